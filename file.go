@@ -1,0 +1,151 @@
+package keel
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// FilePart is a file in a message. It holds its content inline (Data) or
+// refers to it (URL); never both.
+type FilePart struct {
+	// Data is the file's content. Never modified once the part exists:
+	// clones of a message share it.
+	Data []byte
+	// URL refers to the content when Data is nil: an http(s) URL, a data:
+	// URL ("data:<type>;base64,<data>"), or a provider's file reference
+	// (such as OpenAI's "file-abc123"). Use [FilePart.InlineData] to get the
+	// bytes of inline content whatever its form.
+	URL string
+	// MediaType is the media type as the sender gave it, for example
+	// "application/pdf" or "text/csv; charset=utf-8". It may be empty.
+	MediaType string
+	// Filename is the name the sender gave the file. It may be empty.
+	Filename string
+}
+
+// PartType returns "file".
+func (FilePart) PartType() string { return "file" }
+func (FilePart) isPart()          {}
+
+// ErrNotInline is returned by [FilePart.InlineData] for a file that refers to
+// its content by http(s) URL or provider file reference.
+var ErrNotInline = errors.New("keel: file content is not inline")
+
+// ErrUndecodableData is returned (wrapped) by [FilePart.InlineData] when a
+// data: URL's content cannot be decoded.
+var ErrUndecodableData = errors.New("keel: file has inline data that cannot be decoded")
+
+// FileSource says where a [FilePart]'s content is.
+type FileSource int
+
+// The sources a file part can have.
+const (
+	// SourceBytes: the content is in Data.
+	SourceBytes FileSource = iota
+	// SourceDataURL: the content is in a data: URL.
+	SourceDataURL
+	// SourceHTTP: the content is at an http(s) URL.
+	SourceHTTP
+	// SourceReference: URL is a provider's file reference (such as an
+	// OpenAI file ID).
+	SourceReference
+)
+
+// Source reports where the part's content is.
+func (f FilePart) Source() FileSource {
+	if f.Data != nil || f.URL == "" {
+		return SourceBytes
+	}
+	u := f.URL
+	switch {
+	case hasPrefixFold(u, "data:"):
+		return SourceDataURL
+	case hasPrefixFold(u, "http://"), hasPrefixFold(u, "https://"):
+		return SourceHTTP
+	default:
+		return SourceReference
+	}
+}
+
+// IsInline reports whether the content travels with the part (bytes or a
+// data: URL).
+func (f FilePart) IsInline() bool {
+	s := f.Source()
+	return s == SourceBytes || s == SourceDataURL
+}
+
+// InlineData returns the file's bytes when they are inline: Data as is, or
+// the decoded content of a data: URL. It returns [ErrNotInline] for URLs
+// and references, and an error wrapping [ErrUndecodableData] for a data:
+// URL it cannot decode. The returned slice must not be modified.
+func (f FilePart) InlineData() ([]byte, error) {
+	switch f.Source() {
+	case SourceBytes:
+		return f.Data, nil
+	case SourceDataURL:
+		_, data, err := ParseDataURL(f.URL)
+		return data, err
+	default:
+		return nil, ErrNotInline
+	}
+}
+
+// ParseDataURL decodes a data: URL into its media type and bytes. Only the
+// base64 form and plain percent-free text are accepted.
+func ParseDataURL(u string) (mediaType string, data []byte, err error) {
+	if !hasPrefixFold(u, "data:") {
+		return "", nil, fmt.Errorf("%w: not a data URL", ErrUndecodableData)
+	}
+	header, payload, ok := strings.Cut(u[len("data:"):], ",")
+	if !ok {
+		return "", nil, fmt.Errorf("%w: data URL has no comma", ErrUndecodableData)
+	}
+	isBase64 := false
+	if h, found := strings.CutSuffix(header, ";base64"); found {
+		header, isBase64 = h, true
+	}
+	mediaType = header
+	if !isBase64 {
+		return mediaType, []byte(payload), nil
+	}
+	data, err = DecodeBase64(payload)
+	if err != nil {
+		return mediaType, nil, err
+	}
+	return mediaType, data, nil
+}
+
+// DecodeBase64 decodes standard or URL-safe base64, padded or not. The
+// error wraps [ErrUndecodableData].
+func DecodeBase64(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	enc := base64.StdEncoding
+	if strings.ContainsAny(s, "-_") {
+		enc = base64.URLEncoding
+	}
+	if len(s)%4 != 0 {
+		enc = enc.WithPadding(base64.NoPadding)
+		s = strings.TrimRight(s, "=")
+	}
+	out := make([]byte, enc.DecodedLen(len(s)))
+	n, err := enc.Decode(out, []byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUndecodableData, err)
+	}
+	return out[:n], nil
+}
+
+// DataURL encodes data as a base64 data: URL of the given media type.
+func DataURL(mediaType string, data []byte) string {
+	prefix := "data:" + mediaType + ";base64,"
+	buf := make([]byte, len(prefix)+base64.StdEncoding.EncodedLen(len(data)))
+	copy(buf, prefix)
+	base64.StdEncoding.Encode(buf[len(prefix):], data)
+	return string(buf)
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}

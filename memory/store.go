@@ -1,0 +1,100 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/keel-go/keel"
+)
+
+// Store keeps threads and their messages. Every call names the resource
+// (owner) it acts for, and a thread of another resource is reported as not
+// found: a store never returns or touches another resource's thread.
+// Implementations are safe for concurrent use.
+type Store interface {
+	// CreateThread stores a new thread. An empty ID gets a generated one;
+	// zero times are set to now. A thread with that ID already existing is
+	// an error wrapping [ErrConflict].
+	CreateThread(ctx context.Context, t Thread) (Thread, error)
+	// GetThread returns the thread, or an error wrapping [ErrNotFound].
+	GetThread(ctx context.Context, resourceID, threadID string) (Thread, error)
+	// ListThreads returns a page of the resource's threads.
+	ListThreads(ctx context.Context, resourceID string, opts ListThreadsOptions) (ThreadPage, error)
+	// UpdateThread changes the title and metadata of a thread.
+	UpdateThread(ctx context.Context, t Thread) (Thread, error)
+	// DeleteThread removes a thread and its messages.
+	DeleteThread(ctx context.Context, resourceID, threadID string) error
+	// SaveMessages stores messages in a thread, all or none. Messages
+	// without an ID get one, zero CreatedAt gets now; a message whose ID is
+	// already stored in the thread is replaced. It returns the messages as
+	// stored.
+	SaveMessages(ctx context.Context, resourceID, threadID string, msgs []keel.Message) ([]keel.Message, error)
+	// ListMessages returns a page of the thread's messages, oldest first.
+	ListMessages(ctx context.Context, resourceID, threadID string, opts ListMessagesOptions) (MessagePage, error)
+	// Close releases the store's resources.
+	Close() error
+}
+
+// Thread is a conversation owned by a resource (a user, an account).
+type Thread struct {
+	ID         string
+	ResourceID string
+	Title      string
+	Metadata   map[string]any
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// ListThreadsOptions pages and orders [Store.ListThreads]. The zero value
+// lists the first 100 threads, newest created first.
+type ListThreadsOptions struct {
+	// Page is zero-based.
+	Page int
+	// PerPage is the page size; 0 means 100.
+	PerPage int
+	// OrderBy is "createdAt" (default) or "updatedAt".
+	OrderBy string
+	// Ascending orders oldest first; the default is newest first.
+	Ascending bool
+}
+
+// ThreadPage is one page of threads.
+type ThreadPage struct {
+	Threads []Thread
+	Total   int
+	Page    int
+	PerPage int
+	HasMore bool
+}
+
+// ListMessagesOptions pages [Store.ListMessages]. The zero value lists all
+// messages.
+type ListMessagesOptions struct {
+	// Page is zero-based.
+	Page int
+	// PerPage is the page size; 0 means all messages.
+	PerPage int
+}
+
+// MessagePage is one page of messages, oldest first.
+type MessagePage struct {
+	Messages []keel.Message
+	Total    int
+	Page     int
+	PerPage  int
+	HasMore  bool
+}
+
+// Errors that stores wrap, so callers can tell them apart with errors.Is.
+var (
+	// ErrNotFound: no such thread for that resource.
+	ErrNotFound = errors.New("memory: not found")
+	// ErrConflict: the thread or message already exists.
+	ErrConflict = errors.New("memory: conflict")
+	// ErrInvalid: the input is not acceptable (empty IDs, a file name that is
+	// not UTF-8, ...).
+	ErrInvalid = errors.New("memory: invalid input")
+	// ErrCorrupt: stored data failed its integrity check.
+	ErrCorrupt = errors.New("memory: corrupt data")
+)

@@ -1,0 +1,144 @@
+package processor
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/workspace"
+)
+
+// Run is the state of one agent run that processors share: who it is for,
+// its messages, its retry count, its sandbox, and each processor's own
+// state. A Run is safe for concurrent use.
+type Run struct {
+	// ID identifies the run.
+	ID string
+	// AgentID, ThreadID and ResourceID say whose run it is. ThreadID and
+	// ResourceID may be empty (a run without memory).
+	AgentID, ThreadID, ResourceID string
+	// Messages are the run's stored history followed by the turn's new
+	// messages, as stored (files included). Read-only.
+	Messages []keel.Message
+	// Workspace is the agent's workspace; nil when it has none.
+	Workspace *workspace.Workspace
+	// Logger receives processors' logs; never nil once the run starts.
+	Logger *slog.Logger
+
+	mu          sync.Mutex
+	retryCount  int
+	state       map[string]any
+	sandbox     workspace.Sandbox
+	sandboxErr  error
+	sandboxDone bool
+	added       []keel.Message
+	recoveries  []Recovery
+	onRecovery  func(Recovery)
+}
+
+// NewRun returns a run; the agent makes one per Generate or Stream call.
+// onRecovery, if not nil, is called for every [Run.Report].
+func NewRun(id string, onRecovery func(Recovery)) *Run {
+	return &Run{ID: id, Logger: slog.Default(), onRecovery: onRecovery}
+}
+
+// RetryCount is the number of processor-triggered retries so far in the
+// run, shared by all processors.
+func (r *Run) RetryCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.retryCount
+}
+
+func (r *Run) incRetry() {
+	r.mu.Lock()
+	r.retryCount++
+	r.mu.Unlock()
+}
+
+// Sandbox returns the run's sandbox, resolved from the workspace once per
+// run: the sandbox the agent's tools use. The error wraps
+// [workspace.ErrNoSandbox] when there is none.
+func (r *Run) Sandbox(ctx context.Context) (workspace.Sandbox, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.sandboxDone {
+		r.sandbox, r.sandboxErr = r.Workspace.Sandbox(ctx, workspace.Scope{
+			AgentID: r.AgentID, ThreadID: r.ThreadID, ResourceID: r.ResourceID,
+		})
+		r.sandboxDone = true
+	}
+	return r.sandbox, r.sandboxErr
+}
+
+// AddMessage adds a message to the run: it is stored with the turn's new
+// messages and sent in the prompt of every later call.
+func (r *Run) AddMessage(m keel.Message) {
+	r.mu.Lock()
+	r.added = append(r.added, m)
+	r.mu.Unlock()
+}
+
+// AddedMessages returns the messages added with [Run.AddMessage], in order.
+func (r *Run) AddedMessages() []keel.Message {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]keel.Message(nil), r.added...)
+}
+
+// Recovery tells what a processor did to keep a run going, so that callers
+// and clients can show it ("leads.xlsx was uploaded to the sandbox").
+type Recovery struct {
+	// Processor is the processor's ID.
+	Processor string `json:"processor"`
+	// Action is what it did, such as "uploaded", "placeholder" or "retry".
+	Action string `json:"action"`
+	// Files are the files concerned, if any.
+	Files []RecoveredFile `json:"files,omitempty"`
+}
+
+// RecoveredFile is a file a [Recovery] concerns.
+type RecoveredFile struct {
+	Name      string `json:"name"`
+	MediaType string `json:"mediaType"`
+	// Path is where the file is in the sandbox, when it was uploaded.
+	Path string `json:"path,omitempty"`
+}
+
+// Report records a recovery of the run and passes it to the run's
+// listener (the stream, for example).
+func (r *Run) Report(rec Recovery) {
+	r.mu.Lock()
+	r.recoveries = append(r.recoveries, rec)
+	fn := r.onRecovery
+	r.mu.Unlock()
+	if fn != nil {
+		fn(rec)
+	}
+}
+
+// Recoveries returns the recoveries reported so far, in order.
+func (r *Run) Recoveries() []Recovery {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Recovery(nil), r.recoveries...)
+}
+
+// StateOf returns processor p's state of type T for run r, made (zero) on
+// first use. The state lives as long as the run and is never shared with
+// another run. Callers that touch the state from several goroutines at once
+// guard it themselves.
+func StateOf[T any](r *Run, p Processor) *T {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == nil {
+		r.state = make(map[string]any)
+	}
+	if v, ok := r.state[p.ID()].(*T); ok {
+		return v
+	}
+	v := new(T)
+	r.state[p.ID()] = v
+	return v
+}

@@ -1,0 +1,64 @@
+package workspace
+
+import (
+	"context"
+	"fmt"
+)
+
+// Scope identifies whom a sandbox is resolved for.
+type Scope struct {
+	AgentID    string
+	ThreadID   string
+	ResourceID string
+}
+
+// Resolver chooses the sandbox of a run. Implementations are safe for
+// concurrent use.
+type Resolver interface {
+	Resolve(ctx context.Context, scope Scope) (Sandbox, error)
+}
+
+// ResolverFunc adapts a function to a [Resolver].
+type ResolverFunc func(ctx context.Context, scope Scope) (Sandbox, error)
+
+// Resolve calls f.
+func (f ResolverFunc) Resolve(ctx context.Context, scope Scope) (Sandbox, error) {
+	return f(ctx, scope)
+}
+
+// Workspace is where an agent keeps files and runs commands: one sandbox
+// for everyone, or one chosen per run by a [Resolver]. A nil *Workspace has
+// no sandbox. A Workspace is safe for concurrent use.
+type Workspace struct {
+	sandbox  Sandbox
+	resolver Resolver
+}
+
+// New returns a workspace whose every run uses sb.
+func New(sb Sandbox) *Workspace { return &Workspace{sandbox: sb} }
+
+// NewResolved returns a workspace that asks r for the sandbox of each run,
+// for example one sandbox per user.
+func NewResolved(r Resolver) *Workspace { return &Workspace{resolver: r} }
+
+// Sandbox returns the sandbox for scope. It returns an error wrapping
+// [ErrNoSandbox] when the workspace is nil or has none for scope.
+func (w *Workspace) Sandbox(ctx context.Context, scope Scope) (Sandbox, error) {
+	if w == nil {
+		return nil, ErrNoSandbox
+	}
+	if w.resolver == nil {
+		if w.sandbox == nil {
+			return nil, ErrNoSandbox
+		}
+		return w.sandbox, nil
+	}
+	sb, err := w.resolver.Resolve(ctx, scope)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: resolve sandbox: %w", err)
+	}
+	if sb == nil {
+		return nil, ErrNoSandbox
+	}
+	return sb, nil
+}
