@@ -1,0 +1,155 @@
+package processor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+)
+
+// DefaultMaxRetries is the default cap on processor-triggered retries in
+// one run.
+const DefaultMaxRetries = 3
+
+// Pipeline runs a list of processors' hooks by the runtime's rules. The
+// agent builds one per agent; it holds no per-run state and is safe for
+// concurrent use.
+//
+// Every hook is called in the order of the list given to [NewPipeline]
+// (the agent passes its input processors, then its error processors).
+type Pipeline struct {
+	inputs     []InputProcessor
+	rewriters  []LLMRequestRewriter
+	handlers   []APIErrorHandler
+	maxRetries int
+}
+
+// NewPipeline returns a pipeline over processors, in order, capping
+// processor-triggered retries at maxRetries per run (a negative value
+// means none; 0 means [DefaultMaxRetries]).
+func NewPipeline(processors []Processor, maxRetries int) *Pipeline {
+	if maxRetries == 0 {
+		maxRetries = DefaultMaxRetries
+	}
+	if maxRetries < 0 {
+		maxRetries = 0
+	}
+	p := &Pipeline{maxRetries: maxRetries}
+	for _, proc := range processors {
+		if h, ok := proc.(InputProcessor); ok {
+			p.inputs = append(p.inputs, h)
+		}
+		if h, ok := proc.(LLMRequestRewriter); ok {
+			p.rewriters = append(p.rewriters, h)
+		}
+		if h, ok := proc.(APIErrorHandler); ok {
+			p.handlers = append(p.handlers, h)
+		}
+	}
+	return p
+}
+
+// HasRewriters reports whether any processor rewrites LLM requests.
+func (p *Pipeline) HasRewriters() bool { return len(p.rewriters) > 0 }
+
+// ProcessInputError reports that an input processor stopped the turn.
+type ProcessInputError struct {
+	Processor string
+	Err       error
+}
+
+func (e *ProcessInputError) Error() string {
+	return fmt.Sprintf("processor %s: process input: %v", e.Processor, e.Err)
+}
+
+// Unwrap returns the processor's error.
+func (e *ProcessInputError) Unwrap() error { return e.Err }
+
+// ProcessInput runs every input processor in order. The first error stops
+// the turn and is returned as a [*ProcessInputError]; a panic counts as an
+// error, since a turn must not go on with input nobody checked.
+func (p *Pipeline) ProcessInput(ctx context.Context, in *Input) error {
+	for _, h := range p.inputs {
+		err := protect(func() error { return h.ProcessInput(ctx, in) })
+		if err != nil {
+			return &ProcessInputError{Processor: h.ID(), Err: err}
+		}
+	}
+	return nil
+}
+
+// RewriteLLMRequest runs every LLM-request rewriter in order on req. A
+// rewriter's error stops the run and is returned wrapped with its ID; a
+// rewriter that panics is logged and skipped, so one faulty processor does
+// not break the agent.
+func (p *Pipeline) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error {
+	for _, h := range p.rewriters {
+		err := protect(func() error { return h.RewriteLLMRequest(ctx, req) })
+		var pe *panicError
+		switch {
+		case err == nil:
+		case errors.As(err, &pe):
+			logger(req.Run).Error("processor panicked; skipped", "processor", h.ID(), "hook", "llm-request", "panic", pe.value)
+		default:
+			return fmt.Errorf("processor %s: rewrite llm request: %w", h.ID(), err)
+		}
+	}
+	return nil
+}
+
+// HandleAPIError asks the API-error handlers, in order, whether the failed
+// call is tried again. The first that answers Retry wins and the rest are
+// not asked; the run's retry count then grows by one. A handler that fails
+// or panics is logged and skipped. Nothing is retried once the run reached
+// the pipeline's retry cap, or when the error is the context's.
+func (p *Pipeline) HandleAPIError(ctx context.Context, e *APIErrorEvent) Decision {
+	if ctx.Err() != nil || errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) {
+		return Decision{}
+	}
+	if e.Run.RetryCount() >= p.maxRetries {
+		return Decision{}
+	}
+	for _, h := range p.handlers {
+		if e.OutputSent {
+			if r, ok := h.(RetrierAfterOutput); !ok || !r.RetriesAfterOutput() {
+				continue
+			}
+		}
+		var d Decision
+		err := protect(func() error {
+			var err error
+			d, err = h.HandleAPIError(ctx, e)
+			return err
+		})
+		if err != nil {
+			logger(e.Run).Error("processor failed; skipped", "processor", h.ID(), "hook", "api-error", "err", err)
+			continue
+		}
+		if d.Retry {
+			e.Run.incRetry()
+			return d
+		}
+	}
+	return Decision{}
+}
+
+type panicError struct{ value any }
+
+func (e *panicError) Error() string { return fmt.Sprintf("panic: %v", e.value) }
+
+// protect runs fn, turning a panic into a *panicError.
+func protect(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &panicError{value: v}
+		}
+	}()
+	return fn()
+}
+
+func logger(r *Run) *slog.Logger {
+	if r == nil || r.Logger == nil {
+		return slog.Default()
+	}
+	return r.Logger
+}
