@@ -98,3 +98,22 @@ var (
 	// ErrCorrupt: stored data failed its integrity check.
 	ErrCorrupt = errors.New("memory: corrupt data")
 )
+
+// BlobReporter is implemented by stores that keep file bytes as blobs
+// shared by the messages that hold them. Tests and benchmarks use it to
+// watch reference counting and reads.
+type BlobReporter interface {
+	// BlobStats describes the blobs stored now.
+	BlobStats(ctx context.Context) (BlobStats, error)
+}
+
+// BlobStats describes a store's blobs.
+type BlobStats struct {
+	// Blobs is the number of distinct file contents stored.
+	Blobs int
+	// Bytes is their total size.
+	Bytes int64
+	// Reads counts the blobs this store value has read since it was
+	// opened; loading a thread reads each blob it needs once.
+	Reads int64
+}

@@ -1,0 +1,47 @@
+// Package memory keeps conversations: threads owned by a resource (a user,
+// an account) and the messages in them, files included.
+//
+// # Stores
+//
+// [Store] is the contract the agent loop and the server use. Three stores
+// implement it and pass one conformance suite (package storetest):
+//
+//   - [InMemory], from [NewInMemory]: for tests and for agents that need
+//     no history across restarts.
+//   - sqlitestore: one SQLite file, the embedded default.
+//   - pgstore: PostgreSQL, for several servers sharing one database.
+//
+// # What a store keeps
+//
+// A stored message reads back exactly as it was saved: every part kind,
+// file bytes byte for byte (an empty file stays an empty file, not a
+// missing one), URLs, media types, names, tool inputs and outputs as their
+// exact JSON bytes. Metadata is JSON, so its numbers come back as float64.
+// Times are kept in UTC to the millisecond ([StoredTime]).
+//
+// File bytes are kept once per content, addressed by their SHA-256
+// ([Digest]): two messages holding the same file share one blob, and a
+// blob goes when the last message holding it is deleted or replaced. The
+// digest is checked on every read, so damaged storage is an error wrapping
+// [ErrCorrupt], never a wrong file. Loading a page of messages reads each
+// blob it needs once.
+//
+// # Ownership
+//
+// Every call names the resource it acts for. A thread of another resource
+// is reported as not found ([ErrNotFound]), exactly as a missing one is:
+// a store never tells one resource anything about another's threads.
+//
+// # Errors
+//
+// Errors wrap [ErrNotFound], [ErrConflict], [ErrInvalid] or [ErrCorrupt]
+// for errors.Is. Bad input is refused before anything is written: IDs
+// outside [ValidID], text, titles or file names that are not UTF-8, a
+// file with both bytes and a URL, metadata that is not JSON.
+//
+// # Writing a store
+//
+// [EncodeMessages] and [DecodeMessage] give the stored form every store
+// shares; [NewThread], [CheckThread], [ListThreadsOptions.Normalize] and
+// [Window] the rules for threads and pages.
+package memory
