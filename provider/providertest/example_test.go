@@ -1,0 +1,34 @@
+package providertest_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/keel-go/keel/provider/providertest"
+)
+
+func ExampleServer() {
+	s := providertest.Start(
+		providertest.Reply{Status: 503, Body: `{"error":{"message":"busy"}}`},
+		providertest.Reply{Body: `{"ok":true}`},
+	)
+	defer s.Close()
+	for range 3 {
+		resp, err := http.Post(s.URL()+"/v1/chat/completions", "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Println(resp.StatusCode, string(b))
+	}
+	fmt.Println(len(s.Requests()), s.Requests()[0].Path)
+	// Output:
+	// 503 {"error":{"message":"busy"}}
+	// 200 {"ok":true}
+	// 200 {"ok":true}
+	// 3 /v1/chat/completions
+}
