@@ -1,0 +1,193 @@
+package workspace
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxDisplayName caps a display name, in characters: a name is shown to
+// the model and to people, never used as a path.
+const maxDisplayName = 200
+
+// unnamedFile is the display name of a file whose name and media type are
+// both missing or made only of control characters.
+const unnamedFile = "unnamed file"
+
+// DisplayName returns the name under which a file is shown in notes and
+// placeholders: the file name, else the media type as sent, else "file".
+// ANSI escape sequences and control characters (U+0000–U+001F,
+// U+007F–U+009F) are removed, since the name comes from the sender and is
+// printed to models, logs and terminals; invalid UTF-8 becomes U+FFFD. The
+// result is cut to 200 characters; an empty result is "unnamed file".
+func DisplayName(filename, mediaType string) string {
+	name := filename
+	if name == "" {
+		name = mediaType
+	}
+	if name == "" {
+		name = "file"
+	}
+	if clean := cleanName(name); clean != "" {
+		return clean
+	}
+	return unnamedFile
+}
+
+// cleanName strips escape sequences and control characters from name and
+// cuts it to maxDisplayName characters; "" stays "".
+func cleanName(name string) string {
+	var b strings.Builder
+	b.Grow(len(name))
+	n := 0
+	for i := 0; i < len(name) && n < maxDisplayName; {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		switch {
+		case r == 0x1b || r == 0x9b:
+			i += escapeLen(name[i:])
+			continue
+		case isControl(r):
+		default:
+			b.WriteRune(r) // RuneError for invalid bytes: U+FFFD.
+			n++
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r <= 0x1f || r >= 0x7f && r <= 0x9f }
+
+// escapeLen returns the length of the escape sequence at the start of s,
+// which starts with ESC (0x1b) or the C1 CSI (U+009B). It follows ECMA-48:
+// CSI sequences end at a final byte in 0x40–0x7E; OSC, DCS, SOS, PM and APC
+// strings end at BEL or ST; other escapes are ESC, intermediate bytes and
+// one final byte. An unterminated sequence runs to the end of s, so no part
+// of it can reach the output.
+func escapeLen(s string) int {
+	if s[0] != 0x1b {
+		// U+009B, two bytes in UTF-8.
+		return 2 + csiLen(s[2:])
+	}
+	if len(s) == 1 {
+		return 1
+	}
+	switch s[1] {
+	case '[':
+		return 2 + csiLen(s[2:])
+	case ']', 'P', 'X', '^', '_':
+		return 2 + stringLen(s[2:])
+	}
+	i := 1
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
+		i++
+	}
+	if i < len(s) && s[i] >= 0x30 && s[i] <= 0x7e {
+		i++
+	}
+	return i
+}
+
+// csiLen returns the length of a control sequence's parameters,
+// intermediates and final byte.
+func csiLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c <= 0x3f:
+		case c >= 0x40 && c <= 0x7e:
+			return i + 1
+		default:
+			// Not part of a control sequence: the sequence is malformed
+			// and ends here; the byte itself is judged on its own.
+			return i
+		}
+	}
+	return len(s)
+}
+
+// stringLen returns the length of a control string and its terminator:
+// BEL, ESC \ or the C1 ST (U+009C).
+func stringLen(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == 0x07:
+			return i + 1
+		case s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\':
+			return i + 2
+		case strings.HasPrefix(s[i:], "\u009c"):
+			return i + 2
+		}
+	}
+	return len(s)
+}
+
+// reasonName is the name a reason quotes: the cleaned file name, or ""
+// when the file has none (or only control characters), which makes the
+// reason speak of "an unnamed file". The media type is never used here:
+// `File "text/csv" is ...` would read as a file called text/csv.
+func reasonName(filename string) string { return cleanName(filename) }
+
+// UploadNote returns the text part that stands in the prompt for a file
+// uploaded to the sandbox, lines joined by "\n":
+//
+//	[File uploaded to the sandbox]
+//	path: /home/user/uploads/thread-1/0b2f….xlsx
+//	name: leads.xlsx
+//	type: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet
+//	size: 48213 bytes
+func UploadNote(u *Uploaded) string {
+	var b strings.Builder
+	b.WriteString("[File uploaded to the sandbox]\npath: ")
+	b.WriteString(u.Path)
+	b.WriteString("\nname: ")
+	b.WriteString(u.Name)
+	b.WriteString("\ntype: ")
+	b.WriteString(u.MediaType)
+	b.WriteString("\nsize: ")
+	b.WriteString(strconv.FormatInt(u.Size, 10))
+	b.WriteString(" bytes")
+	return b.String()
+}
+
+// NotUploadedNote returns the text part that stands in the prompt for a
+// file that could not be uploaded, lines joined by "\n":
+//
+//	[File not uploaded]
+//	name: NAME
+//	reason: REASON
+//
+// name is normally a [DisplayName]; it is cleaned the same way again so
+// that no caller can break the note's lines. reason is a [FileTooLargeError]
+// message or an [UndecodableReason].
+func NotUploadedNote(name, reason string) string {
+	return "[File not uploaded]\nname: " + displayOf(name) + "\nreason: " + reason
+}
+
+// UndecodableReason returns the reason given for a file whose inline data
+// cannot be decoded: `File "NAME" has inline data that cannot be decoded.`
+// name is the file name as sent (cleaned like a [DisplayName]); a file
+// without one is "An unnamed file", even though its note's name line shows
+// its media type.
+func UndecodableReason(name string) string {
+	if n := reasonName(name); n != "" {
+		return `File "` + n + `" has inline data that cannot be decoded.`
+	}
+	return "An unnamed file has inline data that cannot be decoded."
+}
+
+// UnavailablePlaceholder returns the text part that stands in the prompt
+// for a file the model cannot read and the sandbox could not take:
+// "[Attachment unavailable: NAME]". name is normally a [DisplayName]; it is
+// cleaned again, and "" gives "unnamed file".
+func UnavailablePlaceholder(name string) string {
+	return "[Attachment unavailable: " + displayOf(name) + "]"
+}
+
+// displayOf cleans a name that is meant to be a display name already.
+func displayOf(name string) string {
+	if clean := cleanName(name); clean != "" {
+		return clean
+	}
+	return unnamedFile
+}

@@ -1,0 +1,35 @@
+package workspace
+
+import "strings"
+
+// ShellQuote returns s quoted for a POSIX shell, so that the shell reads it
+// back as exactly one word equal to s. It always uses single quotes, inside
+// which a POSIX shell gives no character a special meaning; each single
+// quote of s ends the quoted text, is written escaped, and the quoting
+// starts again. The empty string becomes two single quotes:
+//
+//	ShellQuote("it's")  // 'it'\''s'
+//	ShellQuote("")      // ''
+//
+// Any byte string survives the round trip except one holding a NUL byte:
+// no shell word, argument or command line can hold NUL, whatever the
+// quoting. Paths built by [Upload] never do.
+func ShellQuote(s string) string {
+	n := strings.Count(s, "'")
+	var b strings.Builder
+	b.Grow(len(s) + 2 + 3*n)
+	b.WriteByte('\'')
+	if n == 0 {
+		b.WriteString(s)
+	} else {
+		for i := 0; i < len(s); i++ {
+			if s[i] == '\'' {
+				b.WriteString(`'\''`)
+			} else {
+				b.WriteByte(s[i])
+			}
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}

@@ -1,0 +1,320 @@
+package workspace
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/keel-go/keel"
+)
+
+// MaxUploadSize is the largest file, in decoded bytes, that [Upload]
+// writes: 10 MiB.
+const MaxUploadSize = 10 << 20
+
+// maxChunkChars caps the base64 text sent in one command. Linux refuses a
+// single argument over 128 KiB (MAX_ARG_STRLEN), and sh -c receives the
+// whole command line as one argument; a multiple of 4 lets every chunk be
+// decoded on its own.
+const maxChunkChars = 96_000
+
+// chunkBytes is how many bytes of the file one command carries.
+const chunkBytes = maxChunkChars / 4 * 3
+
+// cleanupTimeout bounds the removal of a half-written file, which runs even
+// when the upload's context was cancelled.
+const cleanupTimeout = 10 * time.Second
+
+// File is a file to upload.
+type File struct {
+	// Name is the file name as the sender gave it; it may be empty.
+	Name string
+	// MediaType is the media type as sent, parameters included; it may be
+	// empty.
+	MediaType string
+	// Data is the decoded content. Upload never modifies or retains it.
+	Data []byte
+}
+
+// Uploaded describes a file in the sandbox.
+type Uploaded struct {
+	// Path is the file's path as commands see it: absolute
+	// (WorkDir()+"/"+RelPath) when the sandbox is a [WorkDirer], else
+	// RelPath.
+	Path string
+	// RelPath is the path relative to the sandbox's working directory:
+	// "uploads/<dir>/<sha256>.<ext>", or without ".<ext>" when the file
+	// has no extension.
+	RelPath string
+	// Name is the file's [DisplayName].
+	Name string
+	// MediaType is the normalised media type ("" when none was sent).
+	MediaType string
+	// Size is the number of decoded bytes.
+	Size int64
+	// SHA256 is the lower-case hex digest of the content.
+	SHA256 string
+	// Written is false when the file was already in the sandbox and
+	// nothing was written.
+	Written bool
+}
+
+// FileTooLargeError reports a file over [MaxUploadSize]. Nothing was
+// written.
+type FileTooLargeError struct {
+	// Name is the file's name, cleaned like a [DisplayName]; "" when the
+	// file has no name (its media type is not a name).
+	Name string
+	// Size is the file's size in decoded bytes.
+	Size int64
+	// Limit is the largest size allowed.
+	Limit int64
+}
+
+// Error returns the reason shown in the file's note, for example
+// `File "big.zip" is 10485761 bytes, over the 10485760 byte limit.` or, for
+// a file without a name, `An unnamed file is 10485761 bytes, over the
+// 10485760 byte limit.` It is a sentence for people and models, hence its
+// capital and full stop.
+func (e *FileTooLargeError) Error() string {
+	subject := "An unnamed file"
+	if e.Name != "" {
+		subject = `File "` + e.Name + `"`
+	}
+	return fmt.Sprintf("%s is %d bytes, over the %d byte limit.", subject, e.Size, e.Limit)
+}
+
+// Code returns "FILE_TOO_LARGE", the code clients see for this error.
+func (e *FileTooLargeError) Code() string { return "FILE_TOO_LARGE" }
+
+// ErrNoWriteCapability reports a sandbox that is neither a [FileSystem] nor
+// a [CommandRunner], so no file can be put in it.
+var ErrNoWriteCapability = errors.New("workspace: sandbox can neither write files nor run commands")
+
+// Upload writes f to sb at uploads/<UploadDir(threadID, resourceID)>/
+// <sha256>.<ext> (see [UploadDir] and [Extension]) and describes where it
+// went.
+//
+// The file is written to PATH.<8 hex>.part and renamed over PATH, so a
+// reader never sees half a file and two uploads of the same file at once
+// leave one intact copy. A regular file of the same size already at PATH
+// is the same content, since the name is its digest: nothing is written and
+// Written is false. When a step fails, the part file is removed, even if
+// ctx was cancelled.
+//
+// A [FileSystem] sandbox gets f.Data as is, without a copy. Otherwise a
+// [CommandRunner] gets the data as base64 in commands of at most 96,000
+// characters of it, decoded by base64 -d inside the sandbox; every value in
+// those commands is quoted with [ShellQuote], and only one chunk is encoded
+// at a time. A sandbox with neither capability gives
+// [ErrNoWriteCapability]; a nil sandbox gives [ErrNoSandbox].
+//
+// A file over [MaxUploadSize] gives a *[FileTooLargeError] and nothing is
+// written. Errors from the sandbox are wrapped; errors.Is finds
+// context.Canceled when ctx ended the upload. Upload is safe for
+// concurrent use when sb is.
+func Upload(ctx context.Context, sb Sandbox, threadID, resourceID string, f File) (*Uploaded, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("workspace: upload: %w", err)
+	}
+	size := int64(len(f.Data))
+	if size > MaxUploadSize {
+		return nil, &FileTooLargeError{Name: reasonName(f.Name), Size: size, Limit: MaxUploadSize}
+	}
+	if sb == nil {
+		return nil, ErrNoSandbox
+	}
+	fsys, canWrite := sb.(FileSystem)
+	runner, canRun := sb.(CommandRunner)
+	if !canWrite && !canRun {
+		return nil, ErrNoWriteCapability
+	}
+
+	sum := sha256.Sum256(f.Data)
+	digest := hex.EncodeToString(sum[:])
+	u := &Uploaded{
+		RelPath:   relPath(UploadDir(threadID, resourceID), digest, Extension(f.Name, f.MediaType)),
+		Name:      DisplayName(f.Name, f.MediaType),
+		MediaType: keel.NormalizeMediaType(f.MediaType),
+		Size:      size,
+		SHA256:    digest,
+	}
+	u.Path = u.RelPath
+	if wd, ok := sb.(WorkDirer); ok {
+		if dir := wd.WorkDir(); dir != "" {
+			u.Path = strings.TrimSuffix(dir, "/") + "/" + u.RelPath
+		}
+	}
+
+	var err error
+	if canWrite {
+		u.Written, err = writeFS(ctx, fsys, u.RelPath, f.Data)
+	} else {
+		u.Written, err = writeCommands(ctx, runner, u.RelPath, f.Data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// partPath names the temporary file of one upload. The random suffix keeps
+// concurrent uploads of the same file from writing into each other.
+func partPath(rel string) string {
+	return fmt.Sprintf("%s.%08x.part", rel, rand.Uint32())
+}
+
+// cleanupContext outlives a cancelled upload, so its part file can still be
+// removed, but not forever.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+}
+
+// writeFS puts data at rel through a FileSystem. It reports whether it
+// wrote anything.
+func writeFS(ctx context.Context, fsys FileSystem, rel string, data []byte) (bool, error) {
+	info, err := fsys.Stat(ctx, rel)
+	switch {
+	case err == nil && info.Mode().IsRegular() && info.Size() == int64(len(data)):
+		return false, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("workspace: upload: stat %s: %w", rel, err)
+	}
+
+	part := partPath(rel)
+	fail := func(op string, err error) (bool, error) {
+		cctx, cancel := cleanupContext(ctx)
+		defer cancel()
+		err = fmt.Errorf("workspace: upload: %s %s: %w", op, rel, err)
+		if rmErr := fsys.Remove(cctx, part); rmErr != nil {
+			err = errors.Join(err, fmt.Errorf("workspace: upload: remove %s: %w", part, rmErr))
+		}
+		return false, err
+	}
+	if err := fsys.WriteFile(ctx, part, data); err != nil {
+		return fail("write", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail("write", err)
+	}
+	if err := fsys.Rename(ctx, part, rel); err != nil {
+		return fail("rename", err)
+	}
+	return true, nil
+}
+
+// writeCommands puts data at rel through shell commands: a probe for an
+// existing copy, one command per chunk of base64 decoded into the part
+// file, and a last one that checks the part's size and renames it. It
+// reports whether it wrote anything.
+func writeCommands(ctx context.Context, r CommandRunner, rel string, data []byte) (bool, error) {
+	qrel := ShellQuote(rel)
+	out, err := runCommand(ctx, r, "stat", rel, "if [ -f "+qrel+" ]; then wc -c < "+qrel+"; fi")
+	if err != nil {
+		return false, err
+	}
+	if n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64); err == nil && n == int64(len(data)) {
+		return false, nil
+	}
+
+	part := partPath(rel)
+	qpart := ShellQuote(part)
+	fail := func(err error) (bool, error) {
+		cctx, cancel := cleanupContext(ctx)
+		defer cancel()
+		if _, rmErr := runCommand(cctx, r, "remove", part, "rm -f "+qpart); rmErr != nil {
+			err = errors.Join(err, rmErr)
+		}
+		return false, err
+	}
+
+	// The first command makes the directory and creates the part file, so
+	// an empty file needs no chunk at all.
+	mkdir := "mkdir -p " + ShellQuote(path.Dir(rel)) + " && "
+	if len(data) == 0 {
+		if _, err := runCommand(ctx, r, "write", rel, mkdir+": > "+qpart); err != nil {
+			return fail(err)
+		}
+	}
+	for off := 0; off < len(data); off += chunkBytes {
+		if err := ctx.Err(); err != nil {
+			return fail(fmt.Errorf("workspace: upload: write %s: %w", rel, err))
+		}
+		head, redirect := "", " >> "
+		if off == 0 {
+			head, redirect = mkdir, " > "
+		}
+		chunk := data[off:min(off+chunkBytes, len(data))]
+		line := chunkCommand(head, chunk, redirect+qpart)
+		if _, err := runCommand(ctx, r, "write", rel, line); err != nil {
+			return fail(err)
+		}
+	}
+	// Checking the size catches a sandbox that cut a command short.
+	finish := `test "$(wc -c < ` + qpart + ` | tr -d ' ')" = ` + ShellQuote(strconv.Itoa(len(data))) +
+		" && mv -f " + qpart + " " + qrel
+	if _, err := runCommand(ctx, r, "rename", rel, finish); err != nil {
+		return fail(err)
+	}
+	return true, nil
+}
+
+// chunkCommand returns head + printf '%s' '<base64 of chunk>' | base64 -d
+// + tail, encoding straight into the command's own buffer so that no other
+// copy of the chunk is made. The base64 alphabet holds no single quote, so
+// the chunk between single quotes is exactly its [ShellQuote].
+func chunkCommand(head string, chunk []byte, tail string) string {
+	const (
+		opening = `printf '%s' '`
+		closing = `' | base64 -d`
+	)
+	var b strings.Builder
+	b.Grow(len(head) + len(opening) + base64.StdEncoding.EncodedLen(len(chunk)) + len(closing) + len(tail))
+	b.WriteString(head)
+	b.WriteString(opening)
+	enc := base64.NewEncoder(base64.StdEncoding, &b)
+	_, _ = enc.Write(chunk) // A strings.Builder never fails a write.
+	_ = enc.Close()
+	b.WriteString(closing)
+	b.WriteString(tail)
+	return b.String()
+}
+
+// runCommand runs line and returns its standard output. A command that
+// could not run or exited non-zero is an error naming op and target.
+func runCommand(ctx context.Context, r CommandRunner, op, target, line string) ([]byte, error) {
+	res, err := r.RunCommand(ctx, Command{Line: line})
+	if err != nil {
+		return nil, fmt.Errorf("workspace: upload: %s %s: %w", op, target, err)
+	}
+	if res.ExitCode != 0 {
+		return nil, fmt.Errorf("workspace: upload: %s %s: command exited with status %d: %s",
+			op, target, res.ExitCode, firstLine(res.Stderr))
+	}
+	return res.Stdout, nil
+}
+
+// firstLine returns the first line of a command's error output, short
+// enough for an error message.
+func firstLine(stderr []byte) string {
+	s := strings.TrimSpace(string(stderr))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	if s == "" {
+		return "no error output"
+	}
+	return s
+}

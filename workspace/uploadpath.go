@@ -1,0 +1,197 @@
+package workspace
+
+import (
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/keel-go/keel"
+)
+
+// maxDirLen caps a directory name made by [SafeDir]; thread IDs can be
+// arbitrarily long and a path component must stay far below NAME_MAX.
+const maxDirLen = 100
+
+// maxExtLen caps an extension taken from a file name.
+const maxExtLen = 16
+
+// sharedDir is the upload directory of files that belong to no thread and
+// no resource, and of IDs that sanitise to nothing.
+const sharedDir = "shared"
+
+// UploadDir returns the directory, under "uploads/", that holds the files
+// uploaded for a thread: the thread ID, else the resource ID, else
+// "shared", made shell-safe by [SafeDir]. The first non-empty ID is chosen
+// before it is made safe, so a thread ID that sanitises to nothing gives
+// "shared", not the resource ID.
+func UploadDir(threadID, resourceID string) string {
+	switch {
+	case threadID != "":
+		return SafeDir(threadID)
+	case resourceID != "":
+		return SafeDir(resourceID)
+	default:
+		return sharedDir
+	}
+}
+
+// SafeDir turns s into a directory name that is safe in a path and in a
+// shell command even unquoted: Unicode NFKD with the accents dropped
+// ("Ünïcödé" becomes "Unicode"), every character outside [A-Za-z0-9._-]
+// replaced by "_", every run of two or more dots replaced by "_" (so no
+// ".." survives), runs of "_" collapsed to one, leading and trailing ".",
+// "_" and "-" trimmed, at most 100 characters. A name that ends up empty
+// becomes "shared".
+func SafeDir(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range norm.NFKD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			// An accent split off its letter by NFKD.
+		case isSafeDirByte(r):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	out := collapseDots(b.String())
+	out = collapseUnderscores(out)
+	out = trimDirEdges(out)
+	if len(out) > maxDirLen {
+		// Every byte is ASCII by now, so bytes are characters. Trim again
+		// so that the cut cannot leave an edge character behind.
+		out = trimDirEdges(out[:maxDirLen])
+	}
+	if out == "" {
+		return sharedDir
+	}
+	return out
+}
+
+func isSafeDirByte(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+		r == '.' || r == '_' || r == '-'
+}
+
+// collapseDots replaces every run of two or more dots with "_".
+func collapseDots(s string) string {
+	if !strings.Contains(s, "..") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == '.' {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			b.WriteByte('_')
+			i = j
+		case j-i == 1:
+			b.WriteByte('.')
+			i = j
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// collapseUnderscores replaces every run of "_" with one.
+func collapseUnderscores(s string) string {
+	if !strings.Contains(s, "__") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '_' && i > 0 && s[i-1] == '_' {
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func trimDirEdges(s string) string { return strings.Trim(s, "._-") }
+
+// Extension returns the extension, without its dot, of an uploaded file's
+// path; "" means none.
+//
+// A named file takes it from its name: the last path segment ("/" or "\"
+// separated), the text after its last dot when that dot is neither the
+// first nor the last character, lower-cased, with only [a-z0-9] kept, cut
+// to 16 characters. A named file without such an extension gets none, even
+// when its media type is known: the name is what the sender chose.
+//
+// An unnamed file takes it from its normalised media type when it is a
+// well-known one (json, pdf, xlsx, docx, zip, mp3, wav, gif, jpg, png, svg,
+// webp, csv, html, md, txt, mp4), else it gets none.
+func Extension(filename, mediaType string) string {
+	if filename == "" {
+		return mediaTypeExtensions[keel.NormalizeMediaType(mediaType)]
+	}
+	base := filename
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	dot := strings.LastIndexByte(base, '.')
+	if dot <= 0 || dot == len(base)-1 {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(base[dot+1:]) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			if b.Len() == maxExtLen {
+				break
+			}
+		}
+	}
+	return b.String()
+}
+
+// mediaTypeExtensions maps the normalised media types of unnamed files to
+// the extension their path gets. Aliases that senders commonly use are
+// listed beside the registered type.
+var mediaTypeExtensions = map[string]string{
+	"application/json": "json",
+	"application/pdf":  "pdf",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":       "xlsx",
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+	"application/zip":              "zip",
+	"application/x-zip-compressed": "zip",
+	"audio/mpeg":                   "mp3",
+	"audio/mp3":                    "mp3",
+	"audio/wav":                    "wav",
+	"audio/x-wav":                  "wav",
+	"audio/wave":                   "wav",
+	"audio/vnd.wave":               "wav",
+	"image/gif":                    "gif",
+	"image/jpeg":                   "jpg",
+	"image/jpg":                    "jpg",
+	"image/png":                    "png",
+	"image/svg+xml":                "svg",
+	"image/webp":                   "webp",
+	"text/csv":                     "csv",
+	"text/html":                    "html",
+	"text/markdown":                "md",
+	"text/x-markdown":              "md",
+	"text/plain":                   "txt",
+	"video/mp4":                    "mp4",
+}
+
+// relPath returns the upload path of a file, relative to the sandbox's
+// working directory.
+func relPath(dir, sum, ext string) string {
+	p := "uploads/" + dir + "/" + sum
+	if ext != "" {
+		p += "." + ext
+	}
+	return p
+}
