@@ -1,0 +1,16 @@
+package memory_test
+
+import (
+	"testing"
+
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) memory.Store {
+		s := memory.NewInMemory()
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
