@@ -1,0 +1,164 @@
+package localsandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/keel-go/keel/workspace"
+)
+
+// The file operations go through an os.Root opened on the sandbox's
+// directory for each call: it resolves every path component below the
+// directory and refuses symbolic links that lead out of it, including
+// links a command planted inside the sandbox (an absolute link such as
+// /etc/passwd means the host's file here, not the sandbox's). Opening it
+// per call keeps a Sandbox free of open descriptors, so a resolver can make
+// one per user without closing anything.
+
+// WriteFile creates or truncates the file at name with data, creating its
+// parent directories.
+func (s *Sandbox) WriteFile(ctx context.Context, name string, data []byte) error {
+	return s.withRoot(ctx, "write file", name, func(r *os.Root, clean string) error {
+		if dir := path.Dir(clean); dir != "." {
+			if err := r.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		return r.WriteFile(clean, data, 0o644)
+	})
+}
+
+// ReadFile returns the content of the file at name.
+func (s *Sandbox) ReadFile(ctx context.Context, name string) ([]byte, error) {
+	var data []byte
+	err := s.withRoot(ctx, "read file", name, func(r *os.Root, clean string) error {
+		var err error
+		data, err = r.ReadFile(clean)
+		return err
+	})
+	return data, err
+}
+
+// Stat describes the file at name, following symbolic links inside the
+// sandbox.
+func (s *Sandbox) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
+	var fi fs.FileInfo
+	err := s.withRoot(ctx, "stat", name, func(r *os.Root, clean string) error {
+		var err error
+		fi, err = r.Stat(clean)
+		return err
+	})
+	return fi, err
+}
+
+// Rename moves oldname to newname, replacing newname atomically, and
+// creates newname's parent directories.
+func (s *Sandbox) Rename(ctx context.Context, oldname, newname string) error {
+	cleanNew, err := cleanPath(newname)
+	if err != nil {
+		return fmt.Errorf("localsandbox: rename: %w", err)
+	}
+	return s.withRoot(ctx, "rename", oldname, func(r *os.Root, cleanOld string) error {
+		if dir := path.Dir(cleanNew); dir != "." {
+			if err := r.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		return r.Rename(cleanOld, cleanNew)
+	})
+}
+
+// Remove deletes the file or empty directory at name; a missing file is
+// not an error. A symbolic link is removed, not what it points to.
+func (s *Sandbox) Remove(ctx context.Context, name string) error {
+	return s.withRoot(ctx, "remove", name, func(r *os.Root, clean string) error {
+		if clean == "." {
+			return fmt.Errorf("%w: cannot remove the sandbox itself", workspace.ErrPathEscapes)
+		}
+		if err := r.Remove(clean); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	})
+}
+
+// ReadDir lists the directory at name ("" or "." for the working
+// directory), sorted by name.
+func (s *Sandbox) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
+	var entries []fs.DirEntry
+	err := s.withRoot(ctx, "read dir", name, func(r *os.Root, clean string) error {
+		f, err := r.Open(clean)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		entries, err = f.ReadDir(-1)
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+		return nil
+	})
+	return entries, err
+}
+
+func (s *Sandbox) withRoot(ctx context.Context, op, name string, fn func(r *os.Root, clean string) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("localsandbox: %s: %w", op, err)
+	}
+	clean, err := cleanPath(name)
+	if err != nil {
+		return fmt.Errorf("localsandbox: %s: %w", op, err)
+	}
+	r, err := os.OpenRoot(s.dir)
+	if err != nil {
+		return fmt.Errorf("localsandbox: %s: %w", op, err)
+	}
+	defer r.Close()
+	if err := fn(r, clean); err != nil {
+		if isEscape(err) {
+			return fmt.Errorf("localsandbox: %s %q: %w", op, name, workspace.ErrPathEscapes)
+		}
+		return fmt.Errorf("localsandbox: %s: %w", op, err)
+	}
+	return nil
+}
+
+// cleanPath checks a sandbox path before it reaches the file system:
+// relative, forward slashes, no ".." component. Symbolic links are left to
+// os.Root.
+func cleanPath(name string) (string, error) {
+	if name == "" {
+		return ".", nil
+	}
+	if strings.ContainsRune(name, 0) {
+		return "", fmt.Errorf("%w: path %q holds a NUL byte", workspace.ErrPathEscapes, name)
+	}
+	if strings.HasPrefix(name, "/") {
+		return "", fmt.Errorf("%w: path %q is not relative", workspace.ErrPathEscapes, name)
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == ".." {
+			return "", fmt.Errorf("%w: path %q holds \"..\"", workspace.ErrPathEscapes, name)
+		}
+	}
+	return path.Clean(name), nil
+}
+
+// isEscape recognises os.Root's refusal of a path that leads out of the
+// root. The standard library does not export that error, so its text is
+// matched; a test pins it.
+func isEscape(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
+}

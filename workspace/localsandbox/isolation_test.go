@@ -1,0 +1,167 @@
+package localsandbox_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/localsandbox"
+)
+
+func newUnisolated(t *testing.T) *localsandbox.Sandbox {
+	t.Helper()
+	sb, err := localsandbox.New(t.TempDir(), localsandbox.Options{
+		AllowUnisolated: true,
+		BwrapPath:       "/nonexistent/bwrap",
+		Logger:          slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sb
+}
+
+func run(t *testing.T, sb workspace.CommandRunner, line string) *workspace.CommandResult {
+	t.Helper()
+	res, err := sb.RunCommand(context.Background(), workspace.Command{Line: line, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("Got(RunCommand(%q)) error %v; want none", line, err)
+	}
+	return res
+}
+
+func TestIsolationNoNetwork(t *testing.T) {
+	sb := newIsolated(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	line := fmt.Sprintf(`bash -c 'echo hello > /dev/tcp/127.0.0.1/%d' && echo connected`, port)
+
+	// The same command outside the sandbox reaches the port, so a refusal
+	// below is the sandbox's doing.
+	if res := run(t, newUnisolated(t), line); res.ExitCode != 0 {
+		t.Fatalf("Got(unisolated %q) exit %d, stderr %q; want a connection", line, res.ExitCode, res.Stderr)
+	}
+	waitAccepted(t, &accepted, 1)
+
+	res := run(t, sb, line)
+	if res.ExitCode == 0 || strings.Contains(string(res.Stdout), "connected") {
+		t.Errorf("Got(isolated %q) exit %d, stdout %q; want the connection refused", line, res.ExitCode, res.Stdout)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if n := accepted.Load(); n != 1 {
+		t.Errorf("Got(%d connections accepted); want 1, the unisolated one only", n)
+	}
+}
+
+func waitAccepted(t *testing.T, n *atomic.Int32, want int32) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for n.Load() < want {
+		if time.Now().After(deadline) {
+			t.Fatalf("Got(%d connections accepted); want %d", n.Load(), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestIsolationHostFilesInvisible(t *testing.T) {
+	sb := newIsolated(t)
+	secretDir := t.TempDir()
+	secret := filepath.Join(secretDir, "secret.txt")
+	if err := os.WriteFile(secret, []byte("top secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := "cat " + workspace.ShellQuote(secret)
+	if res := run(t, newUnisolated(t), line); string(res.Stdout) != "top secret" {
+		t.Fatalf("Got(unisolated %q) = %q; want the secret, or this test proves nothing", line, res.Stdout)
+	}
+	if res := run(t, sb, line); res.ExitCode == 0 || strings.Contains(string(res.Stdout), "top secret") {
+		t.Errorf("Got(isolated %q) exit %d, stdout %q; want the file invisible", line, res.ExitCode, res.Stdout)
+	}
+
+	// Only the sandbox's view of the machine is there.
+	res := run(t, sb, "ls -A /; echo ---; ls -A /etc; echo ---; ls -A /home; echo ---; ls -A /tmp")
+	if res.ExitCode != 0 {
+		t.Fatalf("Got(ls) exit %d, stderr %q; want 0", res.ExitCode, res.Stderr)
+	}
+	parts := strings.Split(string(res.Stdout), "---\n")
+	for _, host := range []string{"root", "work", "var", "opt", "srv", "mnt"} {
+		if hasLine(parts[0], host) {
+			t.Errorf("Got(/%s) visible in the sandbox; want it hidden", host)
+		}
+	}
+	for _, host := range []string{"shadow", "hostname", "hosts", "resolv.conf"} {
+		if hasLine(parts[1], host) {
+			t.Errorf("Got(/etc/%s) visible in the sandbox; want it hidden", host)
+		}
+	}
+	if got := strings.TrimSpace(parts[2]); got != "user" {
+		t.Errorf("Got(ls /home) = %q; want only %q", got, "user")
+	}
+	if got := strings.TrimSpace(parts[3]); got != "" {
+		t.Errorf("Got(ls /tmp) = %q; want an empty /tmp of its own", got)
+	}
+
+	// System directories are read-only; the sandbox's own is not.
+	res = run(t, sb, "touch /usr/escaped 2>/dev/null && echo wrote-usr; touch /home/user/ok && echo wrote-home")
+	if got := strings.TrimSpace(string(res.Stdout)); got != "wrote-home" {
+		t.Errorf("Got(write test) = %q; want only %q", got, "wrote-home")
+	}
+	if _, err := os.Stat("/usr/escaped"); err == nil {
+		os.Remove("/usr/escaped")
+		t.Errorf("Got(/usr/escaped) on the host; want /usr read-only")
+	}
+	if _, err := os.Stat(filepath.Join(sb.Dir(), "ok")); err != nil {
+		t.Errorf("Got(Stat(ok)) error %v; want the file written by the command in the host directory", err)
+	}
+}
+
+func TestIsolationHostEnvironmentHidden(t *testing.T) {
+	t.Setenv("KEEL_TEST_SECRET_KEY", "sk-should-not-leak")
+	sb, err := localsandbox.New(t.TempDir(), localsandbox.Options{Env: []string{"GREETING=hi"}})
+	if err != nil {
+		requireBwrap(t)
+		t.Fatal(err)
+	}
+	res := run(t, sb, "env")
+	if strings.Contains(string(res.Stdout), "sk-should-not-leak") {
+		t.Errorf("Got(env) holding the host's secret; want it hidden")
+	}
+	for _, want := range []string{"HOME=/home/user", "GREETING=hi", "PATH="} {
+		if !hasLine(string(res.Stdout), want) && !strings.Contains(string(res.Stdout), want) {
+			t.Errorf("Got(env) = %q; want it to hold %q", res.Stdout, want)
+		}
+	}
+}
+
+func hasLine(s, line string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
