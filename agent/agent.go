@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
+	"github.com/keel-go/keel/tool"
+	"github.com/keel-go/keel/workspace"
+)
+
+// DefaultMaxSteps is the number of model calls (steps) a run makes at most
+// when Config.MaxSteps is 0.
+const DefaultMaxSteps = 5
+
+// Config describes an agent. Only ID and Model are required.
+type Config struct {
+	// ID identifies the agent, such as "assistant".
+	ID string
+	// Name is a display name; it defaults to ID.
+	Name string
+	// Description says what the agent is for.
+	Description string
+	// Instructions are sent as the system message of every call.
+	Instructions string
+	// Model answers the agent's calls.
+	Model keel.Model
+	// Tools the model may call.
+	Tools []tool.Tool
+	// Memory keeps threads; nil means runs have no history and naming a
+	// thread is an error.
+	Memory memory.Store
+	// Workspace gives runs their sandbox: where tools work and where
+	// refused files are uploaded. Nil means no sandbox.
+	Workspace *workspace.Workspace
+	// InputProcessors check and change a turn's new messages, and may hook
+	// LLM requests and API errors too (they are asked first).
+	InputProcessors []processor.Processor
+	// ErrorProcessors decide what happens when a model call fails. They
+	// are merged with the defaults (prefill-error-handler,
+	// unsupported-file-handler, stream-error-retry-processor) by
+	// [processor.MergeErrorProcessors]: one with a default's ID takes that
+	// default's place.
+	ErrorProcessors []processor.Processor
+	// DisableDefaultErrorProcessors turns the default error processors off;
+	// only ErrorProcessors are used.
+	DisableDefaultErrorProcessors bool
+	// MaxSteps caps the model calls of a run (tool steps); 0 means
+	// [DefaultMaxSteps].
+	MaxSteps int
+	// MaxProcessorRetries caps processor-triggered retries per run; 0 means
+	// [processor.DefaultMaxRetries], a negative value means none.
+	MaxProcessorRetries int
+	// Logger receives the agent's and its processors' logs; nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Agent runs a model with tools, memory, a workspace and processors. It is
+// safe for concurrent use: each Generate or Stream call is an independent
+// run.
+type Agent struct {
+	cfg        Config
+	processors []processor.Processor
+	pipeline   *processor.Pipeline
+	tools      map[string]tool.Tool
+	defs       []keel.ToolDefinition
+	logger     *slog.Logger
+}
+
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ErrInvalidConfig is wrapped by the errors of [New].
+var ErrInvalidConfig = errors.New("agent: invalid config")
+
+// New returns an agent for cfg.
+func New(cfg Config) (*Agent, error) {
+	if cfg.ID == "" {
+		return nil, fmt.Errorf("%w: ID is required", ErrInvalidConfig)
+	}
+	if cfg.Model == nil {
+		return nil, fmt.Errorf("%w: agent %s has no Model", ErrInvalidConfig, cfg.ID)
+	}
+	if cfg.Name == "" {
+		cfg.Name = cfg.ID
+	}
+	if cfg.MaxSteps <= 0 {
+		cfg.MaxSteps = DefaultMaxSteps
+	}
+	a := &Agent{cfg: cfg, tools: make(map[string]tool.Tool), logger: cfg.Logger}
+	if a.logger == nil {
+		a.logger = slog.Default()
+	}
+	for _, t := range cfg.Tools {
+		if !toolNameRE.MatchString(t.Name) {
+			return nil, fmt.Errorf("%w: tool name %q: use 1 to 64 letters, digits, '_' or '-'", ErrInvalidConfig, t.Name)
+		}
+		if t.Execute == nil {
+			return nil, fmt.Errorf("%w: tool %s has no Execute", ErrInvalidConfig, t.Name)
+		}
+		if _, dup := a.tools[t.Name]; dup {
+			return nil, fmt.Errorf("%w: tool %s is given twice", ErrInvalidConfig, t.Name)
+		}
+		a.tools[t.Name] = t
+		a.defs = append(a.defs, t.Definition())
+	}
+	errorProcs := cfg.ErrorProcessors
+	if !cfg.DisableDefaultErrorProcessors {
+		errorProcs = processor.MergeErrorProcessors(processor.DefaultErrorProcessors(), cfg.ErrorProcessors)
+	}
+	a.processors = append(append([]processor.Processor(nil), cfg.InputProcessors...), errorProcs...)
+	a.pipeline = processor.NewPipeline(a.processors, cfg.MaxProcessorRetries)
+	return a, nil
+}
+
+// ID returns the agent's ID.
+func (a *Agent) ID() string { return a.cfg.ID }
+
+// Config returns the agent's configuration, defaults filled in.
+func (a *Agent) Config() Config { return a.cfg }
+
+// Processors returns the agent's processors in the order their hooks run:
+// input processors, then error processors.
+func (a *Agent) Processors() []processor.Processor {
+	return append([]processor.Processor(nil), a.processors...)
+}

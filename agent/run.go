@@ -1,0 +1,378 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
+)
+
+// Errors of a run that are the caller's to fix.
+var (
+	// ErrNoInput: the run was given no message.
+	ErrNoInput = errors.New("agent: no input messages")
+	// ErrNoMemory: a thread was named but the agent has no Memory.
+	ErrNoMemory = errors.New("agent: a thread was given but the agent has no memory")
+	// ErrNoResource: a thread was named without the resource that owns it.
+	ErrNoResource = errors.New("agent: a thread needs a resource (WithResource)")
+)
+
+// errStopped ends a run whose stream consumer stopped reading.
+var errStopped = errors.New("agent: stream consumer stopped")
+
+// Generate runs the agent on input and returns the whole result. Errors of
+// the model surface unchanged once the processors gave up, so errors.As
+// finds the provider's error; the turn's input is stored even then.
+func (a *Agent) Generate(ctx context.Context, input []keel.Message, opts ...RunOption) (*Result, error) {
+	return a.run(ctx, input, opts, nil)
+}
+
+// Stream runs the agent on input and yields its events as they happen. The
+// last event of a successful run is EventFinish with the Result; a failed
+// run ends with its error instead. Stopping the iteration early cancels the
+// run. Stream and Generate run the same loop.
+func (a *Agent) Stream(ctx context.Context, input []keel.Message, opts ...RunOption) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		stopped := false
+		emit := func(ev Event) bool {
+			if stopped {
+				return false
+			}
+			if !yield(ev, nil) {
+				stopped = true
+				cancel()
+			}
+			return !stopped
+		}
+		res, err := a.run(ctx, input, opts, emit)
+		if stopped {
+			return
+		}
+		if err != nil {
+			yield(Event{}, err)
+			return
+		}
+		yield(Event{Type: EventFinish, Step: len(res.Steps) - 1, FinishReason: res.FinishReason, Usage: res.Usage, Result: res}, nil)
+	}
+}
+
+// runner is the state of one run of the loop.
+type runner struct {
+	a      *Agent
+	emit   func(Event) bool // nil for Generate
+	opts   runOptions
+	run    *processor.Run
+	system []keel.Message
+	input  []keel.Message // the turn's messages, as stored
+	steps  []keel.Message // assistant and tool messages of this run
+
+	mu      sync.Mutex
+	pending []processor.Recovery
+}
+
+func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOption, emit func(Event) bool) (*Result, error) {
+	var o runOptions
+	for _, fn := range optFns {
+		fn(&o)
+	}
+	if o.maxSteps <= 0 {
+		o.maxSteps = a.cfg.MaxSteps
+	}
+	if o.runID == "" {
+		o.runID = newID("run_")
+	}
+	if len(input) == 0 {
+		return nil, ErrNoInput
+	}
+	history, err := a.loadThread(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{a: a, emit: emit, opts: o}
+	r.run = processor.NewRun(o.runID, r.onRecovery)
+	r.run.AgentID, r.run.ThreadID, r.run.ResourceID = a.cfg.ID, o.threadID, o.resourceID
+	r.run.Workspace, r.run.Logger = a.cfg.Workspace, a.logger
+	r.run.Messages = concat(history, input)
+	if a.cfg.Instructions != "" {
+		r.system = []keel.Message{keel.SystemText(a.cfg.Instructions)}
+	}
+
+	in := &processor.Input{Run: r.run, Messages: input}
+	if err := a.pipeline.ProcessInput(ctx, in); err != nil {
+		return nil, err
+	}
+	if r.input, err = a.save(ctx, o, in.Messages); err != nil {
+		return nil, err
+	}
+	r.run.Messages = concat(history, r.input)
+	if !r.send(Event{Type: EventStart, RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID}) {
+		return nil, errStopped
+	}
+
+	res := &Result{RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID}
+	for step := 0; ; step++ {
+		st, resp, err := r.step(ctx, step, history)
+		if err != nil {
+			return nil, err
+		}
+		res.Steps = append(res.Steps, st)
+		res.Usage = res.Usage.Add(st.Usage)
+		res.ToolCalls = append(res.ToolCalls, st.ToolCalls...)
+		res.ToolResults = append(res.ToolResults, st.ToolResults...)
+		res.Text, res.FinishReason = st.Text, st.FinishReason
+		res.ResponseID, res.ModelID = resp.ID, resp.ModelID
+		if len(st.ToolCalls) == 0 || step+1 >= o.maxSteps {
+			break
+		}
+	}
+
+	added := r.run.AddedMessages()
+	res.Input = concat(r.input, nil)
+	reply, err := a.save(ctx, o, concat(added, r.steps))
+	if err != nil {
+		return nil, err
+	}
+	res.Input = append(res.Input, reply[:len(added)]...)
+	res.Messages = reply[len(added):]
+	res.Recoveries = r.run.Recoveries()
+	return res, nil
+}
+
+// step makes one model call, retrying as the processors decide, then runs
+// the tools it asked for.
+func (r *runner) step(ctx context.Context, step int, history []keel.Message) (Step, *keel.Response, error) {
+	if !r.send(Event{Type: EventStepStart, Step: step}) {
+		return Step{}, nil, errStopped
+	}
+	var st Step
+	var resp *keel.Response
+	for {
+		st.Attempts++
+		prompt := r.prompt(history)
+		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step}
+		err := r.a.pipeline.RewriteLLMRequest(ctx, lreq)
+		r.flushRecoveries(step)
+		if err != nil {
+			return st, nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return st, nil, err
+		}
+		req := &keel.Request{Messages: lreq.Prompt, Tools: r.a.defs}
+		var sent bool
+		resp, sent, err = r.call(ctx, step, req)
+		if err == nil {
+			break
+		}
+		if errors.Is(err, errStopped) {
+			return st, nil, err
+		}
+		d := r.a.pipeline.HandleAPIError(ctx, &processor.APIErrorEvent{
+			Run: r.run, Err: err, Prompt: lreq.Prompt, Step: step, OutputSent: sent,
+		})
+		if !d.Retry {
+			return st, nil, err
+		}
+		if !r.send(Event{Type: EventRetry, Step: step, Err: err, Discard: sent}) {
+			return st, nil, errStopped
+		}
+		if err := sleep(ctx, d.Delay); err != nil {
+			return st, nil, err
+		}
+	}
+
+	st.Text = resp.Text()
+	st.ToolCalls = resp.ToolCalls()
+	st.FinishReason, st.Usage = resp.FinishReason, resp.Usage
+	r.steps = append(r.steps, keel.Message{Role: keel.RoleAssistant, Parts: resp.Parts})
+	if len(st.ToolCalls) > 0 {
+		results := make([]keel.Part, 0, len(st.ToolCalls))
+		for _, call := range st.ToolCalls {
+			tr := r.a.execTool(ctx, r.run, call)
+			st.ToolResults = append(st.ToolResults, tr)
+			results = append(results, tr)
+			if !r.send(Event{Type: EventToolResult, Step: step, ToolResult: tr}) {
+				return st, nil, errStopped
+			}
+		}
+		r.steps = append(r.steps, keel.Message{Role: keel.RoleTool, Parts: results})
+	}
+	if !r.send(Event{Type: EventStepFinish, Step: step, Text: st.Text, FinishReason: st.FinishReason, Usage: st.Usage}) {
+		return st, nil, errStopped
+	}
+	return st, resp, nil
+}
+
+// prompt is what the model is sent before rewriting: the instructions, the
+// thread's history, the turn, this run's earlier steps, and any message a
+// processor added.
+func (r *runner) prompt(history []keel.Message) []keel.Message {
+	added := r.run.AddedMessages()
+	p := make([]keel.Message, 0, len(r.system)+len(history)+len(r.input)+len(r.steps)+len(added))
+	p = append(p, r.system...)
+	p = append(p, history...)
+	p = append(p, r.input...)
+	p = append(p, r.steps...)
+	return append(p, added...)
+}
+
+// call makes one model call. For a stream, it forwards the output as it
+// comes and reports whether any was sent before a failure.
+func (r *runner) call(ctx context.Context, step int, req *keel.Request) (*keel.Response, bool, error) {
+	model := r.a.cfg.Model
+	if r.emit == nil {
+		resp, err := model.Generate(ctx, req)
+		if err == nil && resp == nil {
+			err = fmt.Errorf("agent: model %s/%s returned no response", model.Provider(), model.Name())
+		}
+		return resp, false, err
+	}
+	var (
+		text  strings.Builder
+		calls []keel.Part
+		resp  = &keel.Response{FinishReason: keel.FinishOther}
+		sent  bool
+	)
+	for ev, err := range model.Stream(ctx, req) {
+		if err != nil {
+			return nil, sent, err
+		}
+		switch ev.Type {
+		case keel.EventTextDelta:
+			if ev.Text == "" {
+				continue
+			}
+			text.WriteString(ev.Text)
+			sent = true
+			if !r.send(Event{Type: EventTextDelta, Step: step, Text: ev.Text}) {
+				return nil, sent, errStopped
+			}
+		case keel.EventToolCall:
+			calls = append(calls, ev.ToolCall)
+			sent = true
+			if !r.send(Event{Type: EventToolCall, Step: step, ToolCall: ev.ToolCall}) {
+				return nil, sent, errStopped
+			}
+		case keel.EventFinish:
+			resp.FinishReason, resp.Usage = ev.FinishReason, ev.Usage
+			resp.ID, resp.ModelID = ev.ResponseID, ev.ModelID
+		}
+	}
+	if text.Len() > 0 {
+		resp.Parts = append(resp.Parts, keel.TextPart{Text: text.String()})
+	}
+	resp.Parts = append(resp.Parts, calls...)
+	return resp, sent, nil
+}
+
+func (r *runner) send(ev Event) bool {
+	if r.emit == nil {
+		return true
+	}
+	return r.emit(ev)
+}
+
+// onRecovery queues a processor's recovery report; the loop sends queued
+// reports after each hook, from its own goroutine.
+func (r *runner) onRecovery(rec processor.Recovery) {
+	if r.emit == nil {
+		return
+	}
+	r.mu.Lock()
+	r.pending = append(r.pending, rec)
+	r.mu.Unlock()
+}
+
+func (r *runner) flushRecoveries(step int) {
+	if r.emit == nil {
+		return
+	}
+	r.mu.Lock()
+	pending := r.pending
+	r.pending = nil
+	r.mu.Unlock()
+	for _, rec := range pending {
+		r.send(Event{Type: EventRecovery, Step: step, Recovery: rec})
+	}
+}
+
+// loadThread makes sure the run's thread exists for its resource and
+// returns its stored messages.
+func (a *Agent) loadThread(ctx context.Context, o runOptions) ([]keel.Message, error) {
+	if o.threadID == "" {
+		return nil, nil
+	}
+	mem := a.cfg.Memory
+	if mem == nil {
+		return nil, ErrNoMemory
+	}
+	if o.resourceID == "" {
+		return nil, ErrNoResource
+	}
+	_, err := mem.GetThread(ctx, o.resourceID, o.threadID)
+	if errors.Is(err, memory.ErrNotFound) {
+		_, err = mem.CreateThread(ctx, memory.Thread{ID: o.threadID, ResourceID: o.resourceID})
+		if errors.Is(err, memory.ErrConflict) {
+			// Created meanwhile by a concurrent run, or owned by another
+			// resource: only the first may be used.
+			_, err = mem.GetThread(ctx, o.resourceID, o.threadID)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("agent: thread %s: %w", o.threadID, err)
+	}
+	page, err := mem.ListMessages(ctx, o.resourceID, o.threadID, memory.ListMessagesOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("agent: load thread %s: %w", o.threadID, err)
+	}
+	return page.Messages, nil
+}
+
+// save stores msgs in the run's thread and returns them as stored; without
+// a thread it returns them unchanged.
+func (a *Agent) save(ctx context.Context, o runOptions, msgs []keel.Message) ([]keel.Message, error) {
+	if o.threadID == "" || len(msgs) == 0 {
+		return msgs, nil
+	}
+	stored, err := a.cfg.Memory.SaveMessages(ctx, o.resourceID, o.threadID, msgs)
+	if err != nil {
+		return nil, fmt.Errorf("agent: save messages: %w", err)
+	}
+	return stored, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+func concat(a, b []keel.Message) []keel.Message {
+	out := make([]keel.Message, 0, len(a)+len(b))
+	return append(append(out, a...), b...)
+}
+
+func newID(prefix string) string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
