@@ -144,7 +144,9 @@ func (panicky) ID() string { return "panicky" }
 func (panicky) HandleAPIError(context.Context, *processor.APIErrorEvent) (processor.Decision, error) {
 	panic("processor bug")
 }
-func (panicky) RewriteLLMRequest(context.Context, *processor.LLMRequest) error { panic("processor bug") }
+func (panicky) RewriteLLMRequest(context.Context, *processor.LLMRequest) error {
+	panic("processor bug")
+}
 
 func TestPanickingProcessorDoesNotBreakRun(t *testing.T) {
 	forModes(t, func(t *testing.T, m mode) {
