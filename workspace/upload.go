@@ -212,22 +212,15 @@ func writeFS(ctx context.Context, fsys FileSystem, rel string, data []byte) (boo
 	return true, nil
 }
 
-// writeCommands puts data at rel through shell commands: a probe for an
-// existing copy, one command per chunk of base64 decoded into the part
-// file, and a last one that checks the part's size and renames it. It
-// reports whether it wrote anything.
+// writeCommands puts data at rel through shell commands and reports
+// whether it wrote anything. The first command looks for an existing copy
+// and, when there is none, makes the directory and starts the part file
+// with the first chunk; each further command appends a chunk; the last one
+// also checks the part's size, which catches a sandbox that cut a command
+// short, and renames it. A file of one chunk takes a single round trip.
 func writeCommands(ctx context.Context, r CommandRunner, rel string, data []byte) (bool, error) {
-	qrel := ShellQuote(rel)
-	out, err := runCommand(ctx, r, "stat", rel, "if [ -f "+qrel+" ]; then wc -c < "+qrel+"; fi")
-	if err != nil {
-		return false, err
-	}
-	if n, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64); err == nil && n == int64(len(data)) {
-		return false, nil
-	}
-
-	part := partPath(rel)
-	qpart := ShellQuote(part)
+	qrel, part := ShellQuote(rel), partPath(rel)
+	qpart, qsize := ShellQuote(part), ShellQuote(strconv.Itoa(len(data)))
 	fail := func(err error) (bool, error) {
 		cctx, cancel := cleanupContext(ctx)
 		defer cancel()
@@ -237,35 +230,49 @@ func writeCommands(ctx context.Context, r CommandRunner, rel string, data []byte
 		return false, err
 	}
 
-	// The first command makes the directory and creates the part file, so
-	// an empty file needs no chunk at all.
-	mkdir := "mkdir -p " + ShellQuote(path.Dir(rel)) + " && "
-	if len(data) == 0 {
-		if _, err := runCommand(ctx, r, "write", rel, mkdir+": > "+qpart); err != nil {
-			return fail(err)
-		}
-	}
-	for off := 0; off < len(data); off += chunkBytes {
+	start := "if [ -f " + qrel + " ] && " + sizeIs(qrel, qsize) + "; then echo " + existsMarker +
+		"; else mkdir -p " + ShellQuote(path.Dir(rel)) + " && "
+	finish := " && " + sizeIs(qpart, qsize) + " && mv -f " + qpart + " " + qrel
+	chunks := max(1, (len(data)+chunkBytes-1)/chunkBytes)
+	for i := range chunks {
 		if err := ctx.Err(); err != nil {
 			return fail(fmt.Errorf("workspace: upload: write %s: %w", rel, err))
 		}
-		head, redirect := "", " >> "
-		if off == 0 {
-			head, redirect = mkdir, " > "
+		head, tail := "", " >> "+qpart
+		if i == 0 {
+			head, tail = start, " > "+qpart
 		}
-		chunk := data[off:min(off+chunkBytes, len(data))]
-		line := chunkCommand(head, chunk, redirect+qpart)
-		if _, err := runCommand(ctx, r, "write", rel, line); err != nil {
+		if i == chunks-1 {
+			tail += finish
+		}
+		if i == 0 {
+			tail += "; fi"
+		}
+		var line string
+		if len(data) == 0 {
+			line = head + ":" + tail
+		} else {
+			line = chunkCommand(head, data[i*chunkBytes:min((i+1)*chunkBytes, len(data))], tail)
+		}
+		out, err := runCommand(ctx, r, "write", rel, line)
+		if err != nil {
 			return fail(err)
 		}
-	}
-	// Checking the size catches a sandbox that cut a command short.
-	finish := `test "$(wc -c < ` + qpart + ` | tr -d ' ')" = ` + ShellQuote(strconv.Itoa(len(data))) +
-		" && mv -f " + qpart + " " + qrel
-	if _, err := runCommand(ctx, r, "rename", rel, finish); err != nil {
-		return fail(err)
+		if i == 0 && strings.TrimSpace(string(out)) == existsMarker {
+			return false, nil
+		}
 	}
 	return true, nil
+}
+
+// existsMarker is what the first upload command prints when the file is
+// already in place.
+const existsMarker = "exists"
+
+// sizeIs returns a shell test that the file at qpath holds qsize bytes;
+// both are quoted already. tr removes the padding some wc add.
+func sizeIs(qpath, qsize string) string {
+	return `[ "$(wc -c < ` + qpath + ` | tr -d ' ')" = ` + qsize + " ]"
 }
 
 // chunkCommand returns head + printf '%s' '<base64 of chunk>' | base64 -d
