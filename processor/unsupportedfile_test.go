@@ -6,7 +6,11 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -550,4 +554,118 @@ func TestUnsupportedFileHandlerKeepsOutcomeForRun(t *testing.T) {
 	if files := sb.Files(); len(files) != 0 {
 		t.Errorf("Got(files) = %v; want none", keys(files))
 	}
+}
+
+// dirSandbox is a [workspace.FileSystem] over a directory of this machine,
+// confined to it by os.Root, so that benchmarks measure real writes.
+type dirSandbox struct {
+	root *os.Root
+	dir  string
+}
+
+func newDirSandbox(tb testing.TB) *dirSandbox {
+	tb.Helper()
+	dir := tb.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { root.Close() })
+	return &dirSandbox{root: root, dir: dir}
+}
+
+func (s *dirSandbox) ID() string      { return "dir:" + s.dir }
+func (s *dirSandbox) WorkDir() string { return "/home/user" }
+
+func (s *dirSandbox) WriteFile(_ context.Context, name string, data []byte) error {
+	if err := s.root.MkdirAll(path.Dir(name), 0o755); err != nil {
+		return err
+	}
+	return s.root.WriteFile(name, data, 0o644)
+}
+
+func (s *dirSandbox) ReadFile(_ context.Context, name string) ([]byte, error) {
+	return s.root.ReadFile(name)
+}
+
+func (s *dirSandbox) Stat(_ context.Context, name string) (fs.FileInfo, error) {
+	return s.root.Stat(name)
+}
+
+func (s *dirSandbox) Rename(_ context.Context, oldname, newname string) error {
+	return s.root.Rename(oldname, newname)
+}
+
+func (s *dirSandbox) Remove(_ context.Context, name string) error {
+	if err := s.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (s *dirSandbox) ReadDir(_ context.Context, name string) ([]fs.DirEntry, error) {
+	f, err := s.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+// BenchmarkUnsupportedFileRewrite measures the rewrite of a prompt holding
+// a 10 MiB xlsx: the first call of a run, which writes the file to a
+// directory; the first call of a run whose file is already there; and a
+// later call of the same run. None may copy the file's bytes.
+func BenchmarkUnsupportedFileRewrite(b *testing.B) {
+	data := make([]byte, workspace.MaxUploadSize)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	msgs := []keel.Message{userMsg(text("summarise"), keel.FilePart{Data: data, MediaType: xlsxType, Filename: "leads.xlsx"})}
+	h := processor.NewUnsupportedFileHandler()
+	newRun := func(b *testing.B, sb workspace.Sandbox, thread string) *processor.Run {
+		run := processor.NewRun("bench", nil)
+		run.ThreadID, run.Messages, run.Workspace = thread, msgs, workspace.New(sb)
+		if d, _ := h.HandleAPIError(context.Background(), &processor.APIErrorEvent{Run: run, Err: apiErr(400)}); !d.Retry {
+			b.Fatal("no retry")
+		}
+		return run
+	}
+	call := func(b *testing.B, run *processor.Run) {
+		req := &processor.LLMRequest{Run: run, Prompt: keel.CloneMessages(msgs)}
+		if err := h.RewriteLLMRequest(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+		if note := req.Prompt[0].Parts[1].(keel.TextPart).Text; !strings.HasPrefix(note, "[File uploaded to the sandbox]") {
+			b.Fatalf("Got(note) = %q; want an upload note", note)
+		}
+	}
+	b.Run("first-call-writes", func(b *testing.B) {
+		sb := newDirSandbox(b)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for i := 0; b.Loop(); i++ {
+			call(b, newRun(b, sb, fmt.Sprint("thread-", i)))
+		}
+	})
+	b.Run("first-call-exists", func(b *testing.B) {
+		sb := newDirSandbox(b)
+		call(b, newRun(b, sb, "thread-1"))
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			call(b, newRun(b, sb, "thread-1"))
+		}
+	})
+	b.Run("later-call", func(b *testing.B) {
+		run := newRun(b, newDirSandbox(b), "thread-1")
+		call(b, run)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			call(b, run)
+		}
+	})
 }
