@@ -64,8 +64,9 @@ type unsupportedFileState struct {
 	// rejected holds the normalised media types refused by name, and
 	// unnamedRejection for a refusal that named none.
 	rejected map[string]bool
-	// done maps a file's upload key (content digest and directory) to
-	// what replaced it, so a later call reuses the note without writing.
+	// done maps a file's content digest, name, media type and upload
+	// directory to what replaced it, so a later call reuses the note
+	// without writing.
 	done map[string]fileOutcome
 	// reported holds the files already reported with Run.Report.
 	reported map[string]bool
@@ -212,7 +213,7 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 			}
 		}
 	}
-	report(req.Run, fresh)
+	reportRefusedFiles(req.Run, fresh)
 	return nil
 }
 
@@ -234,7 +235,7 @@ type fileReport struct {
 func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart) fileReport {
 	filename := f.Filename
 	if filename == "" {
-		filename = storedName(run.Messages, f)
+		filename = storedFileName(run.Messages, f)
 	}
 	name := workspace.DisplayName(filename, f.MediaType)
 	rep := fileReport{file: RecoveredFile{Name: name, MediaType: keel.NormalizeMediaType(f.MediaType)}}
@@ -243,13 +244,13 @@ func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsu
 	if !f.IsInline() {
 		// The handler never downloads: a URL or a provider's reference
 		// stays out of reach of the sandbox.
-		rep.key = identity(name, "url", sha256.Sum256([]byte(f.URL)))
+		rep.key = refusedFileKey(name, "url", sha256.Sum256([]byte(f.URL)))
 		rep.outcome = placeholder
 		return rep
 	}
 	data, err := f.InlineData()
 	if err != nil {
-		rep.key = identity(name, "url", sha256.Sum256([]byte(f.URL)))
+		rep.key = refusedFileKey(name, "url", sha256.Sum256([]byte(f.URL)))
 		rep.outcome = placeholder
 		if _, sbErr := run.Sandbox(ctx); sbErr == nil {
 			rep.outcome.text = workspace.NotUploadedNote(name, workspace.UndecodableReason(filename))
@@ -257,9 +258,11 @@ func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsu
 		return rep
 	}
 	sum := st.digest(data)
-	rep.key = identity(name, "data", sum)
-	dir := workspace.UploadDir(run.ThreadID, run.ResourceID)
-	cacheKey := hex.EncodeToString(sum[:]) + "/" + dir
+	rep.key = refusedFileKey(name, "data", sum)
+	// The note names the file and its path takes the name's extension, so
+	// the same bytes under another name or type have an outcome of their
+	// own (and are still written once: the path is content-addressed).
+	cacheKey := rep.key + "\x00" + f.MediaType + "\x00" + workspace.UploadDir(run.ThreadID, run.ResourceID)
 	if out, ok := st.done[cacheKey]; ok {
 		rep.outcome, rep.file.Path = out, out.path
 		return rep
@@ -267,7 +270,7 @@ func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsu
 
 	sb, err := run.Sandbox(ctx)
 	if err != nil {
-		warn(run, "no sandbox for a file the model refused; placeholder sent", name, err)
+		warnRefusedFile(run, "no sandbox for a file the model refused; placeholder sent", name, err)
 		rep.outcome = placeholder
 		return rep
 	}
@@ -279,7 +282,7 @@ func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsu
 	case errors.As(err, &tooLarge):
 		rep.outcome = fileOutcome{text: workspace.NotUploadedNote(name, tooLarge.Error()), action: recoveryPlaceholder}
 	default:
-		warn(run, "file the model refused not uploaded to the sandbox; placeholder sent", name, err)
+		warnRefusedFile(run, "file the model refused not uploaded to the sandbox; placeholder sent", name, err)
 		rep.outcome = placeholder
 	}
 	if ctx.Err() == nil {
@@ -313,13 +316,13 @@ func (st *unsupportedFileState) digest(data []byte) [sha256.Size]byte {
 	return sum
 }
 
-// storedName returns the name of a file in msgs with the same content as
+// storedFileName returns the name of a file in msgs with the same content as
 // f, for a prompt part that lost its name; "" when there is none.
-func storedName(msgs []keel.Message, f keel.FilePart) string {
+func storedFileName(msgs []keel.Message, f keel.FilePart) string {
 	for _, m := range msgs {
 		for _, p := range m.Parts {
 			s, ok := p.(keel.FilePart)
-			if ok && s.Filename != "" && sameContent(s, f) {
+			if ok && s.Filename != "" && sameFileContent(s, f) {
 				return s.Filename
 			}
 		}
@@ -327,7 +330,7 @@ func storedName(msgs []keel.Message, f keel.FilePart) string {
 	return ""
 }
 
-func sameContent(a, b keel.FilePart) bool {
+func sameFileContent(a, b keel.FilePart) bool {
 	if a.Data != nil || b.Data != nil {
 		return a.Data != nil && b.Data != nil && len(a.Data) == len(b.Data) &&
 			(len(a.Data) == 0 || &a.Data[0] == &b.Data[0] || bytes.Equal(a.Data, b.Data))
@@ -335,14 +338,14 @@ func sameContent(a, b keel.FilePart) bool {
 	return a.URL == b.URL
 }
 
-// identity names a file for the run's reports: its content and its name.
-func identity(name, kind string, sum [sha256.Size]byte) string {
+// refusedFileKey names a file for the run's reports: its content and its name.
+func refusedFileKey(name, kind string, sum [sha256.Size]byte) string {
 	return kind + ":" + hex.EncodeToString(sum[:]) + ":" + name
 }
 
-// report tells the run what this rewrite did with files not reported
+// reportRefusedFiles tells the run what this rewrite did with files not reported
 // before: one [Recovery] per action.
-func report(run *Run, reps []fileReport) {
+func reportRefusedFiles(run *Run, reps []fileReport) {
 	for _, action := range []string{recoveryUploaded, recoveryPlaceholder} {
 		var files []RecoveredFile
 		for _, r := range reps {
@@ -356,7 +359,7 @@ func report(run *Run, reps []fileReport) {
 	}
 }
 
-func warn(run *Run, msg, name string, err error) {
+func warnRefusedFile(run *Run, msg, name string, err error) {
 	if run.Logger != nil {
 		run.Logger.Warn(msg, "processor", UnsupportedFileHandlerID, "run", run.ID, "file", name, "err", err)
 	}

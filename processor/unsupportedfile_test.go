@@ -669,3 +669,25 @@ func BenchmarkUnsupportedFileRewrite(b *testing.B) {
 		}
 	})
 }
+
+// TestUnsupportedFileHandlerSameBytesTwoNames checks that a file sent
+// twice under two names gets a note naming each, and is written once.
+func TestUnsupportedFileHandlerSameBytesTwoNames(t *testing.T) {
+	sb := keeltest.NewSandbox("sb")
+	h := processor.NewUnsupportedFileHandler()
+	copyOf := keel.FilePart{Data: xlsxData, MediaType: xlsxType, Filename: "copy.xlsx"}
+	run := fileRun(sb, nil, userMsg(xlsx, copyOf))
+	refuse(t, h, run, apiErr(400), true)
+	want := []string{uploadNote("leads.xlsx", xlsxType, xlsxData, "xlsx"), uploadNote("copy.xlsx", xlsxType, xlsxData, "xlsx")}
+	for call := range 2 {
+		if got := partTexts(rewrite(t, h, run)[0]); !equalStrings(got, want) {
+			t.Fatalf("Got(call %d) = %q; want %q", call, got, want)
+		}
+	}
+	if n := len(sb.Writes()); n != 1 {
+		t.Errorf("Got(writes) = %d; want 1", n)
+	}
+	if recs := run.Recoveries(); len(recs) != 1 || len(recs[0].Files) != 2 {
+		t.Errorf("Got(recoveries) = %+v; want one uploaded recovery of 2 files", recs)
+	}
+}
