@@ -1,0 +1,112 @@
+package google
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/keel-go/keel"
+	"google.golang.org/genai"
+)
+
+// FinishMalformedFunctionCall is Gemini's finish reason for a function
+// call it could not produce. A response that ends so without any tool call
+// is returned as an [*keel.APICallError] with this Code, so keel's
+// stream-error retry processor can try again.
+const FinishMalformedFunctionCall = "MALFORMED_FUNCTION_CALL"
+
+// callError turns err, the SDK's error for call c, into keel's errors: the
+// context's error as is, an [*keel.APICallError] for an error answer or a
+// failed connection, and err wrapped for anything that happened before a
+// request went out.
+func callError(ctx context.Context, op string, c *call, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	sent, url, status, header, body := c.snapshot()
+	var apiErr genai.APIError
+	if errors.As(err, &apiErr) {
+		return fromAPIError(url, status, header, body, apiErr, err)
+	}
+	if !sent {
+		return fmt.Errorf("google: %s: %w", op, err)
+	}
+	// The request went out and no error answer came back: the connection
+	// failed, or the answer could not be read.
+	return &keel.APICallError{
+		Provider:  ProviderName,
+		URL:       url,
+		Header:    header,
+		Retryable: keel.IsRetryableStatus(0, header),
+		Cause:     err,
+	}
+}
+
+// fromAPIError builds the error of an error answer: an HTTP error status
+// (status ≥ 400, with the raw body the transport kept), or an error chunk
+// inside a stream that opened with 200, whose status is the chunk's code.
+func fromAPIError(url string, status int, header http.Header, body []byte, apiErr genai.APIError, cause error) *keel.APICallError {
+	raw := string(body)
+	if status < 400 {
+		status = apiErr.Code
+		b, _ := json.Marshal(map[string]genai.APIError{"error": apiErr})
+		raw = string(b)
+	}
+	code := apiErr.Status
+	if reason := errorReason(apiErr.Details); reason != "" {
+		code = reason
+	}
+	return &keel.APICallError{
+		Provider:   ProviderName,
+		URL:        url,
+		StatusCode: status,
+		Header:     header,
+		Body:       raw,
+		Type:       apiErr.Status,
+		Code:       code,
+		Message:    apiErr.Message,
+		Retryable:  keel.IsRetryableStatus(status, header),
+		Cause:      cause,
+	}
+}
+
+// errorReason returns the reason of the google.rpc.ErrorInfo detail, such
+// as "API_KEY_INVALID", which says more than the status.
+func errorReason(details []map[string]any) string {
+	for _, d := range details {
+		if t, _ := d["@type"].(string); t == "type.googleapis.com/google.rpc.ErrorInfo" {
+			if r, _ := d["reason"].(string); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
+// malformedCallError is the error of an answer that finished with
+// MALFORMED_FUNCTION_CALL and gave no tool call: the HTTP call succeeded,
+// so StatusCode is 200, and the same request may well succeed again.
+func malformedCallError(c *call, finishMessage string) *keel.APICallError {
+	_, url, status, header, _ := c.snapshot()
+	msg := "the model produced a malformed function call"
+	if finishMessage != "" {
+		msg += ": " + finishMessage
+	}
+	body, _ := json.Marshal(map[string]string{"finishReason": FinishMalformedFunctionCall, "finishMessage": finishMessage})
+	return &keel.APICallError{
+		Provider:   ProviderName,
+		URL:        url,
+		StatusCode: status,
+		Header:     header,
+		Body:       string(body),
+		Type:       FinishMalformedFunctionCall,
+		Code:       FinishMalformedFunctionCall,
+		Message:    msg,
+		Retryable:  true,
+	}
+}
