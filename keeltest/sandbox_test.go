@@ -254,4 +254,3 @@ func ExampleNewSandbox() {
 	// wrote 2 bytes
 	// true 1
 }
-
