@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -26,7 +27,7 @@ const (
 )
 
 // Names of the built-in matchers, in the order they are tried after the
-// caller's own. They name the per-run retry counters.
+// caller's own. They key the per-run retry counters.
 const (
 	matcherConnReset   = "connection-reset"
 	matcherMalformedFC = "malformed-function-call"
@@ -84,8 +85,8 @@ type StreamErrorRetryOptions struct {
 // how long it is retried. Its retries are counted per run, apart from
 // every other matcher's.
 type RetryMatcher struct {
-	// Name identifies the matcher's retry counter and appears in logs. It
-	// should be unique among a processor's matchers.
+	// Name appears in logs. Each matcher has its own retry counter,
+	// whatever its name.
 	Name string
 	// Match reports whether err is of this kind. It is called on the error
 	// and on each of its causes.
@@ -176,7 +177,7 @@ func (p *StreamErrorRetry) HandleAPIError(_ context.Context, e *APIErrorEvent) (
 	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) || isAuthFailure(e.Err) {
 		return Decision{}, nil
 	}
-	m, ok := p.match(e.Err)
+	m, counter, ok := p.match(e.Err)
 	if !ok {
 		return Decision{}, nil
 	}
@@ -189,12 +190,12 @@ func (p *StreamErrorRetry) HandleAPIError(_ context.Context, e *APIErrorEvent) (
 	if st.counts == nil {
 		st.counts = make(map[string]int)
 	}
-	if st.counts[m.Name] >= limit {
+	if st.counts[counter] >= limit {
 		st.mu.Unlock()
 		return Decision{}, nil
 	}
-	st.counts[m.Name]++
-	attempt := st.counts[m.Name]
+	st.counts[counter]++
+	attempt := st.counts[counter]
 	st.mu.Unlock()
 
 	delay := p.configuredDelay(m, attempt)
@@ -211,19 +212,24 @@ func (p *StreamErrorRetry) HandleAPIError(_ context.Context, e *APIErrorEvent) (
 }
 
 // match returns the first matcher, caller's first, that recognises err at
-// some level of its cause chain.
-func (p *StreamErrorRetry) match(err error) (RetryMatcher, bool) {
-	for _, list := range [][]RetryMatcher{p.opts.Matchers, p.builtins} {
-		for _, m := range list {
-			if m.Match != nil && walkCauses(err, retryErrorDepth, m.Match) {
-				return m, true
-			}
+// some level of its cause chain, and the key of its retry counter. Caller
+// matchers are counted by position, so that two with one name (or none)
+// never share a count.
+func (p *StreamErrorRetry) match(err error) (RetryMatcher, string, bool) {
+	for i, m := range p.opts.Matchers {
+		if m.Match != nil && walkCauses(err, retryErrorDepth, m.Match) {
+			return m, "caller/" + strconv.Itoa(i), true
+		}
+	}
+	for _, m := range p.builtins {
+		if walkCauses(err, retryErrorDepth, m.Match) {
+			return m, m.Name, true
 		}
 	}
 	if p.opts.RetryUnknown && !isFinal(err) {
-		return RetryMatcher{Name: matcherUnknown}, true
+		return RetryMatcher{Name: matcherUnknown}, matcherUnknown, true
 	}
-	return RetryMatcher{}, false
+	return RetryMatcher{}, "", false
 }
 
 func (p *StreamErrorRetry) configuredDelay(m RetryMatcher, attempt int) time.Duration {

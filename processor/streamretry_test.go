@@ -182,6 +182,10 @@ func TestStreamErrorRetryMatcherOrder(t *testing.T) {
 			[]error{apiErr(401)}, []time.Duration{-1}},
 		{"caller matches unknown", []processor.RetryMatcher{{Name: "eof", Match: func(err error) bool { return strings.Contains(err.Error(), "half-closed") }}},
 			[]error{deepWrap(errors.New("half-closed stream"), 3)}, []time.Duration{2 * time.Second}},
+		{"same names, own counts", []processor.RetryMatcher{
+			{Name: "x", Match: is503, MaxRetries: 1},
+			{Name: "x", Match: always, MaxRetries: 1}},
+			[]error{apiErr(503), apiErr(500), apiErr(503)}, []time.Duration{2 * time.Second, 2 * time.Second, -1}},
 		{"nil match skipped", []processor.RetryMatcher{{Name: "nil"}}, []error{apiErr(503)}, []time.Duration{2 * time.Second}},
 	}
 	for _, tt := range tests {
