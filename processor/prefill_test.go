@@ -105,3 +105,17 @@ func TestPrefillErrorHandlerOncePerRun(t *testing.T) {
 		t.Errorf("Got(added) = %d; want 1", n)
 	}
 }
+
+func ExamplePrefillErrorHandler() {
+	h := processor.NewPrefillErrorHandler()
+	run := processor.NewRun("run-1", nil)
+	refusal := &keel.APICallError{Provider: "anthropic", StatusCode: 400, Message: prefillText}
+
+	d, _ := h.HandleAPIError(context.Background(), &processor.APIErrorEvent{Run: run, Err: refusal})
+	added := run.AddedMessages()[0]
+	fmt.Println(d.Retry, d.Delay)
+	fmt.Println(added.Role, added.Text(), added.Metadata[keel.MetadataSystemReminder])
+	// Output:
+	// true 0s
+	// user <system-reminder>continue</system-reminder> true
+}
