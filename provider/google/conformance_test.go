@@ -59,13 +59,17 @@ func decode(t testing.TB, body []byte) googletest.Body {
 
 func harness() providertest.Harness {
 	return providertest.Harness{
-		Provider:       google.ProviderName,
-		NewModel:       func(t testing.TB, baseURL string) keel.Model { return newModel(t, baseURL) },
-		Text:           func(text string) providertest.Reply { return jsonReply(googletest.TextBody(text)) },
-		StreamText:     func(text string) providertest.Reply { return sseReply(googletest.StreamTextBody(text)) },
-		ToolCall:       func(id, name, args string) providertest.Reply { return jsonReply(googletest.ToolCallBody(id, name, args)) },
-		StreamToolCall: func(id, name, args string) providertest.Reply { return sseReply(googletest.StreamToolCallBody(id, name, args)) },
-		Error:          errorReply,
+		Provider:   google.ProviderName,
+		NewModel:   func(t testing.TB, baseURL string) keel.Model { return newModel(t, baseURL) },
+		Text:       func(text string) providertest.Reply { return jsonReply(googletest.TextBody(text)) },
+		StreamText: func(text string) providertest.Reply { return sseReply(googletest.StreamTextBody(text)) },
+		ToolCall: func(id, name, args string) providertest.Reply {
+			return jsonReply(googletest.ToolCallBody(id, name, args))
+		},
+		StreamToolCall: func(id, name, args string) providertest.Reply {
+			return sseReply(googletest.StreamToolCallBody(id, name, args))
+		},
+		Error: errorReply,
 		StreamError: func() (providertest.Reply, int) {
 			return sseReply(googletest.StreamErrorBody(503, "UNAVAILABLE", googletest.UnavailableMessage)), 503
 		},
