@@ -1,0 +1,26 @@
+// Package sqlitestore is a [memory.Store] in one SQLite file, the embedded
+// default: pure Go (modernc.org/sqlite), no server, no cgo.
+//
+// # Opening
+//
+// [Open] creates the file on first use and brings its schema up to date
+// with the migrations embedded in the program (numbered files; the file's
+// schema_version table says which have run). Opening a file whose schema
+// is newer than the program fails rather than guessing.
+//
+// # Concurrency and crashes
+//
+// The file is in WAL mode: readers never wait for a writer. Writes take
+// SQLite's write lock when their transaction begins, and wait up to
+// [BusyTimeout] for another process's, so several goroutines and several
+// processes may write one file. Each call is one transaction: a process
+// killed while saving leaves the whole message or none of it.
+//
+// # Files
+//
+// File bytes are kept once per SHA-256 in a blobs table, with a row per
+// message that holds each; a blob goes with the last message holding it.
+// Every blob read is checked against its digest, and a mismatch is an
+// error wrapping [memory.ErrCorrupt]. Loading a page of messages reads
+// each blob it needs once.
+package sqlitestore

@@ -1,0 +1,124 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/keel-go/keel/memory"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// BusyTimeout is how long a write waits for another process holding the
+// file's write lock before it fails.
+const BusyTimeout = 10 * time.Second
+
+// Store is a [memory.Store] in one SQLite file. It is safe for concurrent
+// use, and several processes may open the same file.
+type Store struct {
+	db *sql.DB
+	// write serializes this process's writers, so that they queue here
+	// rather than spin on SQLite's busy handler; other processes are held
+	// off by SQLite's own lock.
+	write sync.Mutex
+	reads atomic.Int64
+	now   func() time.Time
+}
+
+var (
+	_ memory.Store        = (*Store)(nil)
+	_ memory.BlobReporter = (*Store)(nil)
+)
+
+// Open opens the store in the SQLite file at path, creating the file and
+// bringing its schema up to date as needed. The file is in WAL mode, so
+// readers never wait for a writer.
+func Open(path string) (*Store, error) {
+	if path == "" {
+		return nil, fmt.Errorf("sqlitestore: open: %w: empty path", memory.ErrInvalid)
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+	}
+	if err := migrate(context.Background(), db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+	}
+	return &Store{db: db, now: time.Now}, nil
+}
+
+// dsn returns the driver's name for the file at path: a file: URI (with
+// the characters URIs reserve escaped) whose parameters set every
+// connection up. IMMEDIATE transactions take the write lock when they
+// begin, so two writers never both read and then fail to upgrade.
+func dsn(path string) string {
+	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+	return "file:" + esc + "?_txlock=immediate" +
+		fmt.Sprintf("&_pragma=busy_timeout(%d)", BusyTimeout.Milliseconds()) +
+		"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("sqlitestore: close: %w", err)
+	}
+	return nil
+}
+
+// writeTx runs fn in an IMMEDIATE transaction, committing if it returns
+// nil.
+func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	s.write.Lock()
+	defer s.write.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// readTx runs fn in a read-only transaction, so that it sees one state of
+// the file throughout.
+func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// threadOwner checks that the thread exists and belongs to resourceID.
+func threadOwner(ctx context.Context, tx *sql.Tx, resourceID, threadID string) error {
+	if err := memory.CheckID("resource", resourceID); err != nil {
+		return err
+	}
+	if err := memory.CheckID("thread", threadID); err != nil {
+		return err
+	}
+	var owner string
+	err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && owner != resourceID {
+		return fmt.Errorf("%w: thread %q of resource %q", memory.ErrNotFound, threadID, resourceID)
+	}
+	return err
+}
+
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -1,0 +1,26 @@
+package sqlitestore_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/sqlitestore"
+	"github.com/keel-go/keel/memory/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) memory.Store {
+		return open(t, filepath.Join(t.TempDir(), "keel.db"))
+	})
+}
+
+func open(t testing.TB, path string) *sqlitestore.Store {
+	t.Helper()
+	s, err := sqlitestore.Open(path)
+	if err != nil {
+		t.Fatalf("Open(%q) = %v; want no error", path, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
