@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs keel's whole test suite on a fresh Debian machine: installs what the
+# tests need (bubblewrap for the sandbox, PostgreSQL's server binaries for
+# the PostgreSQL store, Node.js for the Mastra client test, and that test's
+# npm packages from its lockfile), checks formatting and vet, then runs
+# every test with the race detector.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '==> %s\n' "$*"; }
+
+need=()
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
+if ((${#need[@]})); then
+	say "installing ${need[*]}"
+	sudo=()
+	[ "$(id -u)" = 0 ] || sudo=(sudo)
+	"${sudo[@]}" apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+
+if [ -f test/mastra-client/package-lock.json ]; then
+	say "installing the Mastra client test's npm packages from its lockfile"
+	npm ci --prefix test/mastra-client --no-audit --no-fund --loglevel=error
+fi
+
+say "gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+	printf 'gofmt would change:\n%s\n' "$unformatted" >&2
+	exit 1
+fi
+
+say "go vet"
+go vet ./...
+
+say "go test -race"
+# CI=true makes tests that need bwrap, PostgreSQL or Node fail instead of
+# skipping when those are missing: here they were just installed.
+CI=true go test -race -count=1 -timeout 40m ./...
