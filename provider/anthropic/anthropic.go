@@ -1,0 +1,162 @@
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/keel-go/keel"
+)
+
+// ProviderName is the name [Model.Provider] returns and the Provider of
+// every [keel.APICallError] the adapter builds.
+const ProviderName = "anthropic"
+
+// The environment variables New reads when [Options] leaves a field empty.
+const (
+	EnvAPIKey  = "ANTHROPIC_API_KEY"
+	EnvBaseURL = "ANTHROPIC_BASE_URL"
+)
+
+// DefaultMaxOutputTokens is the max_tokens sent when a request leaves
+// MaxOutputTokens at 0: the Messages API requires the field.
+const DefaultMaxOutputTokens = 4096
+
+// defaultBaseURL is the SDK's default API root.
+const defaultBaseURL = "https://api.anthropic.com"
+
+// ErrMissingAPIKey is returned (wrapped) by [New] when neither
+// Options.APIKey nor ANTHROPIC_API_KEY holds a key.
+var ErrMissingAPIKey = errors.New("anthropic: missing API key: set " + EnvAPIKey + " or Options.APIKey")
+
+// Options configures [New]. The zero value reads everything from the
+// environment.
+type Options struct {
+	// APIKey authenticates every request. Empty means ANTHROPIC_API_KEY.
+	APIKey string
+	// BaseURL is the API's root, such as "http://localhost:8080"; the SDK
+	// adds "/v1/messages". Empty means ANTHROPIC_BASE_URL, else the SDK's
+	// default (https://api.anthropic.com).
+	BaseURL string
+	// HTTPClient sends the requests. Nil means the SDK's default client.
+	HTTPClient *http.Client
+	// Headers are added to every request.
+	Headers http.Header
+}
+
+// Model is a Claude model behind the Anthropic Messages API. It implements
+// [keel.Model] and is safe for concurrent use.
+type Model struct {
+	name   string
+	client anthropic.Client
+	// endpoint is the Messages API's URL, for errors that carry no request.
+	endpoint string
+}
+
+var _ keel.Model = (*Model)(nil)
+
+// New returns the model named model (such as "claude-sonnet-4-5") with the
+// given options. It fails when model is empty or no API key is configured;
+// it sends nothing.
+func New(model string, opts Options) (*Model, error) {
+	if model == "" {
+		return nil, errors.New("anthropic: new: empty model name")
+	}
+	key := opts.APIKey
+	if key == "" {
+		key = os.Getenv(EnvAPIKey)
+	}
+	if key == "" {
+		return nil, fmt.Errorf("anthropic: new %s: %w", model, ErrMissingAPIKey)
+	}
+	baseURL := opts.BaseURL
+	if baseURL == "" {
+		baseURL = os.Getenv(EnvBaseURL)
+	}
+	// keel's processors own retrying, so the SDK must send each request
+	// exactly once.
+	ro := []option.RequestOption{option.WithAPIKey(key), option.WithMaxRetries(0)}
+	if baseURL != "" {
+		ro = append(ro, option.WithBaseURL(baseURL))
+	}
+	if opts.HTTPClient != nil {
+		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	}
+	for k, vs := range opts.Headers {
+		for _, v := range vs {
+			ro = append(ro, option.WithHeaderAdd(k, v))
+		}
+	}
+	endpoint := defaultBaseURL
+	if baseURL != "" {
+		endpoint = strings.TrimRight(baseURL, "/")
+	}
+	return &Model{name: model, client: anthropic.NewClient(ro...), endpoint: endpoint + "/v1/messages"}, nil
+}
+
+// Provider returns "anthropic".
+func (m *Model) Provider() string { return ProviderName }
+
+// Name returns the model name given to [New].
+func (m *Model) Name() string { return m.name }
+
+// Generate sends req to the Messages API and returns the whole answer. A
+// file the API cannot take is refused with a
+// [*keel.UnsupportedFunctionalityError] before anything is sent.
+func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response, error) {
+	params, err := m.params(req)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := m.client.Messages.New(ctx, params, requestOptions(req)...)
+	if err != nil {
+		return nil, callError(ctx, "generate", m.endpoint, err)
+	}
+	return response(msg), nil
+}
+
+// Stream sends req to the Messages API with streaming on and yields text
+// deltas, complete tool calls and a final finish event. Stopping the
+// iteration early cancels the request.
+func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
+	return func(yield func(keel.StreamEvent, error) bool) {
+		params, err := m.params(req)
+		if err != nil {
+			yield(keel.StreamEvent{}, err)
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var whole wholeAnswer
+		ro := append(requestOptions(req), option.WithMiddleware(whole.capture))
+		stream := m.client.Messages.NewStreaming(ctx, params, ro...)
+		defer stream.Close()
+		readStream(ctx, m.endpoint, stream, &whole, yield)
+	}
+}
+
+func (m *Model) params(req *keel.Request) (anthropic.MessageNewParams, error) {
+	if req == nil {
+		return anthropic.MessageNewParams{}, errors.New("anthropic: build request: nil request")
+	}
+	return buildParams(m.name, req)
+}
+
+// requestOptions turns the per-call headers into SDK options.
+func requestOptions(req *keel.Request) []option.RequestOption {
+	if len(req.Headers) == 0 {
+		return nil
+	}
+	ro := make([]option.RequestOption, 0, len(req.Headers))
+	for k, v := range req.Headers {
+		ro = append(ro, option.WithHeader(k, v))
+	}
+	return ro
+}
