@@ -25,8 +25,10 @@
 // [UploadDir] makes the thread ID (else the resource ID, else "shared")
 // safe in a path and in a shell command, see [SafeDir]; [Extension] takes
 // the extension from the file name, or from the media type of an unnamed
-// file. The same content in the same thread always lands at the same path,
-// so uploading it again writes nothing.
+// file. The same content with the same extension in the same thread always
+// lands at the same path, so uploading it again writes nothing. A file at
+// that path whose size differs (one the agent edited with its tools, say)
+// is replaced.
 //
 // Writes are atomic: the data goes to a part file that is renamed into
 // place, and a failed or cancelled upload removes its part file. A
@@ -43,8 +45,8 @@
 // [NotUploadedNote] for one that was too large or undecodable (with a
 // [FileTooLargeError] message or an [UndecodableReason]), and
 // [UnavailablePlaceholder] when there was no sandbox or the upload failed.
-// Names in notes are [DisplayName]s: control characters and terminal escape
-// sequences removed, at most 200 characters.
+// Names in notes are display names (see [DisplayName]): control characters
+// and terminal escape sequences removed, at most 200 characters.
 //
 // "Unnamed" in a reason means the sender gave no file name. Such a file's
 // note shows its media type on the name line but its reason says "An
