@@ -42,8 +42,7 @@ func UploadDir(threadID, resourceID string) string {
 // replaced by "_", every run of two or more dots replaced by "_" (so no
 // ".." survives), runs of "_" collapsed to one, leading and trailing ".",
 // "_" and "-" trimmed, at most 100 characters (the edges are trimmed again
-// after the cut). A name that ends up empty
-// becomes "shared".
+// after the cut). A name that ends up empty becomes "shared".
 func SafeDir(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
