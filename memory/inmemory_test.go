@@ -14,3 +14,9 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+func BenchmarkThread(b *testing.B) {
+	storetest.Benchmark(b, func(b *testing.B) memory.Store {
+		return memory.NewInMemory()
+	})
+}

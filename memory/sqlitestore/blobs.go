@@ -74,8 +74,11 @@ func (s *Store) blobReader(ctx context.Context, tx *sql.Tx) func(string) ([]byte
 		if data, ok := cache[digest]; ok {
 			return data, nil
 		}
-		var data []byte
-		err := tx.QueryRowContext(ctx, `SELECT data FROM blobs WHERE digest = ?`, digest).Scan(&data)
+		var (
+			data []byte
+			size int
+		)
+		err := tx.QueryRowContext(ctx, `SELECT size, data FROM blobs WHERE digest = ?`, digest).Scan(&size, &data)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("%w: blob %s is missing", memory.ErrCorrupt, digest)
 		}
@@ -83,6 +86,9 @@ func (s *Store) blobReader(ctx context.Context, tx *sql.Tx) func(string) ([]byte
 			return nil, err
 		}
 		s.reads.Add(1)
+		if size != len(data) {
+			return nil, fmt.Errorf("%w: blob %s has %d bytes; its size says %d", memory.ErrCorrupt, digest, len(data), size)
+		}
 		if err := memory.VerifyBlob(digest, data); err != nil {
 			return nil, err
 		}

@@ -24,3 +24,9 @@ func open(t testing.TB, path string) *sqlitestore.Store {
 	t.Cleanup(func() { s.Close() })
 	return s
 }
+
+func BenchmarkThread(b *testing.B) {
+	storetest.Benchmark(b, func(b *testing.B) memory.Store {
+		return open(b, filepath.Join(b.TempDir(), "keel.db"))
+	})
+}
