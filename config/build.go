@@ -1,0 +1,214 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
+	"github.com/keel-go/keel/tool"
+	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/localsandbox"
+)
+
+// DefaultSandboxRoot is where sandboxes are kept when
+// [BuildOptions].SandboxRoot is empty, relative to the working directory.
+const DefaultSandboxRoot = ".keel/sandbox"
+
+// ErrModelUnavailable is wrapped by the errors of a
+// [BuildOptions].ResolveModel that should not stop keel from starting,
+// such as a missing API key: the agent is built with an
+// [UnavailableModel] that answers every call with the error, and [Built]
+// carries a warning.
+var ErrModelUnavailable = errors.New("config: model unavailable")
+
+// BuildOptions are what [File.Build] needs besides the file.
+type BuildOptions struct {
+	// ResolveModel turns a model string into a model. Required.
+	ResolveModel func(model string) (keel.Model, error)
+	// DefaultModel is the model string of agents that name none. When
+	// empty, they get an [UnavailableModel] answering with NoModel.
+	DefaultModel string
+	// NoModel is the error agents without a model answer with; it should
+	// say which variable to set. Nil means a generic one.
+	NoModel error
+	// Memory keeps the agents' threads; nil means no memory.
+	Memory memory.Store
+	// SandboxRoot is the directory that holds the sandboxes; "" means
+	// [DefaultSandboxRoot]. It is created if needed.
+	SandboxRoot string
+	// AllowUnisolated lets every agent's sandbox run commands without
+	// bubblewrap when it cannot run here, as if each agent set
+	// sandbox.allowUnisolated.
+	AllowUnisolated bool
+	// BwrapPath is the bubblewrap binary; "" looks "bwrap" up in PATH.
+	BwrapPath string
+	// Logger receives the agents' logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Built is what [File.Build] made.
+type Built struct {
+	// Agents in the file's order.
+	Agents []*agent.Agent
+	// Warnings are what an operator must be told at start, loudly: an
+	// agent without a usable model (and which variable to set), a sandbox
+	// whose commands run unisolated.
+	Warnings []string
+}
+
+// ErrNoModel is what agents answer with when no model was configured and
+// [BuildOptions].NoModel is nil.
+var ErrNoModel = errors.New("config: no model configured: set KEEL_MODEL=provider/model " +
+	"(such as google/gemini-2.5-flash), or one of OPENAI_API_KEY, ANTHROPIC_API_KEY, " +
+	"GOOGLE_GENERATIVE_AI_API_KEY, then start keel again")
+
+// Build makes the file's agents: models resolved, tools and sandboxes
+// attached, processors configured. A sandbox that bubblewrap cannot
+// isolate is an error unless the agent or opts allow it unisolated; then
+// it is a warning.
+func (f *File) Build(opts BuildOptions) (*Built, error) {
+	if opts.ResolveModel == nil {
+		return nil, errors.New("config: build: BuildOptions.ResolveModel is required")
+	}
+	if err := f.validate(nil); err != nil {
+		return nil, err
+	}
+	if opts.SandboxRoot == "" {
+		opts.SandboxRoot = DefaultSandboxRoot
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	out := &Built{}
+	for _, a := range f.Agents {
+		cfg, warns, err := f.agentConfig(a, opts, logger)
+		if err != nil {
+			return nil, err
+		}
+		ag, err := agent.New(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("config: agent %s: %w", a.ID, err)
+		}
+		out.Agents = append(out.Agents, ag)
+		out.Warnings = append(out.Warnings, warns...)
+	}
+	return out, nil
+}
+
+func (f *File) agentConfig(a Agent, opts BuildOptions, logger *slog.Logger) (agent.Config, []string, error) {
+	var warns []string
+	model, warn, err := resolveModel(a, opts)
+	if err != nil {
+		return agent.Config{}, nil, err
+	}
+	if warn != "" {
+		warns = append(warns, warn)
+	}
+	ws, warn, err := sandboxOf(a, opts)
+	if err != nil {
+		return agent.Config{}, nil, err
+	}
+	if warn != "" {
+		warns = append(warns, warn)
+	}
+	cfg := agent.Config{
+		ID:                  a.ID,
+		Name:                a.Name,
+		Description:         a.Description,
+		Instructions:        a.Instructions,
+		Model:               model,
+		Memory:              opts.Memory,
+		Workspace:           ws,
+		MaxSteps:            a.MaxSteps,
+		MaxProcessorRetries: a.MaxProcessorRetries,
+		Logger:              logger,
+	}
+	for _, name := range a.Tools {
+		cfg.Tools = append(cfg.Tools, toolOf(name))
+	}
+	if a.ErrorProcessorDefaults != nil && !*a.ErrorProcessorDefaults {
+		cfg.DisableDefaultErrorProcessors = true
+	}
+	if r := a.StreamRetry; r != nil {
+		// Same ID as the default instance, so it takes its slot.
+		cfg.ErrorProcessors = append(cfg.ErrorProcessors, processor.NewStreamErrorRetry(processor.StreamErrorRetryOptions{
+			MaxRetries: r.MaxRetries, Delay: r.Delay,
+		}))
+	}
+	return cfg, warns, nil
+}
+
+// resolveModel returns the agent's model, or an [UnavailableModel] and a
+// warning when it has none it can use.
+func resolveModel(a Agent, opts BuildOptions) (keel.Model, string, error) {
+	name := a.Model
+	if name == "" {
+		name = opts.DefaultModel
+	}
+	if name == "" {
+		err := opts.NoModel
+		if err == nil {
+			err = ErrNoModel
+		}
+		return &UnavailableModel{Err: err},
+			fmt.Sprintf("agent %s has no model and will answer every call with an error: %v", a.ID, err), nil
+	}
+	m, err := opts.ResolveModel(name)
+	switch {
+	case errors.Is(err, ErrModelUnavailable):
+		return &UnavailableModel{Model: name, Err: err},
+			fmt.Sprintf("agent %s cannot use %s and will answer every call with an error: %v", a.ID, name, err), nil
+	case err != nil:
+		return nil, "", fmt.Errorf("config: agent %s: model %s: %w", a.ID, name, err)
+	}
+	return m, "", nil
+}
+
+// sandboxOf returns the agent's workspace, after checking once that its
+// sandboxes can be made here.
+func sandboxOf(a Agent, opts BuildOptions) (*workspace.Workspace, string, error) {
+	mode := localsandbox.PerResource
+	switch a.Sandbox.Resolution {
+	case PerThread:
+		mode = localsandbox.PerThread
+	case Shared:
+		mode = localsandbox.Shared
+	}
+	allow := a.Sandbox.AllowUnisolated || opts.AllowUnisolated
+	probe, err := localsandbox.New(opts.SandboxRoot, localsandbox.Options{AllowUnisolated: allow, BwrapPath: opts.BwrapPath, Logger: quiet})
+	var iso *localsandbox.IsolationError
+	switch {
+	case errors.As(err, &iso):
+		return nil, "", fmt.Errorf("config: agent %s: %w; to run commands unisolated anyway, set sandbox.allowUnisolated: true for the agent in keel.yaml or pass --sandbox-unisolated", a.ID, err)
+	case err != nil:
+		return nil, "", fmt.Errorf("config: agent %s: sandbox %s: %w", a.ID, opts.SandboxRoot, err)
+	}
+	warn := ""
+	if !probe.Isolated() {
+		warn = fmt.Sprintf("agent %s: bubblewrap cannot run here, so sandbox commands run UNISOLATED: they see the whole machine, its files and its network (install bubblewrap to isolate them)", a.ID)
+	}
+	// The warning above is given once, at start; the resolver's sandboxes
+	// would otherwise repeat it on every run.
+	lopts := localsandbox.Options{AllowUnisolated: allow, BwrapPath: opts.BwrapPath, Logger: quiet}
+	return workspace.NewResolved(localsandbox.NewResolver(opts.SandboxRoot, mode, lopts)), warn, nil
+}
+
+// quiet discards the sandboxes' per-run warnings; Build reports them once.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func toolOf(name string) tool.Tool {
+	switch name {
+	case ToolRunCommand:
+		return tool.RunCommand()
+	case ToolReadFile:
+		return tool.ReadFile()
+	default:
+		return tool.ListFiles()
+	}
+}

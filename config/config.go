@@ -1,0 +1,155 @@
+package config
+
+import (
+	"time"
+)
+
+// DefaultFile is the configuration file keel looks for in the working
+// directory when none is named.
+const DefaultFile = "keel.yaml"
+
+// DefaultAgentID is the ID of the agent of [Default].
+const DefaultAgentID = "assistant"
+
+// DefaultTokenEnv is the environment variable that holds the server's
+// bearer token when [Server].TokenEnv is empty.
+const DefaultTokenEnv = "KEEL_API_TOKEN"
+
+// DefaultAddr is where the server listens when neither the file nor the
+// command line says: loopback, on the port Mastra's server uses.
+const DefaultAddr = "127.0.0.1:4111"
+
+// The tools an agent may name in Tools.
+const (
+	ToolRunCommand = "run_command"
+	ToolReadFile   = "read_file"
+	ToolListFiles  = "list_files"
+)
+
+// The sandbox resolutions an agent may name in [Sandbox].Resolution.
+const (
+	PerResource = "per-resource"
+	PerThread   = "per-thread"
+	Shared      = "shared"
+)
+
+// File is a keel.yaml: the agents keel serves and how its server runs.
+// The zero value has no agents; [Default] is what keel runs without a file.
+type File struct {
+	// Agents are served in this order; IDs are unique.
+	Agents []Agent `yaml:"agents"`
+	// Server configures keel serve.
+	Server Server `yaml:"server"`
+
+	// path names the file in error messages; "" for a file not read from
+	// disk.
+	path string
+}
+
+// Path returns the path the file was loaded from, or "" when it was
+// parsed from memory or is the [Default].
+func (f *File) Path() string { return f.path }
+
+// Agent describes one agent of a [File].
+type Agent struct {
+	// ID names the agent in URLs and on the command line: 1 to 128 of
+	// [A-Za-z0-9._:-]. Required.
+	ID string `yaml:"id"`
+	// Name is a display name; empty means ID.
+	Name string `yaml:"name"`
+	// Description says what the agent is for.
+	Description string `yaml:"description"`
+	// Instructions are the system message of every call.
+	Instructions string `yaml:"instructions"`
+	// Model is a model string such as "google/gemini-2.5-flash"; empty
+	// means the default model (KEEL_MODEL, else the first provider whose
+	// key is set).
+	Model string `yaml:"model"`
+	// Tools are the sandbox tools the model may call, by name:
+	// run_command, read_file and list_files.
+	Tools []string `yaml:"tools"`
+	// Sandbox says which runs share a sandbox.
+	Sandbox Sandbox `yaml:"sandbox"`
+	// ErrorProcessorDefaults turns the default error processors
+	// (prefill-error-handler, unsupported-file-handler,
+	// stream-error-retry-processor) on or off; nil means on.
+	ErrorProcessorDefaults *bool `yaml:"errorProcessorDefaults"`
+	// StreamRetry replaces the default stream-error retry processor's
+	// options; nil keeps the default (2 retries, 3 s apart).
+	StreamRetry *StreamRetry `yaml:"streamRetry"`
+	// MaxSteps caps the model calls of a run; 0 means the agent's default.
+	MaxSteps int `yaml:"maxSteps"`
+	// MaxProcessorRetries caps processor-triggered retries per run; 0
+	// means the default, a negative value means none.
+	MaxProcessorRetries int `yaml:"maxProcessorRetries"`
+}
+
+// Sandbox configures an agent's sandboxes, kept under the sandbox root
+// (--sandbox, default ./.keel/sandbox).
+type Sandbox struct {
+	// Resolution is per-resource (the default: each user has their own),
+	// per-thread, or shared (one for every run).
+	Resolution string `yaml:"resolution"`
+	// AllowUnisolated lets commands run without bubblewrap when it cannot
+	// run here; they then see the whole machine. Off by default: keel
+	// refuses to start instead.
+	AllowUnisolated bool `yaml:"allowUnisolated"`
+}
+
+// StreamRetry configures the stream-error retry processor, which sends a
+// request that failed for a passing reason (429, 5xx...) again.
+type StreamRetry struct {
+	// MaxRetries per run; 0 means 1, a negative value turns retries off.
+	MaxRetries int `yaml:"maxRetries"`
+	// Delay before each retry, such as "3s".
+	Delay time.Duration `yaml:"delay"`
+}
+
+// Server configures keel serve.
+type Server struct {
+	// Addr is the address to listen on; empty means [DefaultAddr]. The
+	// command line's --addr wins.
+	Addr string `yaml:"addr"`
+	// TokenEnv names the environment variable holding the bearer token
+	// every request must carry; empty means [DefaultTokenEnv]. The token
+	// itself never goes in the file.
+	TokenEnv string `yaml:"tokenEnv"`
+	// MaxBodyBytes caps a request body; 0 means the server's default
+	// (50 MiB).
+	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+}
+
+// DefaultInstructions are the instructions of the agent of [Default].
+const DefaultInstructions = "You are a helpful assistant. Files the user sends that you cannot read " +
+	"are put in your sandbox: use list_files, read_file and run_command to work with them."
+
+// Default returns the configuration keel runs without a keel.yaml: one
+// agent, "assistant", on the default model with the three sandbox tools,
+// a sandbox per resource, and the default processors.
+func Default() *File {
+	return &File{Agents: []Agent{{
+		ID:           DefaultAgentID,
+		Name:         "Assistant",
+		Description:  "A general assistant with a sandbox for the files it is sent.",
+		Instructions: DefaultInstructions,
+		Tools:        []string{ToolRunCommand, ToolReadFile, ToolListFiles},
+	}}}
+}
+
+// Agent returns the agent with the given ID and whether there is one.
+func (f *File) Agent(id string) (Agent, bool) {
+	for _, a := range f.Agents {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return Agent{}, false
+}
+
+// TokenEnvName returns the variable that holds the server's token.
+func (s Server) TokenEnvName() string {
+	if s.TokenEnv == "" {
+		return DefaultTokenEnv
+	}
+	return s.TokenEnv
+}

@@ -1,0 +1,69 @@
+package config_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/config"
+	"github.com/keel-go/keel/keeltest"
+)
+
+func ExampleParse() {
+	f, err := config.Parse([]byte(`
+agents:
+  - id: analyst
+    model: google/gemini-2.5-flash
+    tools: [read_file, list_files]
+    sandbox: {resolution: per-thread}
+`), "keel.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := f.Agents[0]
+	fmt.Println(a.ID, a.Model, a.Tools, a.Sandbox.Resolution)
+	// Output: analyst google/gemini-2.5-flash [read_file list_files] per-thread
+}
+
+func ExampleParse_unknownField() {
+	_, err := config.Parse([]byte("agents:\n  - id: analyst\n    modle: google/gemini-2.5-flash\n"), "keel.yaml")
+	fmt.Println(err)
+	// Output: config: keel.yaml:3: unknown field "modle"; the fields here are: id, name, description, instructions, model, tools, sandbox, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries
+}
+
+func ExampleFile_Build() {
+	root, _ := os.MkdirTemp("", "sandbox")
+	defer os.RemoveAll(root)
+	built, err := config.Default().Build(config.BuildOptions{
+		ResolveModel: func(model string) (keel.Model, error) {
+			return keeltest.NewModel(keeltest.Reply{Text: "Hello."}), nil
+		},
+		DefaultModel: "google/gemini-2.5-flash",
+		SandboxRoot:  root,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := built.Agents[0].Generate(context.Background(), []keel.Message{keel.UserText("Hi")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(built.Agents[0].ID(), res.Text)
+	// Output: assistant Hello.
+}
+
+func ExampleFile_Build_noModel() {
+	root, _ := os.MkdirTemp("", "sandbox")
+	defer os.RemoveAll(root)
+	built, _ := config.Default().Build(config.BuildOptions{
+		ResolveModel: func(string) (keel.Model, error) { return nil, nil },
+		SandboxRoot:  root,
+	})
+	_, err := built.Agents[0].Generate(context.Background(), []keel.Message{keel.UserText("Hi")})
+	fmt.Println(err)
+	// Output: config: no model configured: set KEEL_MODEL=provider/model (such as google/gemini-2.5-flash), or one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, then start keel again
+}

@@ -1,0 +1,154 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MaxFileSize is the largest keel.yaml [Load] reads: a configuration is a
+// few kilobytes, and a mistaken path to a large file should fail at once.
+const MaxFileSize = 1 << 20
+
+// Error is one mistake in a configuration file: where it is and what to do
+// about it. [Load] and [Parse] return one, or several joined with
+// errors.Join.
+type Error struct {
+	// File is the file's path; "" when parsed from memory.
+	File string
+	// Line is the 1-based line of the mistake; 0 when unknown.
+	Line int
+	// Field is the setting concerned, such as "agents[0].tools[1]"; "" for
+	// the file as a whole.
+	Field string
+	// Message says what is wrong and what to write instead.
+	Message string
+}
+
+// Error returns "config: FILE:LINE: FIELD: MESSAGE", leaving out what is
+// unknown.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("config: ")
+	file := e.File
+	if file == "" {
+		file = DefaultFile
+	}
+	b.WriteString(file)
+	if e.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(e.Line))
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field + ": ")
+	}
+	b.WriteString(e.Message)
+	return b.String()
+}
+
+// Load reads and checks the configuration file at path. A missing file is
+// an error wrapping [os.ErrNotExist], so that callers can fall back to
+// [Default] when the file was not asked for by name.
+func Load(path string) (*File, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: load: %w", err)
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("config: load %s: %w", path, err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, &Error{File: path, Message: fmt.Sprintf("the file is over %d bytes; is it really a keel.yaml?", MaxFileSize)}
+	}
+	return Parse(data, path)
+}
+
+// Parse decodes and checks a configuration. name is the file's name for
+// error messages ("" for [DefaultFile]). Unknown fields, values of the
+// wrong type and invalid settings are [*Error]s with line numbers.
+func Parse(data []byte, name string) (*File, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, syntaxError(name, err)
+	}
+	f := &File{path: name}
+	if len(bytes.TrimSpace(data)) == 0 || root.Kind == 0 {
+		return nil, &Error{File: name, Message: "the file is empty: list at least one agent under agents:"}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(f); err != nil {
+		return nil, decodeError(name, err)
+	}
+	if err := f.validate(&root); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+var (
+	lineRE     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownRE  = regexp.MustCompile(`^field (\S+) not found in type config\.(\w+)$`)
+	cannotRE   = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.*)$")
+	typeNames  = map[string]string{"int": "a whole number", "int64": "a whole number", "string": "text", "bool": "true or false", "time.Duration": "a duration such as 3s", "[]string": "a list", "[]config.Agent": "a list of agents"}
+	tagNames   = map[string]string{"str": "text", "int": "a number", "float": "a number", "bool": "true/false", "map": "a mapping", "seq": "a list", "null": "nothing"}
+	knownByTyp = map[string]string{
+		"File":        "agents, server",
+		"Agent":       "id, name, description, instructions, model, tools, sandbox, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries",
+		"Sandbox":     "resolution, allowUnisolated",
+		"StreamRetry": "maxRetries, delay",
+		"Server":      "addr, tokenEnv, maxBodyBytes",
+	}
+)
+
+// syntaxError turns a YAML syntax error into an [*Error] with its line.
+func syntaxError(name string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := lineRE.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	}
+	return &Error{File: name, Line: line, Message: "not valid YAML: " + msg}
+}
+
+// decodeError turns yaml's type errors (unknown fields, wrong types) into
+// [*Error]s that say what is expected.
+func decodeError(name string, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return syntaxError(name, err)
+	}
+	var errs []error
+	for _, s := range te.Errors {
+		e := &Error{File: name, Message: s}
+		if m := lineRE.FindStringSubmatch(s); m != nil {
+			e.Line, _ = strconv.Atoi(m[1])
+			e.Message = m[2]
+		}
+		if m := unknownRE.FindStringSubmatch(e.Message); m != nil {
+			e.Message = fmt.Sprintf("unknown field %q; the fields here are: %s", m[1], knownByTyp[m[2]])
+		} else if m := cannotRE.FindStringSubmatch(e.Message); m != nil {
+			want := typeNames[m[3]]
+			if want == "" {
+				want = strings.TrimPrefix(m[3], "config.")
+			}
+			got := tagNames[m[1]]
+			if got == "" {
+				got = m[1]
+			}
+			e.Message = fmt.Sprintf("got %s %q; write %s here", got, m[2], want)
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,131 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+
+	"github.com/keel-go/keel/memory"
+	"gopkg.in/yaml.v3"
+)
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// toolNames are the tools an agent may name, in the order error messages
+// list them.
+var toolNames = []string{ToolRunCommand, ToolReadFile, ToolListFiles}
+
+// validate checks f's settings; root is the parsed document, for line
+// numbers (nil when there is none, as for a File built in code).
+func (f *File) validate(root *yaml.Node) error {
+	var errs []error
+	add := func(field string, path []any, format string, args ...any) {
+		errs = append(errs, &Error{File: f.path, Line: lineOf(root, path...), Field: field, Message: fmt.Sprintf(format, args...)})
+	}
+	if len(f.Agents) == 0 {
+		add("agents", []any{"agents"}, "list at least one agent, such as:\n  agents:\n    - id: assistant\n      model: google/gemini-2.5-flash")
+	}
+	seen := make(map[string]int)
+	for i, a := range f.Agents {
+		at := func(keys ...any) []any { return append([]any{"agents", i}, keys...) }
+		field := func(s string) string { return fmt.Sprintf("agents[%d].%s", i, s) }
+		switch {
+		case a.ID == "":
+			add(fmt.Sprintf("agents[%d]", i), at(), "id is required: 1 to %d of A-Z a-z 0-9 . _ : -", memory.MaxIDLength)
+		case !memory.ValidID(a.ID):
+			add(field("id"), at("id"), "%q: use 1 to %d of A-Z a-z 0-9 . _ : - (it goes into URLs unescaped)", a.ID, memory.MaxIDLength)
+		default:
+			if j, dup := seen[a.ID]; dup {
+				add(field("id"), at("id"), "%q is also the id of agents[%d]; ids must be unique", a.ID, j)
+			}
+			seen[a.ID] = i
+		}
+		if a.Model != "" {
+			if p, m, ok := strings.Cut(a.Model, "/"); !ok || p == "" || m == "" {
+				add(field("model"), at("model"), "%q: write provider/model, such as google/gemini-2.5-flash or openai/gpt-4o-mini", a.Model)
+			}
+		}
+		used := make(map[string]bool)
+		for j, t := range a.Tools {
+			switch {
+			case !isTool(t):
+				add(fmt.Sprintf("agents[%d].tools[%d]", i, j), at("tools", j), "unknown tool %q; the tools are %s", t, strings.Join(toolNames, ", "))
+			case used[t]:
+				add(fmt.Sprintf("agents[%d].tools[%d]", i, j), at("tools", j), "%s is listed twice", t)
+			}
+			used[t] = true
+		}
+		switch a.Sandbox.Resolution {
+		case "", PerResource, PerThread, Shared:
+		default:
+			add(field("sandbox.resolution"), at("sandbox", "resolution"), "%q: use %s (the default), %s or %s", a.Sandbox.Resolution, PerResource, PerThread, Shared)
+		}
+		if a.MaxSteps < 0 {
+			add(field("maxSteps"), at("maxSteps"), "%d: use a positive number, or leave it out for the default", a.MaxSteps)
+		}
+		if a.StreamRetry != nil && a.StreamRetry.Delay < 0 {
+			add(field("streamRetry.delay"), at("streamRetry", "delay"), "%s: a delay cannot be negative", a.StreamRetry.Delay)
+		}
+	}
+	s := f.Server
+	if s.Addr != "" {
+		if _, _, err := net.SplitHostPort(s.Addr); err != nil {
+			add("server.addr", []any{"server", "addr"}, "%q: write host:port, such as %s", s.Addr, DefaultAddr)
+		}
+	}
+	if s.TokenEnv != "" && !envNameRE.MatchString(s.TokenEnv) {
+		add("server.tokenEnv", []any{"server", "tokenEnv"}, "%q: name the environment variable that holds the token (such as %s), not the token itself", s.TokenEnv, DefaultTokenEnv)
+	}
+	if s.MaxBodyBytes < 0 {
+		add("server.maxBodyBytes", []any{"server", "maxBodyBytes"}, "%d: use a positive number of bytes, or leave it out for 50 MiB", s.MaxBodyBytes)
+	}
+	return errors.Join(errs...)
+}
+
+func isTool(name string) bool {
+	for _, t := range toolNames {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// lineOf returns the line of the node at path (mapping keys and sequence
+// indexes) in root, or of the deepest node found on the way; 0 without a
+// document.
+func lineOf(root *yaml.Node, path ...any) int {
+	if root == nil {
+		return 0
+	}
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line := n.Line
+	for _, step := range path {
+		var next *yaml.Node
+		switch k := step.(type) {
+		case string:
+			if n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == k {
+						next = n.Content[i+1]
+						break
+					}
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && k < len(n.Content) {
+				next = n.Content[k]
+			}
+		}
+		if next == nil {
+			return line
+		}
+		n, line = next, next.Line
+	}
+	return line
+}
