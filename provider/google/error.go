@@ -22,11 +22,10 @@ const FinishMalformedFunctionCall = "MALFORMED_FUNCTION_CALL"
 // failed connection, and err wrapped for anything that happened before a
 // request went out.
 func callError(ctx context.Context, op string, c *call, err error) error {
+	// Only the caller's own context makes a context error: a timeout of
+	// the HTTP client is a failed connection, worth another try.
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
 	}
 	sent, url, status, header, body := c.snapshot()
 	var apiErr genai.APIError

@@ -73,7 +73,7 @@ func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.St
 			FinishReason: a.finishReason(),
 			Usage:        a.usage,
 			ResponseID:   a.id,
-			ModelID:      a.modelID,
+			ModelID:      a.model(),
 		}, nil)
 	}
 }

@@ -6,10 +6,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/google"
 	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/provider/providertest"
 )
 
 func clearEnv(t *testing.T) {
@@ -137,4 +139,20 @@ type countingTransport struct{ n int }
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	c.n++
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestClientTimeout checks a timeout of the caller's HTTP client, unlike
+// the caller's context, is a failed connection marked retryable. (Its
+// cause still wraps context.DeadlineExceeded, as net/http makes it.)
+func TestClientTimeout(t *testing.T) {
+	srv := providertest.NewServer(t, providertest.Reply{Body: googletest.TextBody("late"), Delay: 5 * time.Second})
+	m, err := google.New(testModel, google.Options{APIKey: "k", BaseURL: srv.URL(), HTTPClient: &http.Client{Timeout: 50 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Generate(context.Background(), &keel.Request{Messages: []keel.Message{keel.UserText("hi")}})
+	var api *keel.APICallError
+	if !errors.As(err, &api) || api.StatusCode != 0 || !api.Retryable || api.URL == "" {
+		t.Fatalf("Got(error) = %T %v; want a retryable APICallError without status", err, err)
+	}
 }

@@ -120,7 +120,7 @@ func (a *answer) malformed() bool {
 func (a *answer) response() *keel.Response {
 	return &keel.Response{
 		ID:           a.id,
-		ModelID:      a.modelID,
+		ModelID:      a.model(),
 		Parts:        mergeText(a.parts),
 		FinishReason: a.finishReason(),
 		Usage:        a.usage,
@@ -153,4 +153,13 @@ func mergeText(parts []keel.Part) []keel.Part {
 		out = append(out, p)
 	}
 	return out
+}
+
+// model is the model that answered: the version Gemini reports, else the
+// name the request went to.
+func (a *answer) model() string {
+	if a.modelID != "" {
+		return a.modelID
+	}
+	return a.m.name
 }

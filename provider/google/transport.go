@@ -55,9 +55,6 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if c == nil {
 		return base.RoundTrip(req)
 	}
-	c.mu.Lock()
-	c.sent, c.url = true, req.URL.String()
-	c.mu.Unlock()
 	if c.inline != nil && len(c.inline.files) > 0 && req.Body != nil {
 		spliced, err := splice(req, c.inline)
 		if err != nil {
@@ -65,6 +62,9 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		}
 		req = spliced
 	}
+	c.mu.Lock()
+	c.sent, c.url = true, req.URL.String()
+	c.mu.Unlock()
 	resp, err := base.RoundTrip(req)
 	if err != nil {
 		return nil, err
