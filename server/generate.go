@@ -1,0 +1,202 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/processor"
+)
+
+// wireUsage is token usage as the client reads it.
+type wireUsage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+	TotalTokens  int `json:"totalTokens"`
+}
+
+func toWireUsage(u keel.Usage) wireUsage {
+	return wireUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens}
+}
+
+// wireChunk is one chunk of Mastra's stream format, which the generate
+// result also uses for its tool calls and results.
+type wireChunk struct {
+	Type    string `json:"type"`
+	RunID   string `json:"runId"`
+	From    string `json:"from"`
+	Payload any    `json:"payload"`
+}
+
+type toolCallPayload struct {
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Args       json.RawMessage `json:"args"`
+}
+
+type toolResultPayload struct {
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Result     json.RawMessage `json:"result"`
+	IsError    bool            `json:"isError,omitempty"`
+}
+
+func toolCallChunk(runID string, c keel.ToolCallPart) wireChunk {
+	return wireChunk{Type: "tool-call", RunID: runID, From: "AGENT",
+		Payload: toolCallPayload{ToolCallID: c.ID, ToolName: c.Name, Args: rawOrEmpty(c.Input)}}
+}
+
+func toolResultChunk(runID string, tr keel.ToolResultPart) wireChunk {
+	return wireChunk{Type: "tool-result", RunID: runID, From: "AGENT",
+		Payload: toolResultPayload{ToolCallID: tr.CallID, ToolName: tr.Name, Result: rawOrNull(tr.Output), IsError: tr.IsError}}
+}
+
+// wireGenerateResult is the answer of POST /api/agents/{id}/generate. It
+// carries the reply only: the user's files are never echoed back.
+type wireGenerateResult struct {
+	Text         string              `json:"text"`
+	FinishReason keel.FinishReason   `json:"finishReason"`
+	Usage        wireUsage           `json:"usage"`
+	TotalUsage   wireUsage           `json:"totalUsage"`
+	ToolCalls    []wireChunk         `json:"toolCalls"`
+	ToolResults  []wireChunk         `json:"toolResults"`
+	Steps        []wireStep          `json:"steps"`
+	Warnings     []struct{}          `json:"warnings"`
+	Request      struct{}            `json:"request"`
+	Response     wireResponse        `json:"response"`
+	RunID        string              `json:"runId"`
+	ThreadID     string              `json:"threadId,omitempty"`
+	ResourceID   string              `json:"resourceId,omitempty"`
+	Messages     []wireStoredMessage `json:"messages"`
+	// Recoveries tell what keel's processors did to keep the run going.
+	Recoveries []processor.Recovery `json:"recoveries"`
+}
+
+type wireStep struct {
+	StepType     string            `json:"stepType"`
+	Text         string            `json:"text"`
+	ToolCalls    []wireChunk       `json:"toolCalls"`
+	ToolResults  []wireChunk       `json:"toolResults"`
+	FinishReason keel.FinishReason `json:"finishReason"`
+	Usage        wireUsage         `json:"usage"`
+	Warnings     []struct{}        `json:"warnings"`
+	Request      struct{}          `json:"request"`
+}
+
+type wireResponse struct {
+	ID       string             `json:"id"`
+	ModelID  string             `json:"modelId"`
+	Messages []wireModelMessage `json:"messages"`
+}
+
+// wireModelMessage is a reply message in the AI SDK's model-message shape.
+type wireModelMessage struct {
+	Role    keel.Role `json:"role"`
+	Content []any     `json:"content"`
+}
+
+type wireModelToolCall struct {
+	Type       string          `json:"type"`
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Input      json.RawMessage `json:"input"`
+}
+
+type wireModelToolResult struct {
+	Type       string         `json:"type"`
+	ToolCallID string         `json:"toolCallId"`
+	ToolName   string         `json:"toolName"`
+	Output     wireToolOutput `json:"output"`
+}
+
+type wireToolOutput struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+func toModelMessages(msgs []keel.Message) []wireModelMessage {
+	out := make([]wireModelMessage, 0, len(msgs))
+	for _, m := range msgs {
+		wm := wireModelMessage{Role: m.Role, Content: make([]any, 0, len(m.Parts))}
+		for _, p := range m.Parts {
+			switch p := p.(type) {
+			case keel.TextPart:
+				wm.Content = append(wm.Content, wireTextPart{Type: "text", Text: p.Text})
+			case keel.ToolCallPart:
+				wm.Content = append(wm.Content, wireModelToolCall{Type: "tool-call", ToolCallID: p.ID, ToolName: p.Name, Input: rawOrEmpty(p.Input)})
+			case keel.ToolResultPart:
+				kind := "json"
+				if p.IsError {
+					kind = "error-json"
+				}
+				wm.Content = append(wm.Content, wireModelToolResult{Type: "tool-result", ToolCallID: p.CallID, ToolName: p.Name,
+					Output: wireToolOutput{Type: kind, Value: rawOrNull(p.Output)}})
+			}
+		}
+		out = append(out, wm)
+	}
+	return out
+}
+
+func toWireResult(res *agent.Result) wireGenerateResult {
+	out := wireGenerateResult{
+		Text: res.Text, FinishReason: res.FinishReason,
+		Usage: toWireUsage(res.Usage), TotalUsage: toWireUsage(res.Usage),
+		ToolCalls: make([]wireChunk, 0, len(res.ToolCalls)), ToolResults: make([]wireChunk, 0, len(res.ToolResults)),
+		Steps: make([]wireStep, 0, len(res.Steps)), Warnings: []struct{}{},
+		Response: wireResponse{ID: res.ResponseID, ModelID: res.ModelID, Messages: toModelMessages(res.Messages)},
+		RunID:    res.RunID, ThreadID: res.ThreadID, ResourceID: res.ResourceID,
+		Messages:   toWireMessages(res.Messages, res.ThreadID, res.ResourceID),
+		Recoveries: res.Recoveries,
+	}
+	if out.Recoveries == nil {
+		out.Recoveries = []processor.Recovery{}
+	}
+	for _, c := range res.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, toolCallChunk(res.RunID, c))
+	}
+	for _, tr := range res.ToolResults {
+		out.ToolResults = append(out.ToolResults, toolResultChunk(res.RunID, tr))
+	}
+	for i, st := range res.Steps {
+		ws := wireStep{StepType: "initial", Text: st.Text, FinishReason: st.FinishReason, Usage: toWireUsage(st.Usage),
+			ToolCalls: make([]wireChunk, 0, len(st.ToolCalls)), ToolResults: make([]wireChunk, 0, len(st.ToolResults)),
+			Warnings: []struct{}{}}
+		if i > 0 {
+			ws.StepType = "tool-result"
+		}
+		for _, c := range st.ToolCalls {
+			ws.ToolCalls = append(ws.ToolCalls, toolCallChunk(res.RunID, c))
+		}
+		for _, tr := range st.ToolResults {
+			ws.ToolResults = append(ws.ToolResults, toolResultChunk(res.RunID, tr))
+		}
+		out.Steps = append(out.Steps, ws)
+	}
+	return out
+}
+
+// generate answers POST /api/agents/{id}/generate.
+func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.agent(w, r)
+	if !ok {
+		return
+	}
+	body, e := s.readBody(w, r)
+	if e != nil {
+		writeRequestError(w, e)
+		return
+	}
+	req, e := decodeRunRequest(body)
+	if e != nil {
+		writeRequestError(w, e)
+		return
+	}
+	res, err := a.Generate(r.Context(), req.messages, req.opts...)
+	if err != nil {
+		s.writeRunError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toWireResult(res))
+}

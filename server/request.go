@@ -1,0 +1,226 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/memory"
+)
+
+// runRequest is a generate or stream body, decoded and checked.
+type runRequest struct {
+	messages []keel.Message
+	opts     []agent.RunOption
+	threadID string
+	resource string
+}
+
+// wireRunBody is the JSON of a generate or stream body. Options keel does
+// not know are ignored, as Mastra ignores those it does not use.
+type wireRunBody struct {
+	Messages json.RawMessage `json:"messages"`
+	Memory   *struct {
+		Thread   json.RawMessage `json:"thread"`
+		Resource string          `json:"resource"`
+	} `json:"memory"`
+	// ThreadID and ResourceID are the names older clients use.
+	ThreadID   string `json:"threadId"`
+	ResourceID string `json:"resourceId"`
+	MaxSteps   int    `json:"maxSteps"`
+	RunID      string `json:"runId"`
+}
+
+// readBody reads the whole body, at most MaxBodyBytes of it.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *requestError) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, &requestError{status: http.StatusRequestEntityTooLarge,
+				msg: fmt.Sprintf("request body is over the %d byte limit: send smaller files", tooBig.Limit)}
+		}
+		return nil, badRequest("read request body: " + err.Error())
+	}
+	return body, nil
+}
+
+// decodeJSON decodes body into v, answering a malformed body with a 400.
+func decodeJSON(body []byte, v any) *requestError {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badRequest("request body is empty: send a JSON object")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) && typeErr.Field != "" {
+			return badRequest("invalid request body", Issue{Field: typeErr.Field, Message: "must be " + typeErr.Type.String() + ", not " + typeErr.Value})
+		}
+		return badRequest("malformed JSON body: " + err.Error())
+	}
+	return nil
+}
+
+// decodeRunRequest checks a generate or stream body completely before the
+// agent runs, so that a bad request stores nothing.
+func decodeRunRequest(body []byte) (*runRequest, *requestError) {
+	var wb wireRunBody
+	if e := decodeJSON(body, &wb); e != nil {
+		return nil, e
+	}
+	msgs, e := decodeMessages(wb.Messages)
+	if e != nil {
+		return nil, e
+	}
+	req := &runRequest{messages: msgs, threadID: wb.ThreadID, resource: wb.ResourceID}
+	if wb.Memory != nil {
+		id, e := decodeThreadRef(wb.Memory.Thread)
+		if e != nil {
+			return nil, e
+		}
+		if id != "" {
+			req.threadID = id
+		}
+		if wb.Memory.Resource != "" {
+			req.resource = wb.Memory.Resource
+		}
+	}
+	var issues []Issue
+	if req.threadID != "" {
+		if !memory.ValidID(req.threadID) {
+			issues = append(issues, Issue{Field: "memory.thread", Message: idRule})
+		}
+		if req.resource == "" {
+			issues = append(issues, Issue{Field: "memory.resource", Message: "is required with memory.thread"})
+		}
+	}
+	if req.resource != "" && !memory.ValidID(req.resource) {
+		issues = append(issues, Issue{Field: "memory.resource", Message: idRule})
+	}
+	if wb.RunID != "" && !memory.ValidID(wb.RunID) {
+		issues = append(issues, Issue{Field: "runId", Message: idRule})
+	}
+	if wb.MaxSteps < 0 {
+		issues = append(issues, Issue{Field: "maxSteps", Message: "must not be negative"})
+	}
+	if len(issues) > 0 {
+		return nil, badRequest("invalid request body", issues...)
+	}
+	if req.threadID != "" {
+		req.opts = append(req.opts, agent.WithThread(req.threadID), agent.WithResource(req.resource))
+	} else if req.resource != "" {
+		req.opts = append(req.opts, agent.WithResource(req.resource))
+	}
+	if wb.MaxSteps > 0 {
+		req.opts = append(req.opts, agent.WithMaxSteps(wb.MaxSteps))
+	}
+	if wb.RunID != "" {
+		req.opts = append(req.opts, agent.WithRunID(wb.RunID))
+	}
+	return req, nil
+}
+
+const idRule = "must be 1 to 128 of the characters A-Z a-z 0-9 . _ : -"
+
+// decodeThreadRef reads memory.thread: an id, or an object {id, ...}.
+func decodeThreadRef(raw json.RawMessage) (string, *requestError) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	switch raw[0] {
+	case '"':
+		var id string
+		if err := json.Unmarshal(raw, &id); err != nil {
+			return "", badRequest("invalid request body", Issue{Field: "memory.thread", Message: err.Error()})
+		}
+		if id == "" {
+			return "", badRequest("invalid request body", Issue{Field: "memory.thread", Message: idRule})
+		}
+		return id, nil
+	case '{':
+		var t struct {
+			ID string `json:"id"`
+		}
+		if err := json.Unmarshal(raw, &t); err != nil || t.ID == "" {
+			return "", badRequest("invalid request body", Issue{Field: "memory.thread.id", Message: "is required when memory.thread is an object"})
+		}
+		return t.ID, nil
+	default:
+		return "", badRequest("invalid request body", Issue{Field: "memory.thread", Message: "must be a thread id or an object {id}"})
+	}
+}
+
+// queryResource is the resource a memory route acts for: the one
+// Config.Resource gives, else the resourceId query parameter, else the
+// X-Resource-Id header, else the mastra__resourceId of a requestContext
+// query parameter (base64 JSON, as @mastra/client-js sends it).
+func (s *Server) queryResource(r *http.Request) (string, *requestError) {
+	id := ""
+	if s.cfg.Resource != nil {
+		id = s.cfg.Resource(r)
+	}
+	if id == "" {
+		id = r.URL.Query().Get("resourceId")
+	}
+	if id == "" {
+		id = r.Header.Get(ResourceHeader)
+	}
+	if id == "" {
+		id = requestContextResource(r.URL.Query().Get("requestContext"))
+	}
+	if id == "" {
+		return "", badRequest("resourceId is required: add ?resourceId=<owner> or the " + ResourceHeader + " header")
+	}
+	if !memory.ValidID(id) {
+		return "", badRequest("invalid resourceId", Issue{Field: "resourceId", Message: idRule})
+	}
+	return id, nil
+}
+
+// ResourceHeader is the request header that names the resource a memory
+// route acts for, for clients that cannot add a resourceId query
+// parameter (set it in MastraClient's headers option).
+const ResourceHeader = "X-Resource-Id"
+
+func requestContextResource(v string) string {
+	if v == "" {
+		return ""
+	}
+	b, err := keel.DecodeBase64(v)
+	if err != nil {
+		return ""
+	}
+	var rc map[string]any
+	if json.Unmarshal(b, &rc) != nil {
+		return ""
+	}
+	for _, k := range []string{"mastra__resourceId", "resourceId"} {
+		if s, ok := rc[k].(string); ok && s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// pathID returns the path value name, or a 400 for an id outside the
+// allowed characters.
+func pathID(r *http.Request, name string) (string, *requestError) {
+	id := r.PathValue(name)
+	if !memory.ValidID(id) {
+		return "", badRequest("invalid id in path", Issue{Field: name, Message: idRule})
+	}
+	return id, nil
+}
+
+func trimField(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return strings.ToValidUTF8(s, "?")
+}

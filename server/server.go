@@ -1,0 +1,170 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/memory"
+)
+
+// Defaults of a [Config].
+const (
+	// DefaultMaxBodyBytes is the largest request body accepted: 50 MiB.
+	DefaultMaxBodyBytes int64 = 50 << 20
+	// DefaultKeepAlive is how often a quiet stream gets a ": ping" comment.
+	DefaultKeepAlive = 15 * time.Second
+	// DefaultShutdownGrace is how long [Server.Serve] lets running requests
+	// and streams finish once its context is cancelled.
+	DefaultShutdownGrace = 30 * time.Second
+)
+
+// Config describes a [Server]. Only Agents is required.
+type Config struct {
+	// Agents are served under /api/agents, listed in this order. IDs must
+	// be unique and valid ids ([memory.ValidID]).
+	Agents []*agent.Agent
+	// Memory serves the /api/memory routes. It should be the store the
+	// agents use, so that the threads a run writes are the ones listed.
+	// Nil answers the memory routes with 501.
+	Memory memory.Store
+	// Token, when not empty, is required as "Authorization: Bearer <Token>"
+	// on every /api request (compared in constant time); others get 401.
+	Token string
+	// MaxBodyBytes caps request bodies; 0 means [DefaultMaxBodyBytes]. A
+	// bigger body is answered 413 before anything runs or is stored.
+	MaxBodyBytes int64
+	// Logger receives one line per request (method, path, status,
+	// duration, bytes) and the server's own messages; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// KeepAlive is the interval of ": ping" comments on streams; 0 means
+	// [DefaultKeepAlive], a negative value turns them off.
+	KeepAlive time.Duration
+	// ShutdownGrace is how long Serve waits for running requests once its
+	// context ends; 0 means [DefaultShutdownGrace].
+	ShutdownGrace time.Duration
+	// Resource, when not nil, names the resource (owner) a request acts
+	// for, for example from the caller's verified identity; it overrides
+	// whatever the request says. Returning "" falls back to the request's
+	// own resourceId (see the package documentation).
+	Resource func(r *http.Request) string
+}
+
+// Server answers the HTTP API of @mastra/client-js for a set of agents and
+// a memory store. It is safe for concurrent use.
+type Server struct {
+	cfg     Config
+	agents  map[string]*agent.Agent
+	order   []*agent.Agent
+	logger  *slog.Logger
+	handler http.Handler
+}
+
+// ErrConfig is wrapped by the errors of [New].
+var ErrConfig = errors.New("server: invalid config")
+
+// New returns a server for cfg.
+func New(cfg Config) (*Server, error) {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.KeepAlive == 0 {
+		cfg.KeepAlive = DefaultKeepAlive
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = DefaultShutdownGrace
+	}
+	s := &Server{cfg: cfg, agents: make(map[string]*agent.Agent, len(cfg.Agents)), logger: cfg.Logger}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	for i, a := range cfg.Agents {
+		if a == nil {
+			return nil, fmt.Errorf("%w: agent %d is nil", ErrConfig, i)
+		}
+		if !memory.ValidID(a.ID()) {
+			return nil, fmt.Errorf("%w: agent id %q: use 1 to %d of [A-Za-z0-9._:-]", ErrConfig, a.ID(), memory.MaxIDLength)
+		}
+		if _, dup := s.agents[a.ID()]; dup {
+			return nil, fmt.Errorf("%w: agent id %q is given twice", ErrConfig, a.ID())
+		}
+		s.agents[a.ID()] = a
+		s.order = append(s.order, a)
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Handler returns the server's HTTP handler: the /api routes behind the
+// token check, with request logs.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/agents", s.listAgents)
+	mux.HandleFunc("GET /api/agents/{id}", s.getAgent)
+	mux.HandleFunc("POST /api/agents/{id}/generate", s.generate)
+	mux.HandleFunc("POST /api/agents/{id}/stream", s.stream)
+	mux.HandleFunc("POST /api/memory/threads", s.createThread)
+	mux.HandleFunc("GET /api/memory/threads", s.listThreads)
+	mux.HandleFunc("GET /api/memory/threads/{tid}", s.getThread)
+	mux.HandleFunc("GET /api/memory/threads/{tid}/messages", s.listMessages)
+	mux.HandleFunc("DELETE /api/memory/threads/{tid}", s.deleteThread)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
+	})
+	return s.logRequests(s.authenticate(mux))
+}
+
+// Serve answers requests on ln until ctx ends, then stops accepting
+// connections and lets running requests, streams included, finish for up
+// to Config.ShutdownGrace before closing what is left. It returns nil after
+// a shutdown caused by ctx.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+		// Request contexts do not derive from ctx: cancelling ctx must let
+		// running streams end on their own, not cut them.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("server: serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.logger.Info("server: shutting down", "grace", s.cfg.ShutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if err != nil {
+		hs.Close()
+		<-errc
+		return fmt.Errorf("server: shutdown: %w", err)
+	}
+	<-errc
+	return nil
+}
+
+func (s *Server) agent(w http.ResponseWriter, r *http.Request) (*agent.Agent, bool) {
+	id, e := pathID(r, "id")
+	if e != nil {
+		writeRequestError(w, e)
+		return nil, false
+	}
+	a, ok := s.agents[id]
+	if !ok {
+		writeError(w, http.StatusNotFound, "Agent with id "+id+" not found")
+		return nil, false
+	}
+	return a, true
+}

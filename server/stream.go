@@ -1,0 +1,235 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"strconv"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
+)
+
+// The types of keel's own stream events. Clients pass unknown types to the
+// application unharmed.
+const (
+	// EventRecovery tells that a processor acted to keep the run going;
+	// its payload is a [processor.Recovery].
+	EventRecovery = "data-keel-recovery"
+	// EventRetry tells that the model call failed after some output was
+	// streamed and is tried again: the text and tool calls streamed since
+	// the last step-start are void.
+	EventRetry = "data-keel-retry"
+)
+
+type startPayload struct {
+	ID        string `json:"id"`
+	MessageID string `json:"messageId"`
+}
+
+type stepStartPayload struct {
+	MessageID string     `json:"messageId"`
+	Request   struct{}   `json:"request"`
+	Warnings  []struct{} `json:"warnings"`
+}
+
+type textPayload struct {
+	ID   string `json:"id"`
+	Text string `json:"text,omitempty"`
+}
+
+type stepResult struct {
+	Reason      keel.FinishReason `json:"reason"`
+	IsContinued bool              `json:"isContinued"`
+}
+
+type stepOutput struct {
+	Text      string      `json:"text"`
+	ToolCalls []wireChunk `json:"toolCalls"`
+	Usage     wireUsage   `json:"usage"`
+}
+
+type finishMetadata struct {
+	ID      string `json:"id"`
+	ModelID string `json:"modelId"`
+}
+
+type finishPayload struct {
+	MessageID  string               `json:"messageId"`
+	StepResult stepResult           `json:"stepResult"`
+	Output     stepOutput           `json:"output"`
+	Metadata   finishMetadata       `json:"metadata"`
+	Recoveries []processor.Recovery `json:"recoveries,omitempty"`
+}
+
+type errorPayload struct {
+	Error wireError `json:"error"`
+}
+
+type wireError struct {
+	Message string `json:"message"`
+	Name    string `json:"name"`
+}
+
+type retryPayload struct {
+	Discard bool      `json:"discard"`
+	Reason  string    `json:"reason"`
+	Error   wireError `json:"error"`
+}
+
+func toWireError(err error) wireError {
+	var api *keel.APICallError
+	var unsup *keel.UnsupportedFunctionalityError
+	switch {
+	case errors.As(err, &api):
+		return wireError{Message: err.Error(), Name: "APICallError"}
+	case errors.As(err, &unsup):
+		return wireError{Message: err.Error(), Name: "UnsupportedFunctionalityError"}
+	default:
+		return wireError{Message: err.Error(), Name: "Error"}
+	}
+}
+
+// stream answers POST /api/agents/{id}/stream with Server-Sent Events. A
+// failure before the first event is a JSON error like generate's; after
+// it, an error event and a finish with reason "error", status 200.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	a, ok := s.agent(w, r)
+	if !ok {
+		return
+	}
+	body, e := s.readBody(w, r)
+	if e != nil {
+		writeRequestError(w, e)
+		return
+	}
+	req, e := decodeRunRequest(body)
+	if e != nil {
+		writeRequestError(w, e)
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	next, stop := iter.Pull2(a.Stream(ctx, req.messages, req.opts...))
+	defer stop()
+	ev, err, ok := next()
+	if !ok {
+		s.writeRunError(w, r, errors.New("server: stream ended before it started"))
+		return
+	}
+	if err != nil {
+		s.writeRunError(w, r, err)
+		return
+	}
+	sw := openSSE(w, s.cfg.KeepAlive)
+	defer sw.close()
+	st := &streamState{sw: sw, agentID: a.ID(), messageID: memory.NewID(), runID: ev.RunID}
+	for {
+		if err != nil {
+			st.fail(err)
+			break
+		}
+		if !st.event(ev) {
+			cancel()
+			return
+		}
+		if ev, err, ok = next(); !ok {
+			break
+		}
+	}
+	sw.done()
+}
+
+// streamState turns agent events into Mastra's chunks.
+type streamState struct {
+	sw                        *sseWriter
+	agentID, messageID, runID string
+	textOpen                  bool
+	textN                     int
+	stepText                  string
+}
+
+func (st *streamState) send(typ string, payload any) bool {
+	return st.sw.event(wireChunk{Type: typ, RunID: st.runID, From: "AGENT", Payload: payload})
+}
+
+func (st *streamState) closeText() bool {
+	if !st.textOpen {
+		return true
+	}
+	st.textOpen = false
+	return st.send("text-end", textPayload{ID: st.textID()})
+}
+
+func (st *streamState) textID() string { return "txt-" + strconv.Itoa(st.textN) }
+
+// event sends the chunks of one agent event; false means the client is
+// gone.
+func (st *streamState) event(ev agent.Event) bool {
+	switch ev.Type {
+	case agent.EventStart:
+		return st.send("start", startPayload{ID: st.agentID, MessageID: st.messageID})
+	case agent.EventStepStart:
+		return st.send("step-start", stepStartPayload{MessageID: st.messageID, Warnings: []struct{}{}})
+	case agent.EventTextDelta:
+		if !st.textOpen {
+			st.textOpen = true
+			st.textN++
+			if !st.send("text-start", textPayload{ID: st.textID()}) {
+				return false
+			}
+		}
+		return st.send("text-delta", textPayload{ID: st.textID(), Text: ev.Text})
+	case agent.EventToolCall:
+		return st.closeText() && st.send("tool-call", toolCallChunk(st.runID, ev.ToolCall).Payload)
+	case agent.EventToolResult:
+		return st.closeText() && st.send("tool-result", toolResultChunk(st.runID, ev.ToolResult).Payload)
+	case agent.EventRecovery:
+		rec := ev.Recovery
+		if rec.Files == nil {
+			rec.Files = []processor.RecoveredFile{}
+		}
+		return st.send(EventRecovery, rec)
+	case agent.EventRetry:
+		if !ev.Discard {
+			return true // nothing was shown, so the retry is invisible
+		}
+		return st.closeText() && st.send(EventRetry, retryPayload{Discard: true,
+			Reason: "the model call failed after output was sent; that output is void and the call is tried again",
+			Error:  toWireError(ev.Err)})
+	case agent.EventStepFinish:
+		st.stepText = ev.Text
+		return st.closeText() && st.send("step-finish", finishPayload{
+			MessageID:  st.messageID,
+			StepResult: stepResult{Reason: ev.FinishReason, IsContinued: ev.FinishReason == keel.FinishToolCalls},
+			Output:     stepOutput{Text: ev.Text, ToolCalls: []wireChunk{}, Usage: toWireUsage(ev.Usage)},
+		})
+	case agent.EventFinish:
+		p := finishPayload{MessageID: st.messageID, StepResult: stepResult{Reason: ev.FinishReason},
+			Output: stepOutput{Text: st.stepText, ToolCalls: []wireChunk{}, Usage: toWireUsage(ev.Usage)}}
+		if res := ev.Result; res != nil {
+			p.Output.Text = res.Text
+			p.Metadata = finishMetadata{ID: res.ResponseID, ModelID: res.ModelID}
+			p.Recoveries = res.Recoveries
+			for _, c := range res.ToolCalls {
+				p.Output.ToolCalls = append(p.Output.ToolCalls, toolCallChunk(st.runID, c))
+			}
+		}
+		return st.closeText() && st.send("finish", p)
+	}
+	return true
+}
+
+// fail ends an open stream with an error event, then a step-finish and a
+// finish with reason "error".
+func (st *streamState) fail(err error) {
+	p := finishPayload{MessageID: st.messageID, StepResult: stepResult{Reason: keel.FinishError},
+		Output: stepOutput{ToolCalls: []wireChunk{}}}
+	_ = st.closeText() &&
+		st.send("error", errorPayload{Error: toWireError(err)}) &&
+		st.send("step-finish", p) &&
+		st.send("finish", p)
+}
