@@ -84,6 +84,11 @@
 //   - Usage counts thinking tokens as output tokens: they are billed so.
 //   - A stream request answered with plain JSON (a server that does not
 //     stream) is read as a stream of those responses.
+//   - The SDK drops Gemini's finishMessage, so the error of a malformed
+//     function call cannot quote it.
+//   - A timeout of [Options.HTTPClient] is an APICallError with StatusCode
+//     0, but its cause wraps context.DeadlineExceeded (net/http makes it
+//     so), which keel's retry processor reads as final.
 //
 // See [github.com/keel-go/keel/provider/google/googletest] for a local
 // server speaking the Gemini API, for tests.
