@@ -24,10 +24,14 @@ const DefaultBaseURL = "https://generativelanguage.googleapis.com/"
 // the order EnvAPIKey, EnvGoogleAPIKey, EnvGeminiAPIKey; GOOGLE_API_KEY
 // comes before GEMINI_API_KEY because that is the SDK's own order.
 const (
-	EnvAPIKey       = "GOOGLE_GENERATIVE_AI_API_KEY"
+	// EnvAPIKey is keel's name for the Gemini API key, looked at first.
+	EnvAPIKey = "GOOGLE_GENERATIVE_AI_API_KEY"
+	// EnvGoogleAPIKey is the SDK's first name for the key.
 	EnvGoogleAPIKey = "GOOGLE_API_KEY"
+	// EnvGeminiAPIKey is the SDK's second name for the key.
 	EnvGeminiAPIKey = "GEMINI_API_KEY"
-	EnvBaseURL      = "GOOGLE_GEMINI_BASE_URL"
+	// EnvBaseURL gives the API's root when Options.BaseURL is empty.
+	EnvBaseURL = "GOOGLE_GEMINI_BASE_URL"
 )
 
 // ErrNoAPIKey is wrapped by the error of [New] when no key was given and

@@ -11,9 +11,13 @@ import (
 // The values every success body of this package reports; they are the
 // conformance suite's, so its checks hold.
 const (
-	ResponseID   = providertest.ResponseID
+	// ResponseID is the responseId of every success body.
+	ResponseID = providertest.ResponseID
+	// ModelVersion is the modelVersion of every success body.
 	ModelVersion = providertest.ModelID
-	InputTokens  = providertest.InputTokens
+	// InputTokens is the promptTokenCount of every success body.
+	InputTokens = providertest.InputTokens
+	// OutputTokens is the final candidatesTokenCount of every success body.
 	OutputTokens = providertest.OutputTokens
 )
 
