@@ -46,15 +46,10 @@ func streamEnd(b *strings.Builder, stop string) {
 // into text.
 func words(text string) []string {
 	var out []string
-	for i, w := range strings.SplitAfter(text, " ") {
-		if w == "" {
-			continue
-		}
-		if i > 0 && len(out) > 0 && strings.HasSuffix(out[len(out)-1], " ") && len(w) > 0 {
+	for _, w := range strings.SplitAfter(text, " ") {
+		if w != "" {
 			out = append(out, w)
-			continue
 		}
-		out = append(out, w)
 	}
 	return out
 }
