@@ -13,11 +13,15 @@ import (
 // Body is a generateContent request body as the Gemini API reads it; only
 // the fields keel sends are decoded.
 type Body struct {
-	Contents          []Content       `json:"contents"`
-	SystemInstruction *Content        `json:"systemInstruction,omitempty"`
-	Tools             []Tool          `json:"tools,omitempty"`
-	ToolConfig        json.RawMessage `json:"toolConfig,omitempty"`
-	GenerationConfig  json.RawMessage `json:"generationConfig,omitempty"`
+	// Contents are the turns, in order.
+	Contents []Content `json:"contents"`
+	// SystemInstruction holds the system messages' text; nil without any.
+	SystemInstruction *Content `json:"systemInstruction,omitempty"`
+	// Tools declare the functions the model may call.
+	Tools []Tool `json:"tools,omitempty"`
+	// ToolConfig and GenerationConfig are kept raw.
+	ToolConfig       json.RawMessage `json:"toolConfig,omitempty"`
+	GenerationConfig json.RawMessage `json:"generationConfig,omitempty"`
 }
 
 // Content is one turn: role "user" or "model", and its parts.
