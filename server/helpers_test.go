@@ -260,3 +260,11 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// noRetries gives the agent no default error processors, so a model's
+// failure surfaces at once.
+func noRetries(c *server.Config) {
+	a := c.Agents[0].Config()
+	a.DisableDefaultErrorProcessors = true
+	c.Agents[0] = must(agent.New(a))
+}

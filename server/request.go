@@ -58,7 +58,10 @@ func decodeJSON(body []byte, v any) *requestError {
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
+		if errors.As(err, &typeErr) {
+			if typeErr.Field == "" {
+				return badRequest("request body must be a JSON object, not " + typeErr.Value)
+			}
 			return badRequest("invalid request body", Issue{Field: typeErr.Field, Message: "must be " + typeErr.Type.String() + ", not " + typeErr.Value})
 		}
 		return badRequest("malformed JSON body: " + err.Error())

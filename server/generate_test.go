@@ -1,0 +1,330 @@
+package server_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/sqlitestore"
+	"github.com/keel-go/keel/provider/google"
+	"github.com/keel-go/keel/provider/google/googletest"
+)
+
+func geminiModel(t *testing.T, opts googletest.Options) (*google.Model, *googletest.Server) {
+	t.Helper()
+	srv := googletest.NewServer(t, opts)
+	m, err := google.New("gemini-2.5-flash", google.Options{APIKey: "test-key", BaseURL: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, srv
+}
+
+func TestGenerateText(t *testing.T) {
+	model, _ := geminiModel(t, googletest.Options{Text: "Hello from the model."})
+	e := newEnv(t, envOptions{model: model})
+	status, body := e.do("POST", "/api/agents/support/generate",
+		`{"memory":{"thread":"t-1","resource":"user-1"},"messages":"Say hi"}`)
+	v := wantStatus(t, "generate", status, body, 200)
+	if v["text"] != "Hello from the model." || v["finishReason"] != "stop" || v["runId"] == "" {
+		t.Errorf("Got(generate) text %v, finishReason %v, runId %v; want the model's text, stop, a run id", v["text"], v["finishReason"], v["runId"])
+	}
+	usage, _ := v["usage"].(map[string]any)
+	if usage["inputTokens"] != float64(googletest.InputTokens) || usage["outputTokens"] != float64(googletest.OutputTokens) || usage["totalTokens"] == nil {
+		t.Errorf("Got(usage) = %v; want %d in, %d out and a total", usage, googletest.InputTokens, googletest.OutputTokens)
+	}
+	resp, _ := v["response"].(map[string]any)
+	msgs, _ := resp["messages"].([]any)
+	if resp["modelId"] != googletest.ModelVersion || len(msgs) != 1 {
+		t.Errorf("Got(response) = %v; want modelId %s and one reply message", resp, googletest.ModelVersion)
+	}
+	for _, field := range []string{"toolCalls", "toolResults", "steps", "messages"} {
+		if _, ok := v[field].([]any); !ok {
+			t.Errorf("Got(%s) = %v; want an array", field, v[field])
+		}
+	}
+	stored := storedMessages(t, e.mem, "user-1", "t-1")
+	if len(stored) != 2 || stored[0].Text() != "Say hi" || stored[1].Text() != "Hello from the model." {
+		t.Fatalf("Got(stored) = %+v; want the question and the answer", stored)
+	}
+	replyMsgs, _ := v["messages"].([]any)
+	if len(replyMsgs) != 1 || replyMsgs[0].(map[string]any)["id"] != stored[1].ID {
+		t.Errorf("Got(messages) = %v; want the stored reply %s", replyMsgs, stored[1].ID)
+	}
+}
+
+func TestGenerateWithoutMemory(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "ok"})})
+	status, body := e.do("POST", "/api/agents/support/generate",
+		`{"messages":[{"role":"user","content":"hello"},{"role":"assistant","content":[{"type":"text","text":"hi"}]},{"role":"user","content":"again"}]}`)
+	v := wantStatus(t, "generate", status, body, 200)
+	if v["text"] != "ok" {
+		t.Errorf("Got(text) = %v; want ok", v["text"])
+	}
+}
+
+// A spreadsheet the model server refuses with Gemini's real 400: the
+// answer still arrives, and the thread keeps the file byte for byte.
+func TestGenerateRefusedXLSXRecovers(t *testing.T) {
+	model, gem := geminiModel(t, googletest.Options{Unsupported: []string{xlsx}, Text: "I could not open it."})
+	mem, err := sqlitestore.Open(t.TempDir() + "/keel.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { mem.Close() })
+	e := newEnv(t, envOptions{model: model, mem: mem})
+	file := make([]byte, 3000)
+	rand.Read(file)
+	dataURL := "data:" + xlsx + ";base64," + base64.StdEncoding.EncodeToString(file)
+	req := map[string]any{
+		"memory": map[string]any{"thread": map[string]any{"id": "t-x"}, "resource": "user-1"},
+		"messages": []any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "text", "text": "Summarize this"},
+			map[string]any{"type": "file", "data": dataURL, "mediaType": xlsx, "filename": "leads.xlsx"},
+		}}},
+	}
+	status, body := e.do("POST", "/api/agents/support/generate", req)
+	v := wantStatus(t, "generate", status, body, 200)
+	if v["text"] != "I could not open it." {
+		t.Errorf("Got(text) = %v; want the model's answer", v["text"])
+	}
+	recs, _ := v["recoveries"].([]any)
+	if len(recs) != 1 || recs[0].(map[string]any)["processor"] != "unsupported-file-handler" {
+		t.Errorf("Got(recoveries) = %v; want one of unsupported-file-handler", recs)
+	}
+	if bytes.Contains(body, []byte(dataURL[len(dataURL)-100:])) {
+		t.Errorf("Got(response) holds the file's bytes; want them not echoed")
+	}
+	reqs := gem.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("Got(model calls) = %d; want 2 (refused, then without the file)", len(reqs))
+	}
+	second := must(reqs[1].Decode())
+	if got := second.InlineMediaTypes(); len(got) != 0 {
+		t.Errorf("Got(second call's files) = %v; want none", got)
+	}
+
+	status, body = e.do("GET", "/api/memory/threads/t-x/messages?agentId=support&resourceId=user-1", nil)
+	page := wantStatus(t, "messages", status, body, 200)
+	msgs, _ := page["messages"].([]any)
+	if len(msgs) != 2 {
+		t.Fatalf("Got(messages) = %d; want 2", len(msgs))
+	}
+	user := msgs[0].(map[string]any)
+	content := user["content"].(map[string]any)
+	parts := content["parts"].([]any)
+	fp := parts[1].(map[string]any)
+	if fp["type"] != "file" || fp["data"] != dataURL || fp["mimeType"] != xlsx || fp["filename"] != "leads.xlsx" {
+		t.Errorf("Got(stored file part) type %v mimeType %v filename %v, data equal %v; want the file as sent",
+			fp["type"], fp["mimeType"], fp["filename"], fp["data"] == dataURL)
+	}
+	if user["type"] != "text" || content["format"] != float64(2) || content["content"] != "Summarize this" || user["threadId"] != "t-x" || user["resourceId"] != "user-1" {
+		t.Errorf("Got(stored message) = %v; want Mastra's format 2 fields", user)
+	}
+}
+
+func TestGenerateFileForms(t *testing.T) {
+	png := []byte("\x89PNG\r\n\x1a\n0000")
+	tests := []struct {
+		name string
+		part string
+		want keel.FilePart
+	}{
+		{"data URL", `{"type":"file","data":"data:application/pdf;base64,JVBERg==","mediaType":"application/pdf","filename":"a.pdf"}`,
+			keel.FilePart{URL: "data:application/pdf;base64,JVBERg==", MediaType: "application/pdf", Filename: "a.pdf"}},
+		{"raw base64, old mimeType", `{"type":"file","data":"JVBERg==","mimeType":"application/pdf"}`,
+			keel.FilePart{Data: []byte("%PDF"), MediaType: "application/pdf"}},
+		{"http URL", `{"type":"file","data":"https://example.com/a.pdf","mediaType":"application/pdf"}`,
+			keel.FilePart{URL: "https://example.com/a.pdf", MediaType: "application/pdf"}},
+		{"image part, type sniffed", fmt.Sprintf(`{"type":"image","image":%q}`, base64.StdEncoding.EncodeToString(png)),
+			keel.FilePart{Data: png, MediaType: "image/png"}},
+		{"image data URL", `{"type":"image","image":"data:image/gif;base64,R0lGOA==","mediaType":"image/gif"}`,
+			keel.FilePart{URL: "data:image/gif;base64,R0lGOA==", MediaType: "image/gif"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := keeltest.NewModel(keeltest.Reply{Text: "ok"})
+			e := newEnv(t, envOptions{model: model})
+			status, body := e.do("POST", "/api/agents/support/generate",
+				`{"memory":{"thread":"t","resource":"r"},"messages":[{"role":"user","content":[{"type":"text","text":"look"},`+tt.part+`]}]}`)
+			wantStatus(t, "generate", status, body, 200)
+			stored := storedMessages(t, e.mem, "r", "t")
+			got, ok := stored[0].Parts[1].(keel.FilePart)
+			if !ok || got.URL != tt.want.URL || !bytes.Equal(got.Data, tt.want.Data) || got.MediaType != tt.want.MediaType || got.Filename != tt.want.Filename {
+				t.Errorf("Got(stored file) = %+v; want %+v", stored[0].Parts[1], tt.want)
+			}
+		})
+	}
+}
+
+func TestGenerateBadRequests(t *testing.T) {
+	const ok = `{"memory":{"thread":"t","resource":"r"},"messages":"hi"}`
+	tests := []struct {
+		name   string
+		body   string
+		status int
+		substr string // in the error or its issues
+	}{
+		{"malformed JSON", `{"messages":"hi"`, 400, "malformed JSON"},
+		{"not an object", `[1,2]`, 400, "JSON object"},
+		{"empty body", ``, 400, "empty"},
+		{"single message object", `{"memory":{"thread":"t","resource":"r"},"messages":{"role":"user","content":"hi"}}`, 400, "single message object"},
+		{"no messages", `{"memory":{"thread":"t","resource":"r"}}`, 400, "messages"},
+		{"empty messages", `{"memory":{"thread":"t","resource":"r"},"messages":[]}`, 400, "empty"},
+		{"messages a number", `{"messages":42}`, 400, "string or an array"},
+		{"bad role", `{"messages":[{"role":"robot","content":"hi"}]}`, 400, "robot"},
+		{"content an object", `{"messages":[{"role":"user","content":{"a":1}}]}`, 400, "content"},
+		{"unknown part", `{"messages":[{"role":"user","content":[{"type":"video","data":"x"}]}]}`, 400, "video"},
+		{"bad base64", `{"memory":{"thread":"t","resource":"r"},"messages":[{"role":"user","content":[{"type":"text","text":"x"},{"type":"file","data":"not base64!!","mediaType":"application/pdf"}]}]}`, 400, "base64"},
+		{"bad data URL", `{"memory":{"thread":"t","resource":"r"},"messages":[{"role":"user","content":[{"type":"file","data":"data:application/pdf;base64,@@@@","mediaType":"application/pdf"}]}]}`, 400, "data: URL"},
+		{"file without type", `{"memory":{"thread":"t","resource":"r"},"messages":[{"role":"user","content":[{"type":"file","data":"JVBERg=="}]}]}`, 400, "mediaType"},
+		{"file without data", `{"messages":[{"role":"user","content":[{"type":"file","mediaType":"application/pdf"}]}]}`, 400, "data"},
+		{"thread without resource", `{"memory":{"thread":"t"},"messages":"hi"}`, 400, "memory.resource"},
+		{"thread id with a slash", `{"memory":{"thread":"a/b","resource":"r"},"messages":"hi"}`, 400, "memory.thread"},
+		{"thread id with a space", `{"memory":{"thread":"a b","resource":"r"},"messages":"hi"}`, 400, "memory.thread"},
+		{"thread id too long", `{"memory":{"thread":"` + strings.Repeat("a", 129) + `","resource":"r"},"messages":"hi"}`, 400, "memory.thread"},
+		{"resource with unicode", `{"memory":{"thread":"t","resource":"ré"},"messages":"hi"}`, 400, "memory.resource"},
+		{"thread object without id", `{"memory":{"thread":{"title":"x"},"resource":"r"},"messages":"hi"}`, 400, "memory.thread.id"},
+		{"thread a number", `{"memory":{"thread":5,"resource":"r"},"messages":"hi"}`, 400, "memory.thread"},
+		{"run id with a quote", `{"runId":"a\"b","messages":"hi"}`, 400, "runId"},
+		{"resource a number", `{"memory":{"thread":"t","resource":5},"messages":"hi"}`, 400, "resource"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := keeltest.NewModel(keeltest.Reply{Text: "never"})
+			e := newEnv(t, envOptions{model: model})
+			status, body := e.do("POST", "/api/agents/support/generate", tt.body)
+			wantStatus(t, tt.name, status, body, tt.status)
+			if !strings.Contains(string(body), tt.substr) {
+				t.Errorf("Got(%s) = %s; want it to mention %q", tt.name, body, tt.substr)
+			}
+			if model.Calls() != 0 {
+				t.Errorf("Got(model calls) = %d; want 0", model.Calls())
+			}
+			if got := storedMessages(t, e.mem, "r", "t"); len(got) != 0 {
+				t.Errorf("Got(stored) = %d messages; want none", len(got))
+			}
+			// The same server still answers a good request.
+			status, body = e.do("POST", "/api/agents/support/generate", ok)
+			if status != 200 {
+				t.Errorf("Got(good request after) = %d %s; want 200", status, body)
+			}
+		})
+	}
+}
+
+func TestGenerateOversizedBody(t *testing.T) {
+	model := keeltest.NewModel(keeltest.Reply{Text: "never"})
+	e := newEnv(t, envOptions{model: model, limit: 4096})
+	big := base64.StdEncoding.EncodeToString(make([]byte, 8192))
+	body := `{"memory":{"thread":"t","resource":"r"},"messages":[{"role":"user","content":[{"type":"file","data":"` + big + `","mediaType":"application/pdf"}]}]}`
+	for _, route := range []string{"generate", "stream"} {
+		status, resp := e.do("POST", "/api/agents/support/"+route, body)
+		wantError(t, route+" oversized", status, resp, http.StatusRequestEntityTooLarge, "4096 byte limit")
+	}
+	if model.Calls() != 0 {
+		t.Errorf("Got(model calls) = %d; want 0", model.Calls())
+	}
+	if _, err := e.mem.GetThread(t.Context(), "r", "t"); err == nil {
+		t.Errorf("Got(thread t) exists; want nothing stored")
+	}
+	status, resp := e.do("POST", "/api/memory/threads", `{"resourceId":"r","title":"`+strings.Repeat("x", 5000)+`"}`)
+	wantError(t, "create thread oversized", status, resp, http.StatusRequestEntityTooLarge, "limit")
+}
+
+func TestGenerateAnotherResourcesThread(t *testing.T) {
+	model := keeltest.NewModel(keeltest.Reply{Text: "never"})
+	e := newEnv(t, envOptions{model: model})
+	must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "secret", ResourceID: "alice", Title: "alice's plans"}))
+	must(e.mem.SaveMessages(t.Context(), "alice", "secret", []keel.Message{keel.UserText("my password is hunter2")}))
+	for _, route := range []string{"generate", "stream"} {
+		status, body := e.do("POST", "/api/agents/support/"+route, `{"memory":{"thread":"secret","resource":"mallory"},"messages":"show me"}`)
+		wantError(t, route, status, body, 404, "Thread not found")
+		if bytes.Contains(body, []byte("hunter2")) || bytes.Contains(body, []byte("alice")) {
+			t.Errorf("Got(%s answer) = %s; want nothing of alice's", route, body)
+		}
+	}
+	if model.Calls() != 0 {
+		t.Errorf("Got(model calls) = %d; want 0", model.Calls())
+	}
+	if got := storedMessages(t, e.mem, "alice", "secret"); len(got) != 1 {
+		t.Errorf("Got(alice's thread) = %d messages; want 1, unchanged", len(got))
+	}
+}
+
+func TestGenerateModelFailureStatus(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    error
+		status int
+	}{
+		{"provider 400", &keel.APICallError{Provider: "google", StatusCode: 400, Message: "bad"}, 422},
+		{"provider 429", &keel.APICallError{Provider: "google", StatusCode: 429, Header: http.Header{"Retry-After": {"7"}}}, 429},
+		{"provider 500", &keel.APICallError{Provider: "google", StatusCode: 500}, 502},
+		{"provider 401", &keel.APICallError{Provider: "google", StatusCode: 401}, 502},
+		{"no answer", &keel.APICallError{Provider: "google", StatusCode: 0}, 502},
+		{"provider 504", &keel.APICallError{Provider: "google", StatusCode: 504}, 504},
+		{"SDK refusal without a file", &keel.UnsupportedFunctionalityError{Functionality: "tool choice type: required"}, 422},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The agent has no default processors, so the first failure surfaces.
+			model := keeltest.NewModel(keeltest.Reply{Err: tt.err})
+			model.RepeatLast = true
+			e := newEnv(t, envOptions{model: model, config: noRetries})
+			resp := e.send("POST", "/api/agents/support/generate", `{"memory":{"thread":"t","resource":"r"},"messages":"hi"}`)
+			defer resp.Body.Close()
+			var v map[string]any
+			if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.status || v["error"] == "" {
+				t.Errorf("Got(status) = %d %v; want %d with an error", resp.StatusCode, v, tt.status)
+			}
+			if tt.status == 429 && resp.Header.Get("Retry-After") != "7" {
+				t.Errorf("Got(Retry-After) = %q; want 7", resp.Header.Get("Retry-After"))
+			}
+			if got := storedMessages(t, e.mem, "r", "t"); len(got) != 1 || got[0].Text() != "hi" {
+				t.Errorf("Got(stored) = %+v; want the user's message kept", got)
+			}
+		})
+	}
+}
+
+// A 1 MiB PDF: the answer never carries the file back.
+func TestGeneratePDFResponseIsSmall(t *testing.T) {
+	model, gem := geminiModel(t, googletest.Options{})
+	e := newEnv(t, envOptions{model: model})
+	pdf := make([]byte, 1<<20)
+	rand.Read(pdf)
+	copy(pdf, "%PDF-1.7\n")
+	req := map[string]any{
+		"memory": map[string]any{"thread": "t-pdf", "resource": "u"},
+		"messages": []any{map[string]any{"role": "user", "content": []any{
+			map[string]any{"type": "text", "text": "Summarize"},
+			map[string]any{"type": "file", "data": "data:application/pdf;base64," + base64.StdEncoding.EncodeToString(pdf), "mediaType": "application/pdf", "filename": "report.pdf"},
+		}}},
+	}
+	status, body := e.do("POST", "/api/agents/support/generate", req)
+	wantStatus(t, "generate pdf", status, body, 200)
+	if len(body) > 16<<10 {
+		t.Errorf("Got(response size) = %d; want at most 16 KiB", len(body))
+	}
+	files := must(must(gem.Requests()[0].Decode()).Files())
+	if len(files) != 1 || !bytes.Equal(files[0].Data, pdf) {
+		t.Errorf("Got(file sent to the model) = %d files; want the PDF, byte for byte", len(files))
+	}
+	stored := storedMessages(t, e.mem, "u", "t-pdf")
+	data := must(stored[0].Parts[1].(keel.FilePart).InlineData())
+	if !bytes.Equal(data, pdf) {
+		t.Errorf("Got(stored PDF) differs; want it byte for byte")
+	}
+}
