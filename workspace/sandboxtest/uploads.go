@@ -52,9 +52,9 @@ func testUploads(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) 
 // file.
 func concurrentUploads(t *testing.T, up, check workspace.Sandbox) {
 	t.Helper()
-	data := pattern(200_000) // three command chunks
+	data := pattern(140_000) // two command chunks of base64
 	f := workspace.File{Name: "report.csv", MediaType: "text/csv", Data: data}
-	const n = 4
+	const n = 3
 	paths := make([]string, n)
 	var wg sync.WaitGroup
 	for i := range n {
