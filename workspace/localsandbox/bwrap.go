@@ -100,7 +100,7 @@ var etcFiles = []string{
 	"/etc/group",
 	"/etc/nsswitch.conf",
 	"/etc/localtime",
-	"/etc/ssl",
+	"/etc/ssl/certs", // public CA certificates; /etc/ssl/private stays hidden
 }
 
 // systemArgs are the namespace and read-only system mounts every command

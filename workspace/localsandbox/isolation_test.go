@@ -125,6 +125,16 @@ func TestIsolationHostFilesInvisible(t *testing.T) {
 		t.Errorf("Got(ls /tmp) = %q; want an empty /tmp of its own", got)
 	}
 
+	hidden := []string{"/etc/shadow", "/etc/ssl/private", "/root", "/work", "/sys/kernel", "/run", "/var", filepath.Dir(sb.Dir())}
+	line = "for p in"
+	for _, p := range hidden {
+		line += " " + workspace.ShellQuote(p)
+	}
+	res = run(t, sb, line+`; do if [ -e "$p" ]; then echo "$p"; fi; done`)
+	if got := strings.TrimSpace(string(res.Stdout)); got != "" {
+		t.Errorf("Got(visible host paths) = %q; want none of %q", got, hidden)
+	}
+
 	// System directories are read-only; the sandbox's own is not.
 	res = run(t, sb, "touch /usr/escaped 2>/dev/null && echo wrote-usr; touch /home/user/ok && echo wrote-home")
 	if got := strings.TrimSpace(string(res.Stdout)); got != "wrote-home" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,14 +64,22 @@ func TestConformanceUnisolated(t *testing.T) {
 }
 
 func TestNewWithoutBwrap(t *testing.T) {
-	_, err := localsandbox.New(t.TempDir(), localsandbox.Options{BwrapPath: "/nonexistent/bwrap"})
-	var ie *localsandbox.IsolationError
-	if !errors.As(err, &ie) {
-		t.Fatalf("Got(New without bwrap) error %v; want *IsolationError", err)
-	}
-	for _, want := range []string{"bwrap", "AllowUnisolated", "apt-get install bubblewrap"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("Got(error %q); want it to mention %q", err, want)
+	for _, tc := range []struct {
+		name, bwrap, reason string
+	}{
+		{"missing", "/nonexistent/bwrap", "not found"},
+		{"unusable", "/bin/false", "exit status 1"},
+	} {
+		dir := filepath.Join(t.TempDir(), "sb")
+		_, err := localsandbox.New(dir, localsandbox.Options{BwrapPath: tc.bwrap})
+		var ie *localsandbox.IsolationError
+		if !errors.As(err, &ie) {
+			t.Fatalf("Got(New with %s bwrap) error %v; want *IsolationError", tc.name, err)
+		}
+		for _, want := range []string{"bwrap", "AllowUnisolated", "apt-get install bubblewrap", tc.reason} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("Got(New with %s bwrap) error %q; want it to mention %q", tc.name, err, want)
+			}
 		}
 	}
 }
