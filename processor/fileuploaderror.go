@@ -4,23 +4,23 @@ import "fmt"
 
 // The codes of a [FileUploadError].
 const (
-	// CodeNoSandbox: the workspace has no sandbox, or none for the run.
+	// CodeNoSandbox means the workspace has no sandbox, or none for the run.
 	CodeNoSandbox = "NO_SANDBOX"
-	// CodeNoWriteCapability: the sandbox can neither write files nor run
+	// CodeNoWriteCapability means the sandbox can neither write files nor run
 	// commands.
 	CodeNoWriteCapability = "NO_WRITE_CAPABILITY"
-	// CodeInvalidMaxFileSize: MaxSize gave a limit of 0 or less, or over
+	// CodeInvalidMaxFileSize means MaxSize gave a limit of 0 or less, or over
 	// workspace.MaxUploadSize.
 	CodeInvalidMaxFileSize = "INVALID_MAX_FILE_SIZE"
-	// CodeInvalidFilter: the Filter returned an error.
+	// CodeInvalidFilter means the Filter returned an error.
 	CodeInvalidFilter = "INVALID_FILTER"
-	// CodeInvalidFileData: the file's inline data cannot be decoded.
+	// CodeInvalidFileData means the file's inline data cannot be decoded.
 	CodeInvalidFileData = "INVALID_FILE_DATA"
-	// CodeFileTooLarge: the file is over its MaxSize.
+	// CodeFileTooLarge means the file is over its MaxSize.
 	CodeFileTooLarge = "FILE_TOO_LARGE"
-	// CodeUploadFailed: writing the file to the sandbox failed.
+	// CodeUploadFailed means writing the file to the sandbox failed.
 	CodeUploadFailed = "UPLOAD_FAILED"
-	// CodeFileNotUploaded: a selected file cannot be uploaded because its
+	// CodeFileNotUploaded means a selected file cannot be uploaded because its
 	// content is not inline (an http(s) URL or a provider's file
 	// reference), and the processor never downloads.
 	CodeFileNotUploaded = "FILE_NOT_UPLOADED"

@@ -17,8 +17,12 @@ const HomeDir = "/home/user"
 
 // Defaults of [Options].
 const (
+	// DefaultCommandTimeout is how long a command may run when neither it
+	// nor the Options set a limit.
 	DefaultCommandTimeout = 60 * time.Second
-	DefaultMaxOutput      = 1 << 20
+	// DefaultMaxOutput is how many bytes of stdout, and of stderr, a
+	// command's result keeps when the Options set no cap: 1 MiB.
+	DefaultMaxOutput = 1 << 20
 )
 
 // Options configure a [Sandbox]. The zero value is ready to use.
