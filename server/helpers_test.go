@@ -16,6 +16,7 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/server"
 )
 
@@ -268,3 +269,21 @@ func noRetries(c *server.Config) {
 	a.DisableDefaultErrorProcessors = true
 	c.Agents[0] = must(agent.New(a))
 }
+
+var agentNew = agent.New
+
+type processorP = processor.Processor
+
+// retryOnce retries every failed call once, even after output was sent.
+type retryOnce struct{}
+
+func (retryOnce) ID() string { return "retry-once" }
+
+func (retryOnce) HandleAPIError(ctx context.Context, e *processor.APIErrorEvent) (processor.Decision, error) {
+	if e.Run.RetryCount() > 0 {
+		return processor.Decision{}, nil
+	}
+	return processor.Decision{Retry: true}, nil
+}
+
+func (retryOnce) RetriesAfterOutput() bool { return true }
