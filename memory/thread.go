@@ -2,13 +2,14 @@ package memory
 
 import (
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
 
 // CheckThread checks the fields of t a store keeps: a valid resource ID, a
 // valid thread ID unless it is empty (a store then makes one), a UTF-8
-// title and metadata that encodes as JSON. The error wraps [ErrInvalid].
+// title without NUL bytes and metadata that encodes as JSON. The error wraps [ErrInvalid].
 func CheckThread(t Thread) error {
 	if err := CheckID("resource", t.ResourceID); err != nil {
 		return err
@@ -20,6 +21,10 @@ func CheckThread(t Thread) error {
 	}
 	if !utf8.ValidString(t.Title) {
 		return fmt.Errorf("%w: thread %q title is not UTF-8", ErrInvalid, t.ID)
+	}
+	// PostgreSQL text cannot hold NUL, and a title has no use for it.
+	if strings.IndexByte(t.Title, 0) >= 0 {
+		return fmt.Errorf("%w: thread %q title holds a NUL byte", ErrInvalid, t.ID)
 	}
 	if _, err := EncodeMetadata(t.Metadata); err != nil {
 		return fmt.Errorf("thread %q: %w", t.ID, err)

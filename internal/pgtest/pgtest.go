@@ -24,8 +24,8 @@ import (
 // and CI is not set.
 const SkipReason = "PostgreSQL binaries not found; install Debian's postgresql package"
 
-// errNoBinaries says that no PostgreSQL installation was found.
-var errNoBinaries = errors.New("pgtest: " + SkipReason)
+// ErrNoBinaries says that no PostgreSQL installation was found.
+var ErrNoBinaries = errors.New("pgtest: " + SkipReason)
 
 var (
 	once    sync.Once
@@ -41,24 +41,15 @@ var (
 // when the CI environment variable is set.
 func Start(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { srv, srvErr = startServer() })
-	if errors.Is(srvErr, errNoBinaries) {
+	url, name, err := newDatabase()
+	if errors.Is(err, ErrNoBinaries) {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("%v (CI is set, so this fails instead of skipping)", srvErr)
+			t.Fatalf("%v (CI is set, so this fails instead of skipping)", err)
 		}
 		t.Skip(SkipReason)
 	}
-	if srvErr != nil {
-		t.Fatal(srvErr)
-	}
-	if stopped.Load() {
-		t.Fatal("pgtest: the server was stopped")
-	}
-	name := fmt.Sprintf("test_%d_%d", os.Getpid(), nextDB.Add(1))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := srv.admin(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("pgtest: create database %s: %v", name, err)
+	if err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -67,7 +58,34 @@ func Start(t testing.TB) string {
 			t.Errorf("pgtest: drop database %s: %v", name, err)
 		}
 	})
-	return srv.url(name)
+	return url
+}
+
+// NewDatabase returns the URL of a new, empty database on the test
+// binary's server, starting the server on first use, for code that runs
+// outside a test, such as examples (TestMain sets it up before m.Run).
+// The database goes when the server stops. Without PostgreSQL binaries the
+// error wraps [ErrNoBinaries].
+func NewDatabase() (string, error) {
+	url, _, err := newDatabase()
+	return url, err
+}
+
+func newDatabase() (url, name string, err error) {
+	once.Do(func() { srv, srvErr = startServer() })
+	if srvErr != nil {
+		return "", "", srvErr
+	}
+	if stopped.Load() {
+		return "", "", errors.New("pgtest: the server was stopped")
+	}
+	name = fmt.Sprintf("test_%d_%d", os.Getpid(), nextDB.Add(1))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := srv.admin(ctx, "CREATE DATABASE "+name); err != nil {
+		return "", "", fmt.Errorf("pgtest: create database %s: %w", name, err)
+	}
+	return srv.url(name), name, nil
 }
 
 // Run runs the tests of m and then stops the server if one was started;
@@ -115,7 +133,7 @@ func findBinaries() (string, error) {
 			return d, nil
 		}
 	}
-	return "", errNoBinaries
+	return "", ErrNoBinaries
 }
 
 // version returns the major version of a /usr/lib/postgresql/N/bin path.

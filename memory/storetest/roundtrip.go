@@ -120,6 +120,7 @@ func testInvalidInput(t *testing.T, s memory.Store) {
 		{"thread id with slash", memory.Thread{ID: "a/b", ResourceID: "r1"}},
 		{"thread id too long", memory.Thread{ID: long, ResourceID: "r1"}},
 		{"non-UTF-8 title", memory.Thread{ID: "t2", ResourceID: "r1", Title: "bad \xff title"}},
+		{"title with NUL", memory.Thread{ID: "t2", ResourceID: "r1", Title: "bad \x00 title"}},
 		{"metadata not JSON", memory.Thread{ID: "t2", ResourceID: "r1", Metadata: map[string]any{"f": func() {}}}},
 	}
 	for _, c := range threads {

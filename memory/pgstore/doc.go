@@ -1,0 +1,29 @@
+// Package pgstore is a [memory.Store] in PostgreSQL, for several keel
+// servers sharing one database: any server can serve any thread.
+//
+// # Opening
+//
+// [Open] takes a postgres:// URL, as pgx does, and brings the schema up to
+// date with the migrations embedded in the program, in one transaction
+// under an advisory lock, so servers started at once migrate the database
+// once. The keel_schema_version table says which migrations have run; a
+// database newer than the program is refused. Tables are prefixed keel_,
+// as the database may hold others.
+//
+// # Concurrency
+//
+// Each call is one transaction. Writers of one thread take turns on its
+// row; writers of different threads run side by side. A transaction that
+// PostgreSQL aborts for a deadlock or a conflict with another is run again
+// (a few times, then its error is returned).
+//
+// # Files
+//
+// File bytes are kept once per SHA-256 in keel_blobs, with a row per
+// message holding each; a blob goes with the last message holding it. The
+// foreign key from those rows to the blob locks it while a message holding
+// it is saved, so a concurrent delete never takes a blob from under a
+// message. Every blob read is checked against its digest and size, and a
+// mismatch is an error wrapping [memory.ErrCorrupt]. Loading a page of
+// messages reads each blob it needs once.
+package pgstore
