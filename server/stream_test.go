@@ -122,7 +122,9 @@ func TestStreamErrorAfterOpen(t *testing.T) {
 	if got := types(events); got != want {
 		t.Fatalf("Got(events) = %s; want %s", got, want)
 	}
-	ep := payload[struct{ Error struct{ Message, Name string } }](t, events[6])
+	ep := payload[struct {
+		Error struct{ Message, Name string }
+	}](t, events[6])
 	if !strings.Contains(ep.Error.Message, "bad things") || ep.Error.Name != "APICallError" {
 		t.Errorf("Got(error) = %+v; want the model's message, APICallError", ep)
 	}
