@@ -127,14 +127,14 @@ func wantStatus(t *testing.T, what string, status int, body []byte, want int) ma
 	return v
 }
 
-// wantError checks an error answer: the status and an "error" string
-// containing substr.
+// wantError checks an error answer: the status, an "error" string, and
+// substr in it or in the issues.
 func wantError(t *testing.T, what string, status int, body []byte, want int, substr string) map[string]any {
 	t.Helper()
 	v := wantStatus(t, what, status, body, want)
 	msg, _ := v["error"].(string)
-	if msg == "" || !strings.Contains(msg, substr) {
-		t.Fatalf("Got(%s) error = %q; want one containing %q", what, msg, substr)
+	if msg == "" || !strings.Contains(string(body), substr) {
+		t.Fatalf("Got(%s) = %s; want an error mentioning %q", what, body, substr)
 	}
 	return v
 }

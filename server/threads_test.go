@@ -1,0 +1,208 @@
+package server_test
+
+import (
+	"encoding/base64"
+	"net/http"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/server"
+)
+
+func TestThreadLifecycle(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "Hello."})})
+	status, body := e.do("POST", "/api/memory/threads?agentId=support", `{"agentId":"support","resourceId":"user-1","title":"T1","metadata":{"a":1}}`)
+	th := wantStatus(t, "create thread", status, body, 200)
+	id, _ := th["id"].(string)
+	if !memory.ValidID(id) || th["title"] != "T1" || th["resourceId"] != "user-1" || th["metadata"].(map[string]any)["a"] != float64(1) {
+		t.Fatalf("Got(thread) = %v; want an id, T1, user-1, {a:1}", th)
+	}
+	for _, f := range []string{"createdAt", "updatedAt"} {
+		if _, err := time.Parse("2006-01-02T15:04:05.000Z", th[f].(string)); err != nil {
+			t.Errorf("Got(%s) = %v; want ISO-8601 with milliseconds: %v", f, th[f], err)
+		}
+	}
+
+	status, body = e.do("POST", "/api/agents/support/generate", fmt.Sprintf(`{"memory":{"thread":%q,"resource":"user-1"},"messages":"Say hi"}`, id))
+	wantStatus(t, "generate", status, body, 200)
+
+	status, body = e.do("GET", "/api/memory/threads?resourceId=user-1&agentId=support", nil)
+	list := wantStatus(t, "list threads", status, body, 200)
+	threads, _ := list["threads"].([]any)
+	if len(threads) != 1 || threads[0].(map[string]any)["id"] != id || list["total"] != float64(1) ||
+		list["page"] != float64(0) || list["perPage"] != float64(100) || list["hasMore"] != false {
+		t.Errorf("Got(list) = %v; want the one thread, total 1, page 0, perPage 100, hasMore false", list)
+	}
+
+	status, body = e.do("GET", "/api/memory/threads/"+id+"?agentId=support", nil, server.ResourceHeader, "user-1")
+	got := wantStatus(t, "get thread", status, body, 200)
+	if got["id"] != id || got["title"] != "T1" {
+		t.Errorf("Got(thread) = %v; want %s T1", got, id)
+	}
+
+	status, body = e.do("GET", "/api/memory/threads/"+id+"/messages?agentId=support&resourceId=user-1", nil)
+	page := wantStatus(t, "messages", status, body, 200)
+	msgs, _ := page["messages"].([]any)
+	if len(msgs) != 2 || page["total"] != float64(2) || page["uiMessages"] != nil || page["hasMore"] != false {
+		t.Fatalf("Got(messages page) = %v; want 2 messages, uiMessages null", page)
+	}
+	first, second := msgs[0].(map[string]any), msgs[1].(map[string]any)
+	if first["role"] != "user" || second["role"] != "assistant" || second["content"].(map[string]any)["content"] != "Hello." {
+		t.Errorf("Got(messages) = %v; want the question then the answer", msgs)
+	}
+
+	status, body = e.do("DELETE", "/api/memory/threads/"+id+"?agentId=support&resourceId=user-1", nil)
+	if v := wantStatus(t, "delete", status, body, 200); v["result"] != "Thread deleted" {
+		t.Errorf("Got(delete) = %v; want Thread deleted", v)
+	}
+	status, body = e.do("GET", "/api/memory/threads/"+id+"?resourceId=user-1", nil)
+	wantError(t, "get deleted thread", status, body, 404, "Thread not found")
+}
+
+// Another resource's thread is answered exactly as a missing one.
+func TestThreadOwnership(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel()})
+	must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "alice-1", ResourceID: "alice", Title: "private"}))
+	must(e.mem.SaveMessages(t.Context(), "alice", "alice-1", []keel.Message{keel.UserText("secret")}))
+	tests := []struct{ method, path string }{
+		{"GET", "/api/memory/threads/alice-1?resourceId=mallory"},
+		{"GET", "/api/memory/threads/alice-1/messages?resourceId=mallory"},
+		{"DELETE", "/api/memory/threads/alice-1?resourceId=mallory"},
+		{"GET", "/api/memory/threads/nobody?resourceId=mallory"},
+	}
+	for _, tt := range tests {
+		status, body := e.do(tt.method, tt.path, nil)
+		v := wantError(t, tt.method+" "+tt.path, status, body, 404, "Thread not found")
+		if len(v) != 1 {
+			t.Errorf("Got(%s %s) = %v; want only the error", tt.method, tt.path, v)
+		}
+	}
+	status, body := e.do("GET", "/api/memory/threads?resourceId=mallory", nil)
+	if v := wantStatus(t, "mallory's list", status, body, 200); v["total"] != float64(0) {
+		t.Errorf("Got(mallory's threads) = %v; want none", v)
+	}
+	status, body = e.do("POST", "/api/memory/threads", `{"resourceId":"mallory","threadId":"alice-1"}`)
+	wantError(t, "take alice's id", status, body, 409, "already exists")
+	if got := storedMessages(t, e.mem, "alice", "alice-1"); len(got) != 1 {
+		t.Errorf("Got(alice's thread) = %d messages; want 1, untouched", len(got))
+	}
+}
+
+func TestThreadBadRequests(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel()})
+	rc := base64.StdEncoding.EncodeToString([]byte(`{"mastra__resourceId":"bob"}`))
+	must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "bob-1", ResourceID: "bob"}))
+	tests := []struct {
+		name, method, path, body string
+		status                   int
+		substr                   string
+	}{
+		{"no resource", "GET", "/api/memory/threads/bob-1", "", 400, "resourceId is required"},
+		{"list without resource", "GET", "/api/memory/threads", "", 400, "resourceId is required"},
+		{"illegal thread id", "GET", "/api/memory/threads/bad%20id?resourceId=bob", "", 400, "invalid id"},
+		{"illegal thread id, messages", "GET", "/api/memory/threads/a%2Fb/messages?resourceId=bob", "", 400, "invalid id"},
+		{"illegal resource id", "GET", "/api/memory/threads/bob-1?resourceId=b%C3%B6b", "", 400, "invalid resourceId"},
+		{"bad page", "GET", "/api/memory/threads?resourceId=bob&page=-1", "", 400, "page"},
+		{"bad order", "GET", "/api/memory/threads?resourceId=bob&orderBy[field]=title", "", 400, "orderBy"},
+		{"bad direction", "GET", "/api/memory/threads?resourceId=bob&orderBy[direction]=up", "", 400, "orderBy"},
+		{"create malformed", "POST", "/api/memory/threads", `{"resourceId":`, 400, "malformed JSON"},
+		{"create without resource", "POST", "/api/memory/threads", `{"title":"x"}`, 400, "resourceId is required"},
+		{"create illegal thread id", "POST", "/api/memory/threads", `{"resourceId":"bob","threadId":"x y"}`, 400, "threadId"},
+		{"create for unknown agent", "POST", "/api/memory/threads?agentId=nope", `{"resourceId":"bob"}`, 404, "Agent with id nope not found"},
+		{"requestContext resource", "GET", "/api/memory/threads/bob-1?requestContext=" + rc, "", 200, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body any
+			if tt.body != "" {
+				body = tt.body
+			}
+			status, resp := e.do(tt.method, tt.path, body)
+			if tt.status == 200 {
+				wantStatus(t, tt.name, status, resp, 200)
+				return
+			}
+			wantError(t, tt.name, status, resp, tt.status, tt.substr)
+		})
+	}
+}
+
+func TestThreadsPaging(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel()})
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 5 {
+		must(e.mem.CreateThread(t.Context(), memory.Thread{ID: fmt.Sprintf("t%d", i), ResourceID: "r", CreatedAt: base.Add(time.Duration(i) * time.Hour)}))
+	}
+	msgs := make([]keel.Message, 45)
+	for i := range msgs {
+		msgs[i] = keel.UserText(fmt.Sprint(i))
+		msgs[i].CreatedAt = base.Add(time.Duration(i) * time.Second)
+	}
+	must(e.mem.SaveMessages(t.Context(), "r", "t0", msgs))
+	tests := []struct {
+		path    string
+		first   string
+		n       int
+		hasMore bool
+	}{
+		{"/api/memory/threads?resourceId=r&perPage=2", "t4", 2, true},
+		{"/api/memory/threads?resourceId=r&perPage=2&page=2", "t0", 1, false},
+		{"/api/memory/threads?resourceId=r&orderBy[field]=createdAt&orderBy[direction]=ASC", "t0", 5, false},
+	}
+	for _, tt := range tests {
+		status, body := e.do("GET", tt.path, nil)
+		v := wantStatus(t, tt.path, status, body, 200)
+		th := v["threads"].([]any)
+		if len(th) != tt.n || th[0].(map[string]any)["id"] != tt.first || v["hasMore"] != tt.hasMore {
+			t.Errorf("Got(%s) = %d threads from %v, hasMore %v; want %d from %s, %v", tt.path, len(th), th[0].(map[string]any)["id"], v["hasMore"], tt.n, tt.first, tt.hasMore)
+		}
+	}
+	mtests := []struct {
+		query   string
+		n       int
+		first   string
+		perPage float64
+		hasMore bool
+	}{
+		{"", 40, "0", 40, true},
+		{"&page=1", 5, "40", 40, false},
+		{"&perPage=false", 45, "0", 45, false},
+		{"&perPage=10&page=2", 10, "20", 10, true},
+	}
+	for _, tt := range mtests {
+		status, body := e.do("GET", "/api/memory/threads/t0/messages?resourceId=r"+tt.query, nil)
+		v := wantStatus(t, "messages"+tt.query, status, body, 200)
+		ms := v["messages"].([]any)
+		text := ms[0].(map[string]any)["content"].(map[string]any)["content"]
+		if len(ms) != tt.n || text != tt.first || v["perPage"] != tt.perPage || v["hasMore"] != tt.hasMore || v["total"] != float64(45) {
+			t.Errorf("Got(messages%s) = %d from %v, perPage %v, hasMore %v; want %d from %s, %v, %v", tt.query, len(ms), text, v["perPage"], v["hasMore"], tt.n, tt.first, tt.perPage, tt.hasMore)
+		}
+	}
+}
+
+func TestNoMemoryStore(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel(), config: func(c *server.Config) { c.Memory = nil }})
+	status, body := e.do("GET", "/api/memory/threads?resourceId=r", nil)
+	wantError(t, "list without a store", status, body, 501, "no memory store")
+}
+
+// Config.Resource binds requests to an identity the caller cannot change.
+func TestConfigResourceWins(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel(), config: func(c *server.Config) {
+		c.Resource = func(*http.Request) string { return "alice" }
+	}})
+	must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "a1", ResourceID: "alice"}))
+	must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "m1", ResourceID: "mallory"}))
+	status, body := e.do("GET", "/api/memory/threads/a1?resourceId=mallory", nil)
+	wantStatus(t, "alice's thread", status, body, 200)
+	status, body = e.do("GET", "/api/memory/threads/m1?resourceId=mallory", nil)
+	wantError(t, "mallory's thread", status, body, 404, "Thread not found")
+	status, body = e.do("POST", "/api/memory/threads", `{"resourceId":"mallory","threadId":"x1"}`)
+	if v := wantStatus(t, "create", status, body, 200); v["resourceId"] != "alice" {
+		t.Errorf("Got(created thread owner) = %v; want alice", v["resourceId"])
+	}
+}
