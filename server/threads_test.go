@@ -2,8 +2,8 @@ package server_test
 
 import (
 	"encoding/base64"
-	"net/http"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
