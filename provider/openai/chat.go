@@ -1,0 +1,179 @@
+package openai
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"iter"
+	"slices"
+
+	"github.com/keel-go/keel"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+func (m *Model) generateChat(ctx context.Context, req *keel.Request) (*keel.Response, error) {
+	inline := newInlineData()
+	params, err := m.chatParams(req, inline)
+	if err != nil {
+		return nil, err
+	}
+	x := &exchange{}
+	opts := append(callOptions(req), x.option(), inline.option())
+	res, err := m.chat.New(ctx, params, opts...)
+	if err != nil {
+		return nil, m.toError(ctx, x, err)
+	}
+	out := &keel.Response{ID: res.ID, ModelID: res.Model, Usage: chatUsage(res.Usage), FinishReason: keel.FinishOther}
+	if len(res.Choices) == 0 {
+		return out, nil
+	}
+	choice := res.Choices[0]
+	msg := choice.Message
+	if msg.Content != "" {
+		out.Parts = append(out.Parts, keel.TextPart{Text: msg.Content})
+	} else if msg.Refusal != "" {
+		out.Parts = append(out.Parts, keel.TextPart{Text: msg.Refusal})
+	}
+	for _, tc := range msg.ToolCalls {
+		if tc.Type != "" && tc.Type != "function" {
+			continue
+		}
+		out.Parts = append(out.Parts, keel.ToolCallPart{
+			ID: tc.ID, Name: tc.Function.Name, Input: toolInput(tc.Function.Arguments),
+		})
+	}
+	out.FinishReason = chatFinish(choice.FinishReason, len(out.ToolCalls()) > 0)
+	return out, nil
+}
+
+// streamedCall is a tool call whose pieces are still arriving.
+type streamedCall struct {
+	index    int64
+	id, name string
+	args     []byte
+}
+
+func (m *Model) streamChat(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
+	return func(yield func(keel.StreamEvent, error) bool) {
+		inline := newInlineData()
+		params, err := m.chatParams(req, inline)
+		if err != nil {
+			yield(keel.StreamEvent{}, err)
+			return
+		}
+		params.StreamOptions.IncludeUsage = sdk.Bool(true)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel() // a consumer leaving early closes the connection
+		x := &exchange{}
+		opts := append(callOptions(req), x.option(), inline.option(), option.WithHeader("Accept", "text/event-stream"))
+		stream := m.chat.NewStreaming(ctx, params, opts...)
+		defer stream.Close()
+
+		finish := keel.StreamEvent{Type: keel.EventFinish}
+		reason := ""
+		var calls []*streamedCall
+		for stream.Next() {
+			chunk := stream.Current()
+			if chunk.ID != "" {
+				finish.ResponseID = chunk.ID
+			}
+			if chunk.Model != "" {
+				finish.ModelID = chunk.Model
+			}
+			if chunk.JSON.Usage.Valid() {
+				finish.Usage = chatUsage(chunk.Usage)
+			}
+			if len(chunk.Choices) == 0 {
+				continue
+			}
+			choice := chunk.Choices[0]
+			if choice.FinishReason != "" {
+				reason = choice.FinishReason
+			}
+			for _, d := range choice.Delta.ToolCalls {
+				i := slices.IndexFunc(calls, func(c *streamedCall) bool { return c.index == d.Index })
+				if i < 0 {
+					calls = append(calls, &streamedCall{index: d.Index})
+					i = len(calls) - 1
+				}
+				c := calls[i]
+				if d.ID != "" {
+					c.id = d.ID
+				}
+				if d.Function.Name != "" {
+					c.name += d.Function.Name
+				}
+				c.args = append(c.args, d.Function.Arguments...)
+			}
+			text := choice.Delta.Content
+			if text == "" {
+				text = choice.Delta.Refusal
+			}
+			if text != "" && !yield(keel.StreamEvent{Type: keel.EventTextDelta, Text: text}, nil) {
+				return
+			}
+		}
+		if err := stream.Err(); err != nil {
+			yield(keel.StreamEvent{}, m.toError(ctx, x, err))
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			yield(keel.StreamEvent{}, err)
+			return
+		}
+		slices.SortFunc(calls, func(a, b *streamedCall) int { return cmp.Compare(a.index, b.index) })
+		for _, c := range calls {
+			ev := keel.StreamEvent{Type: keel.EventToolCall, ToolCall: keel.ToolCallPart{ID: c.id, Name: c.name, Input: toolInput(string(c.args))}}
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		finish.FinishReason = chatFinish(reason, len(calls) > 0)
+		yield(finish, nil)
+	}
+}
+
+func chatUsage(u sdk.CompletionUsage) keel.Usage {
+	return keel.Usage{
+		InputTokens:  int(u.PromptTokens),
+		OutputTokens: int(u.CompletionTokens),
+		TotalTokens:  int(u.TotalTokens),
+	}
+}
+
+// chatFinish maps a Chat Completions finish reason to keel's. Some
+// compatible servers say "stop" after tool calls; the calls decide.
+func chatFinish(reason string, hasToolCalls bool) keel.FinishReason {
+	switch reason {
+	case "length":
+		return keel.FinishLength
+	case "content_filter":
+		return keel.FinishContentFilter
+	case "tool_calls", "function_call":
+		return keel.FinishToolCalls
+	case "stop":
+		if hasToolCalls {
+			return keel.FinishToolCalls
+		}
+		return keel.FinishStop
+	}
+	if hasToolCalls {
+		return keel.FinishToolCalls
+	}
+	return keel.FinishOther
+}
+
+// toolInput is a call's arguments as JSON; empty arguments are an empty
+// object, and text that is not JSON is kept as a JSON string so the
+// message stays valid.
+func toolInput(args string) json.RawMessage {
+	if args == "" {
+		return json.RawMessage("{}")
+	}
+	if !json.Valid([]byte(args)) {
+		b, _ := json.Marshal(args)
+		return b
+	}
+	return json.RawMessage(args)
+}

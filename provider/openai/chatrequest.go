@@ -1,0 +1,242 @@
+package openai
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/keel-go/keel"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// chatParams builds the Chat Completions request. File contents go to
+// inline as placeholders; a file the API cannot take is refused here,
+// before anything is sent.
+func (m *Model) chatParams(req *keel.Request, inline *inlineData) (sdk.ChatCompletionNewParams, error) {
+	p := sdk.ChatCompletionNewParams{Model: m.name}
+	for _, msg := range req.Messages {
+		switch msg.Role {
+		case keel.RoleSystem:
+			if t := msg.Text(); t != "" {
+				p.Messages = append(p.Messages, sdk.SystemMessage(t))
+			}
+		case keel.RoleUser:
+			u, err := chatUserMessage(msg, inline)
+			if err != nil {
+				return p, err
+			}
+			p.Messages = append(p.Messages, u)
+		case keel.RoleAssistant:
+			a, err := chatAssistantMessage(msg)
+			if err != nil {
+				return p, err
+			}
+			p.Messages = append(p.Messages, a)
+		case keel.RoleTool:
+			for _, part := range msg.Parts {
+				if r, ok := part.(keel.ToolResultPart); ok {
+					p.Messages = append(p.Messages, sdk.ToolMessage(toolOutputText(r), r.CallID))
+				}
+			}
+		default:
+			return p, fmt.Errorf("openai: build request: unknown role %q", msg.Role)
+		}
+	}
+	for _, t := range req.Tools {
+		schema, err := toolSchema(t)
+		if err != nil {
+			return p, err
+		}
+		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
+		if t.Description != "" {
+			def.Description = param.NewOpt(t.Description)
+		}
+		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(def))
+	}
+	switch c := req.ToolChoice; c {
+	case "":
+	case "auto", "none", "required":
+		p.ToolChoice.OfAuto = param.NewOpt(c)
+	default:
+		p.ToolChoice = sdk.ToolChoiceOptionFunctionToolChoice(sdk.ChatCompletionNamedToolChoiceFunctionParam{Name: c})
+	}
+	if req.MaxOutputTokens > 0 {
+		// OpenAI's newer models take only max_completion_tokens; servers
+		// that copy the older API know only max_tokens.
+		if m.provider == "openai" {
+			p.MaxCompletionTokens = param.NewOpt(int64(req.MaxOutputTokens))
+		} else {
+			p.MaxTokens = param.NewOpt(int64(req.MaxOutputTokens))
+		}
+	}
+	if req.HasTemperature {
+		p.Temperature = param.NewOpt(req.Temperature)
+	}
+	return p, nil
+}
+
+func chatUserMessage(msg keel.Message, inline *inlineData) (sdk.ChatCompletionMessageParamUnion, error) {
+	if len(msg.Parts) == 1 {
+		if t, ok := msg.Parts[0].(keel.TextPart); ok {
+			return sdk.UserMessage(t.Text), nil
+		}
+	}
+	parts := make([]sdk.ChatCompletionContentPartUnionParam, 0, len(msg.Parts))
+	for i, part := range msg.Parts {
+		switch p := part.(type) {
+		case keel.TextPart:
+			parts = append(parts, sdk.TextContentPart(p.Text))
+		case keel.FilePart:
+			c, err := chatFilePart(p, i, inline)
+			if err != nil {
+				return sdk.ChatCompletionMessageParamUnion{}, err
+			}
+			parts = append(parts, c)
+		default:
+			return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("openai: build request: a user message cannot hold a %s part", part.PartType())
+		}
+	}
+	return sdk.UserMessage(parts), nil
+}
+
+// chatFilePart encodes a file as PROVIDERS.md says Chat Completions takes
+// it, or refuses it with the functionality string keel's processors read.
+func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompletionContentPartUnionParam, error) {
+	var none sdk.ChatCompletionContentPartUnionParam
+	mt := keel.NormalizeMediaType(f.MediaType)
+	src := f.Source()
+	switch {
+	case strings.HasPrefix(mt, "image/"):
+		switch src {
+		case keel.SourceHTTP:
+			return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: f.URL}), nil
+		case keel.SourceReference:
+			return none, refuse("image file parts with file IDs")
+		}
+		data, err := inlineBytes(f)
+		if err != nil {
+			return none, err
+		}
+		return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: inline.dataURL(mt, data)}), nil
+
+	case strings.HasPrefix(mt, "audio/"):
+		if !f.IsInline() {
+			return none, refuse("audio file parts with URLs")
+		}
+		format := ""
+		switch mt {
+		case "audio/wav":
+			format = "wav"
+		case "audio/mpeg", "audio/mp3":
+			format = "mp3"
+		default:
+			return none, refuse("audio content parts with media type " + mediaTypeText(f.MediaType))
+		}
+		data, err := inlineBytes(f)
+		if err != nil {
+			return none, err
+		}
+		return sdk.InputAudioContentPart(sdk.ChatCompletionContentPartInputAudioInputAudioParam{
+			Data: inline.base64(data), Format: format,
+		}), nil
+
+	case mt == "application/pdf":
+		switch src {
+		case keel.SourceHTTP:
+			return none, refuse("PDF file parts with URLs")
+		case keel.SourceReference:
+			return sdk.FileContentPart(sdk.ChatCompletionContentPartFileFileParam{FileID: param.NewOpt(f.URL)}), nil
+		}
+		data, err := inlineBytes(f)
+		if err != nil {
+			return none, err
+		}
+		name := f.Filename
+		if name == "" {
+			name = fmt.Sprintf("part-%d.pdf", index)
+		}
+		return sdk.FileContentPart(sdk.ChatCompletionContentPartFileFileParam{
+			FileData: param.NewOpt(inline.dataURL(mt, data)), Filename: param.NewOpt(name),
+		}), nil
+	}
+	return none, refuse("file part media type " + mediaTypeText(f.MediaType))
+}
+
+func refuse(functionality string) error {
+	return &keel.UnsupportedFunctionalityError{Functionality: functionality}
+}
+
+// mediaTypeText is a media type as the sender gave it, for a refusal.
+func mediaTypeText(mt string) string {
+	if mt = strings.TrimSpace(mt); mt == "" {
+		return "application/octet-stream"
+	}
+	return mt
+}
+
+func inlineBytes(f keel.FilePart) ([]byte, error) {
+	data, err := f.InlineData()
+	if err != nil {
+		return nil, fmt.Errorf("openai: build request: file %q: %w", f.Filename, err)
+	}
+	return data, nil
+}
+
+func chatAssistantMessage(msg keel.Message) (sdk.ChatCompletionMessageParamUnion, error) {
+	var a sdk.ChatCompletionAssistantMessageParam
+	var text strings.Builder
+	for _, part := range msg.Parts {
+		switch p := part.(type) {
+		case keel.TextPart:
+			text.WriteString(p.Text)
+		case keel.ToolCallPart:
+			a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+					ID: p.ID,
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{
+						Name: p.Name, Arguments: toolArguments(p.Input),
+					},
+				},
+			})
+		case keel.FilePart:
+			return sdk.ChatCompletionMessageParamUnion{}, refuse("file parts in assistant messages")
+		}
+	}
+	if text.Len() > 0 || len(a.ToolCalls) == 0 {
+		a.Content.OfString = param.NewOpt(text.String())
+	}
+	return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+}
+
+func toolArguments(input json.RawMessage) string {
+	if len(input) == 0 {
+		return "{}"
+	}
+	return string(input)
+}
+
+// toolOutputText is a tool result as the text the model reads: a JSON
+// string as its value, anything else as JSON.
+func toolOutputText(r keel.ToolResultPart) string {
+	var s string
+	if json.Unmarshal(r.Output, &s) == nil {
+		return s
+	}
+	if len(r.Output) == 0 {
+		return "null"
+	}
+	return string(r.Output)
+}
+
+func toolSchema(t keel.ToolDefinition) (map[string]any, error) {
+	if len(t.InputSchema) == 0 {
+		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
+	}
+	var schema map[string]any
+	if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+		return nil, fmt.Errorf("openai: build request: tool %q: input schema is not a JSON object: %w", t.Name, err)
+	}
+	return schema, nil
+}

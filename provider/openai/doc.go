@@ -1,0 +1,69 @@
+// Package openai is keel's adapter for OpenAI's Chat Completions and
+// Responses APIs, and for OpenAI-compatible servers (Ollama, vLLM,
+// OpenRouter, LM Studio), over the official SDK
+// (github.com/openai/openai-go/v3).
+//
+// # Configuration
+//
+// [New] takes a model name and [Options]. The key comes from
+// [Options.APIKey], else OPENAI_API_KEY; the base URL (with its version
+// path, such as http://host:port/v1) from [Options.BaseURL], else
+// OPENAI_BASE_URL, else https://api.openai.com/v1. OPENAI_ORG_ID and
+// OPENAI_PROJECT_ID are honoured. An OpenAI-compatible server is chosen
+// with [Options.ProviderName] (such as "ollama"): then only
+// OPENAI_COMPATIBLE_BASE_URL and OPENAI_COMPATIBLE_API_KEY are read, a base
+// URL is required and a key is optional, and no OPENAI_* value is ever
+// sent to that server. The SDK's retries are off: keel's processors
+// retry.
+//
+// # Files
+//
+// Chat Completions ([APIChat], the default) sends:
+//   - image/*: an image_url part, with a data: URL for inline data or the
+//     http(s) URL as is;
+//   - audio/wav, audio/mpeg and audio/mp3: an input_audio part (inline data
+//     only);
+//   - application/pdf: a file part with file_data (a data: URL) and a file
+//     name (part-N.pdf when the part has none), or file_id for a provider
+//     file ID such as "file-abc123".
+//
+// It refuses, before sending, with a [keel.UnsupportedFunctionalityError]
+// whose Functionality is
+//   - "file part media type <type>" for any other type,
+//   - "PDF file parts with URLs", "audio file parts with URLs",
+//     "audio content parts with media type <type>" (other audio types),
+//   - "image file parts with file IDs" and "file parts in assistant
+//     messages".
+//
+// The Responses API ([APIResponses]) sends image/* as input_image and
+// application/pdf as input_file (file_data, file_url or file_id), and
+// refuses other types with "file part media type <type>" unless
+// [Options.PassThroughDocuments] is set: then every other document goes
+// as an input_file too, since the Responses API reads docx, xlsx, csv and
+// more itself.
+//
+// Inline file contents are base64-encoded straight into the request body
+// as it is sent, so a 10 MiB PDF costs about one 13.3 MiB body rather than
+// several copies of it.
+//
+// # Errors
+//
+// Every HTTP failure is a [keel.APICallError] built in one place, with the
+// status, headers (Retry-After, x-should-retry), raw body, and OpenAI's
+// error type, code and message; errors.As still reaches the SDK's
+// [*sdk.Error]. An error event inside a stream is an APICallError with the
+// status its code implies (rate_limit_exceeded 429, server_error 500, ...).
+// A connection failure is an APICallError with StatusCode 0, retryable.
+// Context errors pass through unchanged.
+//
+// # SDK quirks
+//
+//   - The SDK's error text is only "OpenAI API error: 400 Bad Request"; the
+//     provider's message is in keel's error.
+//   - The SDK parses an error body only when it is JSON with an "error"
+//     object; the adapter keeps the raw body of any error status itself.
+//   - The SDK's Responses types are unions of every hosted tool; the
+//     adapter reads the few fields it needs from the raw JSON.
+//
+// [sdk.Error]: https://pkg.go.dev/github.com/openai/openai-go/v3#Error
+package openai

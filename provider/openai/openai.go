@@ -1,0 +1,205 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/keel-go/keel"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
+)
+
+// The APIs a [Model] can call, the values of [Options.API].
+const (
+	// APIChat is Chat Completions (POST /chat/completions), the default.
+	APIChat = "chat"
+	// APIResponses is the Responses API (POST /responses).
+	APIResponses = "responses"
+)
+
+// The environment variables [New] reads.
+const (
+	// EnvAPIKey holds the OpenAI API key.
+	EnvAPIKey = "OPENAI_API_KEY"
+	// EnvBaseURL holds the OpenAI base URL, such as http://host:port/v1.
+	EnvBaseURL = "OPENAI_BASE_URL"
+	// EnvCompatibleAPIKey holds the key of an OpenAI-compatible server
+	// (optional: many local servers need none).
+	EnvCompatibleAPIKey = "OPENAI_COMPATIBLE_API_KEY"
+	// EnvCompatibleBaseURL holds the base URL of an OpenAI-compatible
+	// server, such as http://localhost:11434/v1 for Ollama.
+	EnvCompatibleBaseURL = "OPENAI_COMPATIBLE_BASE_URL"
+)
+
+// ErrNoAPIKey is returned (wrapped) by [New] when no key is given or set in
+// the environment.
+var ErrNoAPIKey = errors.New("openai: no API key")
+
+// ErrNoBaseURL is returned (wrapped) by [New] for an OpenAI-compatible
+// server without a base URL.
+var ErrNoBaseURL = errors.New("openai: no base URL")
+
+// Options configures a [Model]. The zero value talks to OpenAI's Chat
+// Completions API with the key from OPENAI_API_KEY.
+type Options struct {
+	// APIKey is the key; empty means OPENAI_API_KEY (for an
+	// OpenAI-compatible server, OPENAI_COMPATIBLE_API_KEY, and none is
+	// fine).
+	APIKey string
+	// BaseURL is the API's base URL including its version path, such as
+	// "http://localhost:11434/v1"; empty means OPENAI_BASE_URL (for an
+	// OpenAI-compatible server, OPENAI_COMPATIBLE_BASE_URL), else the
+	// SDK's default.
+	BaseURL string
+	// HTTPClient sends the requests; nil means the SDK's default client.
+	HTTPClient *http.Client
+	// Headers are added to every request.
+	Headers http.Header
+	// API is [APIChat] (the default, also for "") or [APIResponses].
+	API string
+	// PassThroughDocuments makes the Responses API adapter send documents
+	// of any media type as input_file parts instead of refusing them: the
+	// Responses API reads docx, xlsx, csv and more itself. Chat
+	// Completions ignores it.
+	PassThroughDocuments bool
+	// ProviderName, when set to anything but "openai", marks an
+	// OpenAI-compatible server (such as "ollama"): Provider returns it,
+	// the OPENAI_COMPATIBLE_* variables replace the OPENAI_* ones, a base
+	// URL is required and a key is not.
+	ProviderName string
+}
+
+// Model is a [keel.Model] over OpenAI's API, or an OpenAI-compatible
+// server's. It is safe for concurrent use.
+type Model struct {
+	name        string
+	provider    string
+	api         string
+	passThrough bool
+	chat        sdk.ChatCompletionService
+	responses   responses.ResponseService
+}
+
+var _ keel.Model = (*Model)(nil)
+
+// New returns a model called name (such as "gpt-4o-mini"). It fails with
+// an error wrapping [ErrNoAPIKey] when OpenAI is meant and no key is
+// given or set, and with [ErrNoBaseURL] for an OpenAI-compatible server
+// without a base URL; both name the variable to set.
+func New(name string, opts Options) (*Model, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, errors.New("openai: new: empty model name")
+	}
+	api := opts.API
+	switch api {
+	case "":
+		api = APIChat
+	case APIChat, APIResponses:
+	default:
+		return nil, fmt.Errorf("openai: new: unknown API %q: use %q or %q", opts.API, APIChat, APIResponses)
+	}
+	provider := opts.ProviderName
+	compatible := provider != "" && provider != "openai"
+	if provider == "" {
+		provider = "openai"
+	}
+
+	keyVar, urlVar := EnvAPIKey, EnvBaseURL
+	if compatible {
+		keyVar, urlVar = EnvCompatibleAPIKey, EnvCompatibleBaseURL
+	}
+	key := opts.APIKey
+	if key == "" {
+		key = os.Getenv(keyVar)
+	}
+	baseURL := opts.BaseURL
+	if baseURL == "" {
+		baseURL = os.Getenv(urlVar)
+	}
+	if key == "" && !compatible {
+		return nil, fmt.Errorf("%w: set %s or pass Options.APIKey", ErrNoAPIKey, keyVar)
+	}
+	if baseURL == "" && compatible {
+		return nil, fmt.Errorf("%w for %s: set %s or pass Options.BaseURL", ErrNoBaseURL, provider, urlVar)
+	}
+
+	// The options are built here rather than by sdk.NewClient, which reads
+	// OPENAI_* variables: an OpenAI-compatible server must never receive
+	// the OpenAI key or organisation.
+	ropts := []option.RequestOption{
+		option.WithEnvironmentProduction(),
+		option.WithAPIKey(key),
+		option.WithMaxRetries(0), // keel's processors own retrying
+	}
+	if opts.HTTPClient != nil {
+		ropts = append(ropts, option.WithHTTPClient(opts.HTTPClient))
+	} else {
+		ropts = append(ropts, option.WithHTTPClient(&http.Client{}))
+	}
+	if baseURL != "" {
+		ropts = append(ropts, option.WithBaseURL(baseURL))
+	}
+	if !compatible {
+		for env, opt := range map[string]func(string) option.RequestOption{
+			"OPENAI_ORG_ID": option.WithOrganization, "OPENAI_PROJECT_ID": option.WithProject,
+		} {
+			if v := os.Getenv(env); v != "" {
+				ropts = append(ropts, opt(v))
+			}
+		}
+	}
+	for k, vs := range opts.Headers {
+		for _, v := range vs {
+			ropts = append(ropts, option.WithHeaderAdd(k, v))
+		}
+	}
+	return &Model{
+		name:        name,
+		provider:    provider,
+		api:         api,
+		passThrough: opts.PassThroughDocuments,
+		chat:        sdk.NewChatCompletionService(ropts...),
+		responses:   responses.NewResponseService(ropts...),
+	}, nil
+}
+
+// Provider returns "openai", or [Options.ProviderName].
+func (m *Model) Provider() string { return m.provider }
+
+// Name returns the model's name, such as "gpt-4o-mini".
+func (m *Model) Name() string { return m.name }
+
+// API returns [APIChat] or [APIResponses].
+func (m *Model) API() string { return m.api }
+
+// Generate sends req and returns the whole answer.
+func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response, error) {
+	if m.api == APIResponses {
+		return m.generateResponses(ctx, req)
+	}
+	return m.generateChat(ctx, req)
+}
+
+// Stream sends req and yields the answer as it arrives. Leaving the loop
+// early closes the connection.
+func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
+	if m.api == APIResponses {
+		return m.streamResponses(ctx, req)
+	}
+	return m.streamChat(ctx, req)
+}
+
+// callOptions are the per-call request options: the call's headers.
+func callOptions(req *keel.Request) []option.RequestOption {
+	var opts []option.RequestOption
+	for k, v := range req.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	return opts
+}
