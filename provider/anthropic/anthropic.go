@@ -111,11 +111,12 @@ func (m *Model) Name() string { return m.name }
 // file the API cannot take is refused with a
 // [*keel.UnsupportedFunctionalityError] before anything is sent.
 func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response, error) {
-	params, err := m.params(req)
+	var inline inlineFiles
+	params, err := m.params(req, &inline)
 	if err != nil {
 		return nil, err
 	}
-	msg, err := m.client.Messages.New(ctx, params, requestOptions(req)...)
+	msg, err := m.client.Messages.New(ctx, params, append(requestOptions(req), inline.options()...)...)
 	if err != nil {
 		return nil, callError(ctx, "generate", m.endpoint, err)
 	}
@@ -127,7 +128,8 @@ func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response
 // iteration early cancels the request.
 func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
 	return func(yield func(keel.StreamEvent, error) bool) {
-		params, err := m.params(req)
+		var inline inlineFiles
+		params, err := m.params(req, &inline)
 		if err != nil {
 			yield(keel.StreamEvent{}, err)
 			return
@@ -135,18 +137,19 @@ func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.St
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		var whole wholeAnswer
-		ro := append(requestOptions(req), option.WithMiddleware(whole.capture))
+		ro := append(requestOptions(req), inline.options()...)
+		ro = append(ro, option.WithMiddleware(whole.capture))
 		stream := m.client.Messages.NewStreaming(ctx, params, ro...)
 		defer stream.Close()
 		readStream(ctx, m.endpoint, stream, &whole, yield)
 	}
 }
 
-func (m *Model) params(req *keel.Request) (anthropic.MessageNewParams, error) {
+func (m *Model) params(req *keel.Request, inline *inlineFiles) (anthropic.MessageNewParams, error) {
 	if req == nil {
 		return anthropic.MessageNewParams{}, errors.New("anthropic: build request: nil request")
 	}
-	return buildParams(m.name, req)
+	return buildParams(m.name, req, inline)
 }
 
 // requestOptions turns the per-call headers into SDK options.

@@ -38,9 +38,15 @@
 //     Files in assistant messages are refused too ("file parts in
 //     assistant messages").
 //
-// A data: URL that already holds standard base64 is passed on without
-// being decoded and encoded again, which keeps the memory of a large PDF
-// down to about one extra copy of its base64 form plus the JSON body.
+// # Memory
+//
+// Inline file content never goes through the SDK's JSON encoding, which
+// would hold several copies of it at once (over 150 MiB for a 10 MiB PDF).
+// The parameters carry a short placeholder for each file, and an SDK
+// middleware streams the file's base64 into the body while it is sent, a
+// chunk at a time; a data: URL that already holds standard base64 is sent
+// without being decoded. A 10 MiB PDF request needs well under 1 MiB of
+// memory beyond the file itself.
 //
 // # Errors
 //
@@ -72,6 +78,8 @@
 //
 // # SDK quirks
 //
+//   - The SDK sends the key as "Authorization: Bearer <key>", not as
+//     x-api-key.
 //   - The SDK's typed parameters have no temperature field any more; the
 //     adapter sends it as an extra body field.
 //   - For a non-streaming call the SDK itself refuses, before sending, a

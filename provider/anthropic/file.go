@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"encoding/base64"
 	"strings"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
@@ -18,13 +17,13 @@ const unknownMediaType = "application/octet-stream"
 // block (base64, URL or file ID source), a PDF document block (base64, URL
 // or file ID) or a plain-text document block. Any other media type is
 // refused with "media type: <type>" before anything is sent.
-func fileBlock(f keel.FilePart) (anthropic.ContentBlockParamUnion, error) {
+func fileBlock(f keel.FilePart, inline *inlineFiles) (anthropic.ContentBlockParamUnion, error) {
 	mediaType := fileMediaType(f)
 	switch mediaType {
 	case "image/jpeg", "image/png", "image/gif", "image/webp":
-		return imageBlock(f, mediaType)
+		return imageBlock(f, mediaType, inline)
 	case "application/pdf", "text/plain":
-		return documentBlock(f, mediaType)
+		return documentBlock(f, mediaType, inline)
 	}
 	if mediaType == "" {
 		mediaType = unknownMediaType
@@ -46,7 +45,7 @@ func fileMediaType(f keel.FilePart) string {
 	return ""
 }
 
-func imageBlock(f keel.FilePart, mediaType string) (anthropic.ContentBlockParamUnion, error) {
+func imageBlock(f keel.FilePart, mediaType string, inline *inlineFiles) (anthropic.ContentBlockParamUnion, error) {
 	var src anthropic.ImageBlockParamSourceUnion
 	switch f.Source() {
 	case keel.SourceHTTP:
@@ -54,7 +53,7 @@ func imageBlock(f keel.FilePart, mediaType string) (anthropic.ContentBlockParamU
 	case keel.SourceReference:
 		src.OfFile = &anthropic.FileImageSourceParam{FileID: f.URL}
 	default:
-		data, err := base64Data(f)
+		data, err := base64Data(f, inline)
 		if err != nil {
 			return anthropic.ContentBlockParamUnion{}, err
 		}
@@ -63,7 +62,7 @@ func imageBlock(f keel.FilePart, mediaType string) (anthropic.ContentBlockParamU
 	return anthropic.ContentBlockParamUnion{OfImage: &anthropic.ImageBlockParam{Source: src}}, nil
 }
 
-func documentBlock(f keel.FilePart, mediaType string) (anthropic.ContentBlockParamUnion, error) {
+func documentBlock(f keel.FilePart, mediaType string, inline *inlineFiles) (anthropic.ContentBlockParamUnion, error) {
 	var src anthropic.DocumentBlockParamSourceUnion
 	switch f.Source() {
 	case keel.SourceHTTP:
@@ -80,7 +79,7 @@ func documentBlock(f keel.FilePart, mediaType string) (anthropic.ContentBlockPar
 			src.OfText = &anthropic.PlainTextSourceParam{Data: string(data)}
 			break
 		}
-		data, err := base64Data(f)
+		data, err := base64Data(f, inline)
 		if err != nil {
 			return anthropic.ContentBlockParamUnion{}, err
 		}
@@ -93,21 +92,25 @@ func documentBlock(f keel.FilePart, mediaType string) (anthropic.ContentBlockPar
 	return anthropic.ContentBlockParamUnion{OfDocument: doc}, nil
 }
 
-// base64Data returns the part's content as standard base64. A data: URL
-// that already holds standard base64 is passed on as is, which spares a
-// decode and an encode of a large file.
-func base64Data(f keel.FilePart) (string, error) {
+// base64Data registers the part's content with inline and returns the
+// placeholder that stands for its base64 in the JSON. A data: URL that
+// already holds standard base64 is passed on as is, which spares a decode
+// and an encode of a large file.
+func base64Data(f keel.FilePart, inline *inlineFiles) (string, error) {
 	if f.Source() == keel.SourceDataURL {
 		header, payload, ok := strings.Cut(f.URL, ",")
 		if ok && strings.HasSuffix(strings.ToLower(header), ";base64") && isStdBase64(payload) {
-			return payload, nil
+			return inline.add(inlineFile{base64: payload}), nil
 		}
 	}
 	data, err := f.InlineData()
 	if err != nil {
 		return "", err
 	}
-	return base64.StdEncoding.EncodeToString(data), nil
+	if data == nil {
+		data = []byte{}
+	}
+	return inline.add(inlineFile{raw: data}), nil
 }
 
 // isStdBase64 reports whether s is padded standard base64, the only form

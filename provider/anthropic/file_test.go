@@ -102,3 +102,39 @@ func TestFileUndecodableDataURL(t *testing.T) {
 		t.Errorf("Got(requests) = %d; want 0", n)
 	}
 }
+
+// TestFileLargeContent checks files whose base64 is streamed into the
+// body in several chunks arrive whole, given as bytes or as a data: URL,
+// several in one request.
+func TestFileLargeContent(t *testing.T) {
+	const chunk = 48 << 10
+	for _, size := range []int{0, 1, 2, chunk - 1, chunk, chunk + 1, 3*chunk + 2} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i*7 + size)
+		}
+		parts := []keel.Part{
+			keel.FilePart{Data: data, MediaType: "application/pdf"},
+			keel.TextPart{Text: "between"},
+			keel.FilePart{URL: keel.DataURL("image/png", data), MediaType: "image/png"},
+		}
+		s := providertest.NewServer(t, providertest.Reply{Body: textBody("ok")})
+		m := newModel(t, s.URL())
+		req := &keel.Request{Messages: []keel.Message{{Role: keel.RoleUser, Parts: parts}}}
+		if _, err := m.Generate(context.Background(), req); err != nil {
+			t.Fatalf("Got(Generate %d bytes) = %v; want no error", size, err)
+		}
+		if c := providertest.Collect(t, m.Stream(context.Background(), req)); c.Err != nil {
+			t.Fatalf("Got(Stream %d bytes) = %v; want no error", size, c.Err)
+		}
+		for _, r := range s.Requests() {
+			files := sentFiles(t, r.Body)
+			if len(files) != 2 || string(files[0].Data) != string(data) || string(files[1].Data) != string(data) {
+				t.Errorf("Got(%d-byte files) = %d files; want both with the original bytes", size, len(files))
+			}
+			if got := sentText(t, r.Body); len(got) != 1 || got[0] != "between" {
+				t.Errorf("Got(text) = %q; want [between]", got)
+			}
+		}
+	}
+}

@@ -13,7 +13,10 @@ import (
 
 // buildParams turns a keel request into the Messages API's parameters. It
 // is where every refusal happens, so a refused request sends nothing.
-func buildParams(model string, req *keel.Request) (anthropic.MessageNewParams, error) {
+//
+// Inline file content is registered with inline, and the parameters hold
+// placeholders for it.
+func buildParams(model string, req *keel.Request, inline *inlineFiles) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{
 		Model:     anthropic.Model(model),
 		MaxTokens: DefaultMaxOutputTokens,
@@ -27,7 +30,7 @@ func buildParams(model string, req *keel.Request) (anthropic.MessageNewParams, e
 		p.SetExtraFields(map[string]any{"temperature": req.Temperature})
 	}
 	for i, msg := range req.Messages {
-		if err := addMessage(&p, msg); err != nil {
+		if err := addMessage(&p, msg, inline); err != nil {
 			var unsupported *keel.UnsupportedFunctionalityError
 			if errors.As(err, &unsupported) {
 				// Processors match the refusal by type; keep it bare.
@@ -52,7 +55,7 @@ func buildParams(model string, req *keel.Request) (anthropic.MessageNewParams, e
 // consecutive messages of one role are merged, since the API expects the
 // roles to alternate. A message with nothing to send is dropped: the API
 // rejects empty content.
-func addMessage(p *anthropic.MessageNewParams, msg keel.Message) error {
+func addMessage(p *anthropic.MessageNewParams, msg keel.Message, inline *inlineFiles) error {
 	switch msg.Role {
 	case keel.RoleSystem:
 		for _, part := range msg.Parts {
@@ -62,7 +65,7 @@ func addMessage(p *anthropic.MessageNewParams, msg keel.Message) error {
 		}
 		return nil
 	case keel.RoleUser, keel.RoleTool:
-		blocks, err := userBlocks(msg.Parts)
+		blocks, err := userBlocks(msg.Parts, inline)
 		if err != nil || len(blocks) == 0 {
 			return err
 		}
@@ -91,7 +94,7 @@ func addMessage(p *anthropic.MessageNewParams, msg keel.Message) error {
 }
 
 // userBlocks converts the parts of a user or tool message.
-func userBlocks(parts []keel.Part) ([]anthropic.ContentBlockParamUnion, error) {
+func userBlocks(parts []keel.Part, inline *inlineFiles) ([]anthropic.ContentBlockParamUnion, error) {
 	blocks := make([]anthropic.ContentBlockParamUnion, 0, len(parts))
 	for _, part := range parts {
 		switch part := part.(type) {
@@ -100,7 +103,7 @@ func userBlocks(parts []keel.Part) ([]anthropic.ContentBlockParamUnion, error) {
 				blocks = append(blocks, anthropic.NewTextBlock(part.Text))
 			}
 		case keel.FilePart:
-			b, err := fileBlock(part)
+			b, err := fileBlock(part, inline)
 			if err != nil {
 				return nil, err
 			}
