@@ -88,6 +88,12 @@ func executeRunCommand(ctx context.Context, call Call) (any, error) {
 	}
 	res, err := r.RunCommand(ctx, cmd)
 	if err != nil {
+		if res != nil && len(res.Stdout)+len(res.Stderr) > 0 {
+			// What a command printed before its time ran out often tells
+			// the model what to try next.
+			return nil, fmt.Errorf("tool: run_command: %w; output so far: stdout %q, stderr %q",
+				err, clip(res.Stdout), clip(res.Stderr))
+		}
 		return nil, fmt.Errorf("tool: run_command: %w", err)
 	}
 	return CommandOutput{
@@ -96,6 +102,18 @@ func executeRunCommand(ctx context.Context, call Call) (any, error) {
 		Stderr:    string(res.Stderr),
 		Truncated: res.Truncated,
 	}, nil
+}
+
+// partialOutputMax caps each stream of output quoted in an error.
+const partialOutputMax = 2048
+
+// clip returns the last partialOutputMax bytes of out, where a command's
+// latest progress is.
+func clip(out []byte) string {
+	if len(out) > partialOutputMax {
+		out = out[len(out)-partialOutputMax:]
+	}
+	return string(out)
 }
 
 // FileContent is the result of read_file.

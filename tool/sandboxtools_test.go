@@ -57,9 +57,9 @@ func TestRunCommand(t *testing.T) {
 	if got := out.(tool.CommandOutput); got != want {
 		t.Errorf("Got(run_command) = %+v; want %+v", got, want)
 	}
-	_, err = call(t, tool.RunCommand(), sb, `{"command":"sleep 5","timeoutSeconds":0.3}`)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Got(run_command sleep 5 with 0.3s) error %v; want context.DeadlineExceeded", err)
+	_, err = call(t, tool.RunCommand(), sb, `{"command":"echo started; sleep 5","timeoutSeconds":0.5}`)
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `stdout "started\n"`) {
+		t.Errorf("Got(run_command sleep 5 with 0.5s) error %v; want context.DeadlineExceeded with the output so far", err)
 	}
 }
 
