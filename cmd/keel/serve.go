@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/keel-go/keel/config"
+	"github.com/keel-go/keel/server"
+)
+
+// serveCmd is keel serve: the HTTP API, until SIGINT or SIGTERM.
+type serveCmd struct {
+	addr         string
+	insecureBind bool
+	storage      storageFlags
+	agents       agentFlags
+}
+
+// Run runs keel serve with args.
+func (c *serveCmd) Run(ctx context.Context, args []string, io stdio) error {
+	fs := newFlagSet("keel serve", "keel serve [flags]", io.err)
+	fs.StringVar(&c.addr, "addr", config.DefaultAddr, "the address to listen on (default: the configuration's server.addr, else 127.0.0.1:4111)")
+	fs.BoolVar(&c.insecureBind, "insecure-bind", false, "listen beyond loopback without a bearer token: anyone who reaches the port can use the agents")
+	c.storage.register(fs)
+	c.agents.register(fs)
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected %q: keel serve takes flags only", pos[0])
+	}
+	f, err := c.agents.load()
+	if err != nil {
+		return err
+	}
+	addr := c.addr
+	if !isSet(fs, "addr") && f.Server.Addr != "" {
+		addr = f.Server.Addr
+	}
+	tokenEnv := f.Server.TokenEnvName()
+	token := strings.TrimSpace(os.Getenv(tokenEnv))
+	loopback, err := isLoopback(addr)
+	if err != nil {
+		return usagef("--addr %q: %v; write host:port, such as %s", addr, err, config.DefaultAddr)
+	}
+	if !loopback && token == "" && !c.insecureBind {
+		return usagef("refusing to listen on %s without a token: set %s to a secret that clients send as a bearer token, "+
+			"listen on loopback (--addr %s), or pass --insecure-bind to serve anyone who reaches the port", addr, tokenEnv, config.DefaultAddr)
+	}
+
+	logger := newLogger(io.err, slog.LevelInfo)
+	store, where, err := c.storage.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	built, err := c.agents.build(f, store, logger)
+	if err != nil {
+		return err
+	}
+	warn(io.err, "serve", built.Warnings)
+	srv, err := server.New(server.Config{
+		Agents:       built.Agents,
+		Memory:       store,
+		Token:        token,
+		MaxBodyBytes: f.Server.MaxBodyBytes,
+		Logger:       logger,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w (is another keel serve running? choose another port with --addr)", addr, err)
+	}
+	c.announce(io, ln.Addr().String(), built, where, tokenEnv, token != "")
+	if err := srv.Serve(ctx, ln); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.err, "keel serve: stopped")
+	return nil
+}
+
+// announce says where keel listens, with what, and how it is protected.
+func (c *serveCmd) announce(io stdio, addr string, built *config.Built, where, tokenEnv string, hasToken bool) {
+	ids := make([]string, len(built.Agents))
+	for i, a := range built.Agents {
+		m := a.Config().Model
+		ids[i] = fmt.Sprintf("%s (%s/%s)", a.ID(), m.Provider(), m.Name())
+	}
+	fmt.Fprintf(io.err, "keel serve: listening on http://%s/api\n", addr)
+	fmt.Fprintf(io.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
+	fmt.Fprintf(io.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
+	switch {
+	case hasToken:
+		fmt.Fprintf(io.err, "keel serve: every request needs Authorization: Bearer $%s\n", tokenEnv)
+	case c.insecureBind:
+		fmt.Fprintf(io.err, "keel serve: WARNING: no token and not on loopback: anyone who reaches %s can use the agents (set %s)\n", addr, tokenEnv)
+	default:
+		fmt.Fprintf(io.err, "keel serve: no token: only this machine can connect (set %s to require one and to listen beyond loopback)\n", tokenEnv)
+	}
+}
+
+// isLoopback reports whether addr listens on loopback only.
+func isLoopback(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	if ip == nil {
+		// A host name could resolve to anything: only an address proves
+		// loopback.
+		return false, nil
+	}
+	return ip.IsLoopback(), nil
+}
