@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -385,6 +386,11 @@ func sandboxOf(ctx context.Context, call Call) (workspace.Sandbox, error) {
 // notes ("/home/user/uploads/..."), so those are accepted when they lie
 // under the working directory.
 func sandboxPath(sb workspace.Sandbox, p string) (string, error) {
+	// A sandbox that only runs commands would follow ".." wherever its
+	// commands can go; every sandbox gets the same answer instead.
+	if slices.Contains(strings.Split(p, "/"), "..") {
+		return "", fmt.Errorf("path %q holds \"..\": %w", p, workspace.ErrPathEscapes)
+	}
 	if !strings.HasPrefix(p, "/") {
 		if p == "" {
 			return ".", nil

@@ -152,7 +152,8 @@ func TestReadFile(t *testing.T) {
 			}{
 				{`{"path":"missing.txt"}`, nil, "missing.txt"},
 				{`{"path":"/etc/passwd"}`, workspace.ErrPathEscapes, ""},
-				{`{"path":"../x"}`, nil, ""},
+				{`{"path":"../x"}`, workspace.ErrPathEscapes, ""},
+				{`{"path":"/home/user/../../etc/passwd"}`, workspace.ErrPathEscapes, ""},
 				{`{"path":"dir"}`, nil, "directory"},
 				{`{"path":""}`, nil, "path is empty"},
 				{`{"path":"notes.txt","maxBytes":0}`, nil, "maxBytes"},
