@@ -3,6 +3,7 @@ package localsandbox_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -189,5 +190,42 @@ func TestEndToEndFileUploadProcessor(t *testing.T) {
 	}
 	if path := pathFromNote(model.Prompts()[0]); !strings.HasPrefix(path, "/home/user/uploads/shared/") {
 		t.Errorf("Got(first prompt note path) = %q; want one under uploads/shared/ (a run without thread or resource)", path)
+	}
+}
+
+// TestEndToEndFileTooLargeStopsTheTurn: an over-limit file stops the turn
+// before anything is stored, written or sent.
+func TestEndToEndFileTooLargeStopsTheTurn(t *testing.T) {
+	sb := newIsolated(t)
+	ws := workspace.New(sb)
+	up, err := processor.NewFileUpload(processor.FileUploadOptions{
+		Workspace: ws,
+		Filter:    func(f processor.FileInfo) (bool, error) { return f.Extension == "csv", nil },
+		MaxSize:   func(processor.FileInfo) int64 { return 1000 },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := keeltest.NewModel(keeltest.Reply{Text: "never"})
+	mem := memory.NewInMemory()
+	a, err := agent.New(agent.Config{ID: "analyst", Model: model, Memory: mem, Workspace: ws, InputProcessors: []processor.Processor{up}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := keel.FilePart{Data: []byte(strings.Repeat("a,b\n", 300)), MediaType: "text/csv", Filename: "big.csv"}
+	_, err = a.Generate(context.Background(), []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{big}}},
+		agent.WithResource("alice"), agent.WithThread("thread-1"))
+	var fe *processor.FileUploadError
+	if !errors.As(err, &fe) || fe.Code != processor.CodeFileTooLarge || fe.File != "big.csv" {
+		t.Fatalf("Got(Generate) error %v; want a FILE_TOO_LARGE FileUploadError for big.csv", err)
+	}
+	if model.Calls() != 0 {
+		t.Errorf("Got(%d model calls); want none", model.Calls())
+	}
+	if entries, err := os.ReadDir(sb.Dir()); err != nil || len(entries) != 0 {
+		t.Errorf("Got(sandbox entries) = %v, %v; want an empty sandbox", entries, err)
+	}
+	if page, err := mem.ListMessages(context.Background(), "alice", "thread-1", memory.ListMessagesOptions{}); err == nil && len(page.Messages) != 0 {
+		t.Errorf("Got(%d stored messages); want none", len(page.Messages))
 	}
 }
