@@ -85,8 +85,9 @@ func (o ListMessagesOptions) Check() error {
 	return nil
 }
 
-// Window returns the offset and count of the page o asks for among total
-// items, and whether items follow it. PerPage 0 is every item.
+// Window returns the offset and count of items on page (zero-based) of
+// perPage items among total, and whether items follow it. perPage 0 means
+// every item on page 0, and none on later pages.
 func Window(page, perPage, total int) (offset, count int, hasMore bool) {
 	if perPage == 0 {
 		if page > 0 {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,10 +22,10 @@ const BusyTimeout = 10 * time.Second
 // use, and several processes may open the same file.
 type Store struct {
 	db *sql.DB
-	// write serializes this process's writers, so that they queue here
-	// rather than spin on SQLite's busy handler; other processes are held
-	// off by SQLite's own lock.
-	write sync.Mutex
+	// write holds a token while this store writes: its writers queue here,
+	// where they can give up when their context ends, rather than spin on
+	// SQLite's busy handler. Other processes are held off by SQLite's lock.
+	write chan struct{}
 	reads atomic.Int64
 	now   func() time.Time
 }
@@ -51,7 +50,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	return &Store{db: db, now: time.Now}, nil
+	return &Store{db: db, write: make(chan struct{}, 1), now: time.Now}, nil
 }
 
 // dsn returns the driver's name for the file at path: a file: URI (with
@@ -76,8 +75,12 @@ func (s *Store) Close() error {
 // writeTx runs fn in an IMMEDIATE transaction, committing if it returns
 // nil.
 func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	s.write.Lock()
-	defer s.write.Unlock()
+	select {
+	case s.write <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-s.write }()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

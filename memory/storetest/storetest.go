@@ -41,6 +41,7 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 		{"BlobReadOncePerLoad", testBlobReadOnce},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"ConcurrentCreate", testConcurrentCreate},
+		{"CancelledContext", testCancelled},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -230,3 +230,33 @@ func testDeleteThread(t *testing.T, s memory.Store) {
 		t.Errorf("Got(ListMessages(other thread)) = %q; want [kept]", ids(page.Messages))
 	}
 }
+
+// testCancelled calls every operation with a cancelled context: each
+// fails with the context's error and changes nothing.
+func testCancelled(t *testing.T, s memory.Store) {
+	mustCreate(t, s, memory.Thread{ID: "t1", ResourceID: "r1", Title: "kept"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := s.CreateThread(ctx, memory.Thread{ID: "t2", ResourceID: "r1"})
+	wantErr(t, "CreateThread(cancelled)", err, context.Canceled)
+	_, err = s.GetThread(ctx, "r1", "t1")
+	wantErr(t, "GetThread(cancelled)", err, context.Canceled)
+	_, err = s.ListThreads(ctx, "r1", memory.ListThreadsOptions{})
+	wantErr(t, "ListThreads(cancelled)", err, context.Canceled)
+	_, err = s.UpdateThread(ctx, memory.Thread{ID: "t1", ResourceID: "r1", Title: "changed"})
+	wantErr(t, "UpdateThread(cancelled)", err, context.Canceled)
+	_, err = s.SaveMessages(ctx, "r1", "t1", []keel.Message{keel.UserText("lost")})
+	wantErr(t, "SaveMessages(cancelled)", err, context.Canceled)
+	_, err = s.ListMessages(ctx, "r1", "t1", memory.ListMessagesOptions{})
+	wantErr(t, "ListMessages(cancelled)", err, context.Canceled)
+	err = s.DeleteThread(ctx, "r1", "t1")
+	wantErr(t, "DeleteThread(cancelled)", err, context.Canceled)
+
+	page, err := s.ListThreads(context.Background(), "r1", memory.ListThreadsOptions{})
+	if err != nil || page.Total != 1 || page.Threads[0].Title != "kept" {
+		t.Errorf("Got(ListThreads() after cancelled calls) = %+v, %v; want the one untouched thread", page, err)
+	}
+	if msgs := mustList(t, s, "r1", "t1", memory.ListMessagesOptions{}); msgs.Total != 0 {
+		t.Errorf("Got(ListMessages().Total) = %d after a cancelled save; want 0", msgs.Total)
+	}
+}
