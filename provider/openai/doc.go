@@ -51,7 +51,7 @@
 // Every HTTP failure is a [keel.APICallError] built in one place, with the
 // status, headers (Retry-After, x-should-retry), raw body, and OpenAI's
 // error type, code and message; errors.As still reaches the SDK's
-// [*sdk.Error]. An error event inside a stream is an APICallError with the
+// *openai.Error ([sdk.Error]). An error event inside a stream is an APICallError with the
 // status its code implies (rate_limit_exceeded 429, server_error 500, ...).
 // A connection failure is an APICallError with StatusCode 0, retryable.
 // Context errors pass through unchanged.
