@@ -28,6 +28,11 @@ type FileInfo struct {
 	// Extension is the extension the upload path gets ("csv"), from the
 	// name or else the media type; "" when none.
 	Extension string
+	// Inline reports that the content travels with the message (bytes or
+	// a data: URL). A file given by http(s) URL or provider reference
+	// cannot be uploaded, since the processor never downloads: choosing
+	// one stops the turn with FILE_NOT_UPLOADED.
+	Inline bool
 }
 
 // FileUploadOptions configure a [FileUpload].
@@ -35,8 +40,9 @@ type FileUploadOptions struct {
 	// Workspace gives the sandbox files are uploaded to. Required. Give it
 	// the agent's workspace, so that the agent's tools see the files.
 	Workspace *workspace.Workspace
-	// Filter chooses the files to upload; nil chooses every file. An error
-	// stops a turn whose new files it was checking.
+	// Filter chooses the files to upload; nil chooses every file whose
+	// content is inline (FileInfo.Inline). An error stops a turn whose new
+	// files it was checking.
 	Filter func(FileInfo) (bool, error)
 	// MaxSize gives the largest size, in decoded bytes, of a chosen file;
 	// nil means [DefaultMaxFileSize]. A limit of 0 or less, or over
@@ -53,14 +59,15 @@ type FileUploadOptions struct {
 // that can take files. Any failure stops the turn with a
 // [*FileUploadError] and nothing is written.
 //
-// Before each model call it uploads every chosen inline file of the
-// prompt's user messages, history included, with workspace.Upload, and
+// Before each model call it uploads every chosen file of the prompt's
+// user messages, history included, with workspace.Upload, and
 // replaces it, in the prompt only, with the upload note giving its path.
 // Each file is uploaded once per run and reported once, as a [Recovery]
 // with Action "uploaded". When a file of the current turn cannot be
 // uploaded the run stops with a [*FileUploadError]; a file from the history
 // gets a "[File not uploaded]" note instead and the run goes on. Files
-// given by URL are left in the prompt as they are.
+// given by URL that the filter does not choose (the default filter chooses
+// none) are left in the prompt as they are.
 //
 // A file belongs to the current turn when its content is that of a file
 // ProcessInput saw in the turn's new messages. Without a ProcessInput call
@@ -96,7 +103,7 @@ func NewFileUpload(opts FileUploadOptions) (*FileUpload, error) {
 	}
 	p := &FileUpload{ws: opts.Workspace, filter: opts.Filter, maxSize: opts.MaxSize}
 	if p.filter == nil {
-		p.filter = func(FileInfo) (bool, error) { return true, nil }
+		p.filter = func(info FileInfo) (bool, error) { return info.Inline, nil }
 	}
 	if p.maxSize == nil {
 		p.maxSize = func(FileInfo) int64 { return DefaultMaxFileSize }
@@ -193,6 +200,7 @@ func (p *FileUpload) check(f keel.FilePart) (bool, []byte, error) {
 		Name:      f.Filename,
 		MediaType: keel.NormalizeMediaType(f.MediaType),
 		Extension: workspace.Extension(f.Filename, f.MediaType),
+		Inline:    f.IsInline(),
 	}
 	name := workspace.DisplayName(f.Filename, f.MediaType)
 	sel, err := p.filter(info)

@@ -171,7 +171,7 @@ func TestFileUploadInputErrors(t *testing.T) {
 			ok, processor.CodeInvalidMaxFileSize},
 		{"undecodable data URL", processor.FileUploadOptions{},
 			keel.FilePart{URL: "data:text/csv;base64,!!!not-base64", MediaType: "text/csv", Filename: "bad.csv"}, processor.CodeInvalidFileData},
-		{"file by URL", processor.FileUploadOptions{},
+		{"file by URL chosen", processor.FileUploadOptions{Filter: csvOnly},
 			keel.FilePart{URL: "https://example.com/leads.csv", MediaType: "text/csv", Filename: "leads.csv"}, processor.CodeFileNotUploaded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -291,6 +291,31 @@ func TestFileUploadCurrentFailureStops(t *testing.T) {
 	wantCode(t, "RewriteLLMRequest of a current file that fails", err, processor.CodeUploadFailed)
 	if err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("Got(error) = %v; want the cause, disk full", err)
+	}
+}
+
+func TestFileUploadDefaultFilterSkipsURLs(t *testing.T) {
+	mem := keeltest.NewSandbox("mem")
+	ws := workspace.New(mem)
+	p, err := processor.NewFileUpload(processor.FileUploadOptions{Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byURL := keel.FilePart{URL: "https://example.com/photo.png", MediaType: "image/png", Filename: "photo.png"}
+	inline := keel.FilePart{URL: keel.DataURL("text/plain", []byte("hi")), MediaType: "text/plain", Filename: "hi.txt"}
+	u := newUploadRun(ws, nil, []keel.Message{userFiles("", byURL, inline)})
+	if err := u.processInput(p); err != nil {
+		t.Fatalf("Got(ProcessInput) error %v; want none: the default filter leaves URLs", err)
+	}
+	prompt, err := u.rewrite(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, ok := prompt[0].Parts[1].(keel.FilePart); !ok || f.URL != byURL.URL {
+		t.Errorf("Got(part 1) = %#v; want the URL file as sent", prompt[0].Parts[1])
+	}
+	if note, ok := prompt[0].Parts[2].(keel.TextPart); !ok || !strings.Contains(note.Text, "name: hi.txt\ntype: text/plain\nsize: 2 bytes") {
+		t.Errorf("Got(part 2) = %#v; want the data: URL file uploaded", prompt[0].Parts[2])
 	}
 }
 
