@@ -133,21 +133,30 @@ func TestGenerateRefusedXLSXRecovers(t *testing.T) {
 
 func TestGenerateFileForms(t *testing.T) {
 	png := []byte("\x89PNG\r\n\x1a\n0000")
+	pngB64 := base64.StdEncoding.EncodeToString(png)
 	tests := []struct {
 		name string
 		part string
 		want keel.FilePart
+		// data is what the thread's messages show for the file.
+		data string
 	}{
-		{"data URL", `{"type":"file","data":"data:application/pdf;base64,JVBERg==","mediaType":"application/pdf","filename":"a.pdf"}`,
-			keel.FilePart{URL: "data:application/pdf;base64,JVBERg==", MediaType: "application/pdf", Filename: "a.pdf"}},
+		{"data URL, kept as bytes", `{"type":"file","data":"data:application/pdf;base64,JVBERg==","mediaType":"application/pdf","filename":"a.pdf"}`,
+			keel.FilePart{Data: []byte("%PDF"), MediaType: "application/pdf", Filename: "a.pdf"}, "data:application/pdf;base64,JVBERg=="},
+		{"data URL of another type, kept as sent", `{"type":"file","data":"data:application/octet-stream;base64,JVBERg==","mediaType":"application/pdf"}`,
+			keel.FilePart{URL: "data:application/octet-stream;base64,JVBERg==", MediaType: "application/pdf"}, "data:application/octet-stream;base64,JVBERg=="},
+		{"unpadded data URL, kept as sent", `{"type":"file","data":"data:application/pdf;base64,JVBERg","mediaType":"application/pdf"}`,
+			keel.FilePart{URL: "data:application/pdf;base64,JVBERg", MediaType: "application/pdf"}, "data:application/pdf;base64,JVBERg"},
+		{"data URL without mediaType", `{"type":"file","data":"data:text/csv;base64,YSxi"}`,
+			keel.FilePart{Data: []byte("a,b"), MediaType: "text/csv"}, "data:text/csv;base64,YSxi"},
 		{"raw base64, old mimeType", `{"type":"file","data":"JVBERg==","mimeType":"application/pdf"}`,
-			keel.FilePart{Data: []byte("%PDF"), MediaType: "application/pdf"}},
+			keel.FilePart{Data: []byte("%PDF"), MediaType: "application/pdf"}, "data:application/pdf;base64,JVBERg=="},
 		{"http URL", `{"type":"file","data":"https://example.com/a.pdf","mediaType":"application/pdf"}`,
-			keel.FilePart{URL: "https://example.com/a.pdf", MediaType: "application/pdf"}},
-		{"image part, type sniffed", fmt.Sprintf(`{"type":"image","image":%q}`, base64.StdEncoding.EncodeToString(png)),
-			keel.FilePart{Data: png, MediaType: "image/png"}},
+			keel.FilePart{URL: "https://example.com/a.pdf", MediaType: "application/pdf"}, "https://example.com/a.pdf"},
+		{"image part, type sniffed", fmt.Sprintf(`{"type":"image","image":%q}`, pngB64),
+			keel.FilePart{Data: png, MediaType: "image/png"}, "data:image/png;base64," + pngB64},
 		{"image data URL", `{"type":"image","image":"data:image/gif;base64,R0lGOA==","mediaType":"image/gif"}`,
-			keel.FilePart{URL: "data:image/gif;base64,R0lGOA==", MediaType: "image/gif"}},
+			keel.FilePart{Data: []byte("GIF8"), MediaType: "image/gif"}, "data:image/gif;base64,R0lGOA=="},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,6 +169,21 @@ func TestGenerateFileForms(t *testing.T) {
 			got, ok := stored[0].Parts[1].(keel.FilePart)
 			if !ok || got.URL != tt.want.URL || !bytes.Equal(got.Data, tt.want.Data) || got.MediaType != tt.want.MediaType || got.Filename != tt.want.Filename {
 				t.Errorf("Got(stored file) = %+v; want %+v", stored[0].Parts[1], tt.want)
+			}
+			status, body = e.do("GET", "/api/memory/threads/t/messages?resourceId=r", nil)
+			var page struct {
+				Messages []struct {
+					Content struct {
+						Parts []struct{ Type, Data, MimeType string }
+					}
+				}
+			}
+			if err := json.Unmarshal(body, &page); err != nil || status != 200 {
+				t.Fatalf("Got(messages) = %d %s", status, body)
+			}
+			fp := page.Messages[0].Content.Parts[1]
+			if fp.Type != "file" || fp.Data != tt.data || fp.MimeType != tt.want.MediaType {
+				t.Errorf("Got(listed file) = %+v; want data %q, mimeType %q", fp, tt.data, tt.want.MediaType)
 			}
 		})
 	}

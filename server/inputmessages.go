@@ -1,8 +1,7 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strings"
@@ -10,131 +9,111 @@ import (
 	"github.com/keel-go/keel"
 )
 
-// wireMessage is a message in the AI SDK's shape.
-type wireMessage struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
-}
-
-// wirePart is a content part in the AI SDK's shape. Only the fields of
-// text, file and image parts are read.
-type wirePart struct {
-	Type      string  `json:"type"`
-	Text      string  `json:"text"`
-	Data      *string `json:"data"`
-	Image     *string `json:"image"`
-	URL       string  `json:"url"`
-	MediaType string  `json:"mediaType"`
-	// MimeType is the old name of MediaType.
-	MimeType string `json:"mimeType"`
-	Filename string `json:"filename"`
-}
-
-// decodeMessages reads the messages of a run: a string (one user message)
-// or an array of messages. Every file's data is decoded once here, so an
-// undecodable file is a 400 before anything is stored.
-func decodeMessages(raw json.RawMessage) ([]keel.Message, *requestError) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+// decodeMessages reads the messages of a run from their generic JSON
+// value: a string (one user message) or an array of messages in the AI
+// SDK's shape. Every file's data is decoded here, so an undecodable file
+// is a 400 before anything is stored.
+func decodeMessages(v any) ([]keel.Message, *requestError) {
+	switch v := v.(type) {
+	case nil:
 		return nil, badRequest("invalid request body", Issue{Field: "messages", Message: "is required: a string or an array of messages"})
-	}
-	switch raw[0] {
-	case '"':
-		var text string
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return nil, badRequest("invalid request body", Issue{Field: "messages", Message: err.Error()})
-		}
-		return []keel.Message{keel.UserText(text)}, nil
-	case '[':
-	case '{':
+	case string:
+		return []keel.Message{keel.UserText(v)}, nil
+	case map[string]any:
 		return nil, badRequest("invalid request body", Issue{Field: "messages", Message: "must be a string or an array of messages, not a single message object: wrap it in [ ]"})
+	case []any:
+		if len(v) == 0 {
+			return nil, badRequest("invalid request body", Issue{Field: "messages", Message: "is empty: send at least one message"})
+		}
+		msgs := make([]keel.Message, 0, len(v))
+		var issues []Issue
+		for i, wm := range v {
+			m, iss := decodeMessage(fmt.Sprintf("messages[%d]", i), wm)
+			issues = append(issues, iss...)
+			msgs = append(msgs, m)
+		}
+		if len(issues) > 0 {
+			return nil, badRequest("invalid request body", issues...)
+		}
+		return msgs, nil
 	default:
 		return nil, badRequest("invalid request body", Issue{Field: "messages", Message: "must be a string or an array of messages"})
 	}
-	var wms []wireMessage
-	if err := json.Unmarshal(raw, &wms); err != nil {
-		return nil, badRequest("invalid request body", Issue{Field: "messages", Message: "must be an array of {role, content}: " + err.Error()})
-	}
-	if len(wms) == 0 {
-		return nil, badRequest("invalid request body", Issue{Field: "messages", Message: "is empty: send at least one message"})
-	}
-	msgs := make([]keel.Message, 0, len(wms))
-	var issues []Issue
-	for i, wm := range wms {
-		field := fmt.Sprintf("messages[%d]", i)
-		m, iss := decodeMessage(field, wm)
-		issues = append(issues, iss...)
-		msgs = append(msgs, m)
-	}
-	if len(issues) > 0 {
-		return nil, badRequest("invalid request body", issues...)
-	}
-	return msgs, nil
 }
 
-func decodeMessage(field string, wm wireMessage) (keel.Message, []Issue) {
-	m := keel.Message{Role: keel.Role(wm.Role)}
+func decodeMessage(field string, v any) (keel.Message, []Issue) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return keel.Message{}, []Issue{{Field: field, Message: "must be an object {role, content}"}}
+	}
+	role, _ := obj["role"].(string)
+	m := keel.Message{Role: keel.Role(role)}
 	switch m.Role {
 	case keel.RoleUser, keel.RoleAssistant, keel.RoleSystem:
 	default:
-		return m, []Issue{{Field: field + ".role", Message: fmt.Sprintf("is %q; want user, assistant or system", trimField(wm.Role))}}
+		return m, []Issue{{Field: field + ".role", Message: fmt.Sprintf("is %q; want user, assistant or system", trimField(role))}}
 	}
-	content := bytes.TrimSpace(wm.Content)
-	if len(content) == 0 || content[0] != '"' && content[0] != '[' {
+	switch content := obj["content"].(type) {
+	case string:
+		m.Parts = []keel.Part{keel.TextPart{Text: content}}
+		return m, nil
+	case []any:
+		var issues []Issue
+		m.Parts = make([]keel.Part, 0, len(content))
+		for j, wp := range content {
+			p, issue := decodePart(fmt.Sprintf("%s.content[%d]", field, j), wp)
+			if issue != nil {
+				issues = append(issues, *issue)
+				continue
+			}
+			m.Parts = append(m.Parts, p)
+		}
+		return m, issues
+	default:
 		return m, []Issue{{Field: field + ".content", Message: "must be a string or an array of parts"}}
 	}
-	if content[0] == '"' {
-		var text string
-		if err := json.Unmarshal(content, &text); err != nil {
-			return m, []Issue{{Field: field + ".content", Message: err.Error()}}
-		}
-		m.Parts = []keel.Part{keel.TextPart{Text: text}}
-		return m, nil
-	}
-	var wps []wirePart
-	if err := json.Unmarshal(content, &wps); err != nil {
-		return m, []Issue{{Field: field + ".content", Message: "must be an array of parts: " + err.Error()}}
-	}
-	var issues []Issue
-	m.Parts = make([]keel.Part, 0, len(wps))
-	for j, wp := range wps {
-		pf := fmt.Sprintf("%s.content[%d]", field, j)
-		p, issue := decodePart(pf, wp)
-		if issue != nil {
-			issues = append(issues, *issue)
-			continue
-		}
-		m.Parts = append(m.Parts, p)
-	}
-	return m, issues
 }
 
-func decodePart(field string, wp wirePart) (keel.Part, *Issue) {
-	switch wp.Type {
+func decodePart(field string, v any) (keel.Part, *Issue) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Issue{Field: field, Message: "must be an object {type, ...}"}
+	}
+	str := func(k string) string { s, _ := obj[k].(string); return s }
+	mediaType := firstOf(str("mediaType"), str("mimeType"))
+	switch typ := str("type"); typ {
 	case "text":
-		return keel.TextPart{Text: wp.Text}, nil
-	case "file":
-		data := wp.Data
-		if data == nil && wp.URL != "" {
-			data = &wp.URL
+		text, ok := obj["text"].(string)
+		if !ok {
+			return nil, &Issue{Field: field + ".text", Message: "must be a string"}
 		}
-		if data == nil {
+		return keel.TextPart{Text: text}, nil
+	case "file":
+		data, ok := obj["data"].(string)
+		if !ok {
+			data, ok = obj["url"].(string)
+		}
+		if !ok {
 			return nil, &Issue{Field: field + ".data", Message: "is required: a data: URL, base64 or an http(s) URL"}
 		}
-		return decodeFile(field+".data", *data, firstOf(wp.MediaType, wp.MimeType), wp.Filename, false)
+		return decodeFile(field+".data", data, mediaType, str("filename"), false)
 	case "image":
-		if wp.Image == nil {
+		data, ok := obj["image"].(string)
+		if !ok {
 			return nil, &Issue{Field: field + ".image", Message: "is required: a data: URL, base64 or an http(s) URL"}
 		}
-		return decodeFile(field+".image", *wp.Image, firstOf(wp.MediaType, wp.MimeType), wp.Filename, true)
+		return decodeFile(field+".image", data, mediaType, str("filename"), true)
 	default:
-		return nil, &Issue{Field: field + ".type", Message: fmt.Sprintf("is %q; want text, file or image", trimField(wp.Type))}
+		return nil, &Issue{Field: field + ".type", Message: fmt.Sprintf("is %q; want text, file or image", trimField(typ))}
 	}
 }
 
-// decodeFile checks a file's data and returns its part. A data: URL is
-// kept as the caller wrote it, so the stored file is what was sent; raw
-// base64 is decoded to bytes.
+// decodeFile checks a file's data and returns its part. The data is
+// decoded once: a data: URL whose form keel writes back identically
+// (base64, the part's own media type) is kept as bytes, which the store
+// and the providers use without decoding again; any other data: URL is
+// kept as the caller wrote it. Either way the stored file reads back as
+// it was sent.
 func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part, *Issue) {
 	f := keel.FilePart{MediaType: mediaType, Filename: filename}
 	lower := strings.ToLower(data[:min(len(data), 8)])
@@ -142,14 +121,19 @@ func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part,
 	case data == "":
 		return nil, &Issue{Field: field, Message: "is empty"}
 	case strings.HasPrefix(lower, "data:"):
-		mt, _, err := keel.ParseDataURL(data)
+		mt, b, err := keel.ParseDataURL(data)
 		if err != nil {
 			return nil, &Issue{Field: field, Message: "is a data: URL that cannot be decoded: " + err.Error()}
 		}
 		if f.MediaType == "" {
 			f.MediaType = mt
 		}
-		f.URL = data
+		if mt == f.MediaType && isCanonicalBase64(data[len("data:")+len(mt)+len(";base64,"):], b) &&
+			strings.HasPrefix(data, "data:"+mt+";base64,") {
+			f.Data = b
+		} else {
+			f.URL = data
+		}
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"):
 		f.URL = data
 	default:
@@ -169,6 +153,28 @@ func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part,
 		f.MediaType = "image/*"
 	}
 	return f, nil
+}
+
+// isCanonicalBase64 reports whether payload is exactly the padded
+// standard base64 of data, comparing chunk by chunk so that no second
+// copy of a large file is made.
+func isCanonicalBase64(payload string, data []byte) bool {
+	enc := base64.StdEncoding
+	if len(payload) != enc.EncodedLen(len(data)) {
+		return false
+	}
+	var buf [4096]byte
+	const chunk = 3 * 1024 // encodes to exactly 4096 bytes
+	for off := 0; off < len(data); off += chunk {
+		in := data[off:min(off+chunk, len(data))]
+		n := enc.EncodedLen(len(in))
+		enc.Encode(buf[:n], in)
+		at := off / 3 * 4
+		if payload[at:at+n] != string(buf[:n]) {
+			return false
+		}
+	}
+	return true
 }
 
 func firstOf(a, b string) string {

@@ -25,10 +25,13 @@ type runRequest struct {
 // wireRunBody is the JSON of a generate or stream body. Options keel does
 // not know are ignored, as Mastra ignores those it does not use.
 type wireRunBody struct {
-	Messages json.RawMessage `json:"messages"`
+	// Messages and the thread are decoded as generic JSON values, so that
+	// a body holding megabytes of file data is scanned once, not once per
+	// nesting level.
+	Messages any `json:"messages"`
 	Memory   *struct {
-		Thread   json.RawMessage `json:"thread"`
-		Resource string          `json:"resource"`
+		Thread   any    `json:"thread"`
+		Resource string `json:"resource"`
 	} `json:"memory"`
 	// ThreadID and ResourceID are the names older clients use.
 	ThreadID   string `json:"threadId"`
@@ -130,30 +133,22 @@ func decodeRunRequest(body []byte) (*runRequest, *requestError) {
 
 const idRule = "must be 1 to 128 of the characters A-Z a-z 0-9 . _ : -"
 
-// decodeThreadRef reads memory.thread: an id, or an object {id, ...}.
-func decodeThreadRef(raw json.RawMessage) (string, *requestError) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
+// decodeThreadRef reads memory.thread: an id, or an object {id}.
+func decodeThreadRef(v any) (string, *requestError) {
+	switch v := v.(type) {
+	case nil:
 		return "", nil
-	}
-	switch raw[0] {
-	case '"':
-		var id string
-		if err := json.Unmarshal(raw, &id); err != nil {
-			return "", badRequest("invalid request body", Issue{Field: "memory.thread", Message: err.Error()})
-		}
-		if id == "" {
+	case string:
+		if v == "" {
 			return "", badRequest("invalid request body", Issue{Field: "memory.thread", Message: idRule})
 		}
-		return id, nil
-	case '{':
-		var t struct {
-			ID string `json:"id"`
-		}
-		if err := json.Unmarshal(raw, &t); err != nil || t.ID == "" {
+		return v, nil
+	case map[string]any:
+		id, _ := v["id"].(string)
+		if id == "" {
 			return "", badRequest("invalid request body", Issue{Field: "memory.thread.id", Message: "is required when memory.thread is an object"})
 		}
-		return t.ID, nil
+		return id, nil
 	default:
 		return "", badRequest("invalid request body", Issue{Field: "memory.thread", Message: "must be a thread id or an object {id}"})
 	}
