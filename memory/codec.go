@@ -286,11 +286,51 @@ func rawBytes(s *string) json.RawMessage {
 // EncodeMetadata returns the JSON of metadata ("null" for a nil map), or an
 // error wrapping [ErrInvalid] when it cannot be encoded.
 func EncodeMetadata(meta map[string]any) ([]byte, error) {
+	// encoding/json would quietly turn bad UTF-8 into U+FFFD: the metadata
+	// would not come back as it was given.
+	if !validStrings(meta) {
+		return nil, fmt.Errorf("%w: metadata holds a string that is not UTF-8", ErrInvalid)
+	}
 	b, err := json.Marshal(meta)
 	if err != nil {
 		return nil, fmt.Errorf("%w: metadata is not JSON: %v", ErrInvalid, err)
 	}
 	return b, nil
+}
+
+// validStrings reports whether every string in v, a map or slice of the
+// kinds JSON decodes to, is UTF-8. Values of other types are left to
+// encoding/json.
+func validStrings(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return utf8.ValidString(v)
+	case map[string]any:
+		for k, e := range v {
+			if !utf8.ValidString(k) || !validStrings(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if !validStrings(e) {
+				return false
+			}
+		}
+	case []string:
+		for _, e := range v {
+			if !utf8.ValidString(e) {
+				return false
+			}
+		}
+	case map[string]string:
+		for k, e := range v {
+			if !utf8.ValidString(k) || !utf8.ValidString(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // DecodeMetadata decodes what [EncodeMetadata] wrote. Numbers come back as

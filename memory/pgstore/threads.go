@@ -137,6 +137,9 @@ func (s *Store) UpdateThread(ctx context.Context, t memory.Thread) (memory.Threa
 	if err := memory.CheckThread(t); err != nil {
 		return memory.Thread{}, fmt.Errorf("pgstore: update thread: %w", err)
 	}
+	if err := memory.CheckID("thread", t.ID); err != nil {
+		return memory.Thread{}, fmt.Errorf("pgstore: update thread: %w", err)
+	}
 	meta, _ := memory.EncodeMetadata(t.Metadata) // CheckThread checked it encodes
 	out, err := scanThread(s.pool.QueryRow(ctx, `UPDATE keel_threads SET title = $1, metadata = $2, updated_at = $3
 		WHERE id = $4 AND resource_id = $5 RETURNING `+threadColumns,

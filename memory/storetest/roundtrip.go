@@ -122,6 +122,7 @@ func testInvalidInput(t *testing.T, s memory.Store) {
 		{"non-UTF-8 title", memory.Thread{ID: "t2", ResourceID: "r1", Title: "bad \xff title"}},
 		{"title with NUL", memory.Thread{ID: "t2", ResourceID: "r1", Title: "bad \x00 title"}},
 		{"metadata not JSON", memory.Thread{ID: "t2", ResourceID: "r1", Metadata: map[string]any{"f": func() {}}}},
+		{"metadata not UTF-8", memory.Thread{ID: "t2", ResourceID: "r1", Metadata: map[string]any{"k": []any{"ok", "\xff"}}}},
 	}
 	for _, c := range threads {
 		_, err := s.CreateThread(ctx, c.th)
@@ -151,6 +152,7 @@ func testInvalidInput(t *testing.T, s memory.Store) {
 		{"message id too long", []keel.Message{{ID: long, Role: keel.RoleUser}}},
 		{"same id twice", []keel.Message{{ID: "m1", Role: keel.RoleUser}, {ID: "m1", Role: keel.RoleUser}}},
 		{"metadata not JSON", []keel.Message{{Role: keel.RoleUser, Metadata: map[string]any{"c": make(chan int)}}}},
+		{"metadata key not UTF-8", []keel.Message{{Role: keel.RoleUser, Metadata: map[string]any{"\xfe": "v"}}}},
 	}
 	for _, c := range messages {
 		_, err := s.SaveMessages(ctx, "r1", "t1", c.msgs)
@@ -178,6 +180,8 @@ func testInvalidInput(t *testing.T, s memory.Store) {
 	}
 	_, err := s.ListThreads(ctx, "", memory.ListThreadsOptions{})
 	wantErr(t, "ListThreads(empty resource)", err, memory.ErrInvalid)
+	_, err = s.UpdateThread(ctx, memory.Thread{ResourceID: "r1", Title: "no id"})
+	wantErr(t, "UpdateThread(empty thread id)", err, memory.ErrInvalid)
 
 	pages := []memory.ListThreadsOptions{{Page: -1}, {PerPage: -1}, {OrderBy: "title"}}
 	for _, o := range pages {

@@ -50,12 +50,12 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 	}
 }
 
-// T0 is the base of the times the suite stores: a millisecond-precise UTC
+// t0 is the base of the times the suite stores: a millisecond-precise UTC
 // time, so that what comes back must equal it exactly.
-var T0 = time.Date(2026, 3, 14, 15, 9, 26, 535_000_000, time.UTC)
+var t0 = time.Date(2026, 3, 14, 15, 9, 26, 535_000_000, time.UTC)
 
-// at returns T0 plus n seconds.
-func at(n int) time.Time { return T0.Add(time.Duration(n) * time.Second) }
+// at returns t0 plus n seconds.
+func at(n int) time.Time { return t0.Add(time.Duration(n) * time.Second) }
 
 // Bytes returns n pseudo-random bytes, the same for the same seed, so that
 // a file of them cannot be mistaken for another of the same size.
