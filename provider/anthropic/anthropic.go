@@ -47,7 +47,8 @@ type Options struct {
 	BaseURL string
 	// HTTPClient sends the requests. Nil means the SDK's default client.
 	HTTPClient *http.Client
-	// Headers are added to every request.
+	// Headers are sent with every request; a header the SDK sets itself
+	// (such as anthropic-version) is replaced.
 	Headers http.Header
 }
 
@@ -90,8 +91,14 @@ func New(model string, opts Options) (*Model, error) {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
 	}
 	for k, vs := range opts.Headers {
-		for _, v := range vs {
-			ro = append(ro, option.WithHeaderAdd(k, v))
+		// The first value replaces the SDK's own header of that name
+		// (anthropic-version, say); the others are added to it.
+		for i, v := range vs {
+			if i == 0 {
+				ro = append(ro, option.WithHeader(k, v))
+			} else {
+				ro = append(ro, option.WithHeaderAdd(k, v))
+			}
 		}
 	}
 	endpoint := defaultBaseURL

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/keel-go/keel"
@@ -61,7 +63,7 @@ func TestRequestHeaders(t *testing.T) {
 	s := providertest.NewServer(t, providertest.Reply{Body: textBody("ok")})
 	m, err := anthropic.New("claude-haiku-4-5", anthropic.Options{
 		APIKey: "sk-ant-key-1", BaseURL: s.URL(),
-		Headers: http.Header{"Anthropic-Beta": {"files-api-2025-04-14"}, "X-Team": {"a", "b"}},
+		Headers: http.Header{"Anthropic-Beta": {"files-api-2025-04-14"}, "X-Team": {"a", "b"}, "Anthropic-Version": {"2023-06-01"}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,6 +79,7 @@ func TestRequestHeaders(t *testing.T) {
 		{"Anthropic-Beta", "files-api-2025-04-14"},
 		{"X-Call", "1"},
 		{"Content-Type", "application/json"},
+		{"Anthropic-Version", "2023-06-01"},
 	} {
 		if got := h.Get(tc.name); got != tc.want {
 			t.Errorf("Got(%s) = %q; want %q", tc.name, got, tc.want)
@@ -85,8 +88,8 @@ func TestRequestHeaders(t *testing.T) {
 	if got := h.Values("X-Team"); len(got) != 2 {
 		t.Errorf("Got(X-Team) = %q; want both values", got)
 	}
-	if h.Get("Anthropic-Version") == "" {
-		t.Errorf("Got(Anthropic-Version) = %q; want the SDK's API version", "")
+	if got := h.Values("Anthropic-Version"); len(got) != 1 {
+		t.Errorf("Got(Anthropic-Version) = %q; want the option's value alone", got)
 	}
 }
 
@@ -114,7 +117,7 @@ func TestRequestMessages(t *testing.T) {
 	for _, m := range got.Messages {
 		roles = append(roles, m.Role)
 	}
-	if want := []string{"user", "assistant", "user", "assistant"}; !equal(roles, want) {
+	if want := []string{"user", "assistant", "user", "assistant"}; !slices.Equal(roles, want) {
 		t.Fatalf("Got(roles) = %q; want %q", roles, want)
 	}
 	if u := got.Messages[0].Content; len(u) != 2 || u[0].Text != "question" || u[1].Text != "more" {
@@ -137,18 +140,6 @@ func TestRequestMessages(t *testing.T) {
 	if c := got.Messages[3].Content; len(c) != 1 || string(c[0].Input) != `{}` {
 		t.Errorf("Got(tool call without input) = %+v; want input {}", c)
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestRequestTools(t *testing.T) {
@@ -211,7 +202,7 @@ func TestRequestBadInput(t *testing.T) {
 			_, gerr := m.Generate(context.Background(), tc.req)
 			serr := providertest.Collect(t, m.Stream(context.Background(), tc.req)).Err
 			for name, err := range map[string]error{"generate": gerr, "stream": serr} {
-				if err == nil || !hasPrefix(err.Error(), "anthropic: build request: ") {
+				if err == nil || !strings.HasPrefix(err.Error(), "anthropic: build request: ") {
 					t.Errorf("Got(%s error) = %v; want an anthropic: build request: error", name, err)
 				}
 			}
@@ -222,4 +213,22 @@ func TestRequestBadInput(t *testing.T) {
 	}
 }
 
-func hasPrefix(s, p string) bool { return len(s) >= len(p) && s[:len(p)] == p }
+
+// TestGenerateHugeMaxTokens pins the SDK's own refusal of a non-streaming
+// call whose answer could take over ten minutes: nothing is sent, and the
+// error says to stream.
+func TestGenerateHugeMaxTokens(t *testing.T) {
+	s := providertest.NewServer(t, providertest.Reply{Body: textBody("ok")})
+	m := newModel(t, s.URL())
+	req := &keel.Request{Messages: []keel.Message{keel.UserText("hi")}, MaxOutputTokens: 64000}
+	_, err := m.Generate(context.Background(), req)
+	if err == nil || !strings.Contains(err.Error(), "streaming is required") || !strings.HasPrefix(err.Error(), "anthropic: generate: ") {
+		t.Errorf("Got(Generate error) = %v; want the SDK's request to stream", err)
+	}
+	if n := len(s.Requests()); n != 0 {
+		t.Errorf("Got(requests) = %d; want 0", n)
+	}
+	if c := providertest.Collect(t, m.Stream(context.Background(), req)); c.Err != nil {
+		t.Errorf("Got(Stream error) = %v; want none", c.Err)
+	}
+}
