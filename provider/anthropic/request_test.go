@@ -213,7 +213,6 @@ func TestRequestBadInput(t *testing.T) {
 	}
 }
 
-
 // TestGenerateHugeMaxTokens pins the SDK's own refusal of a non-streaming
 // call whose answer could take over ten minutes: nothing is sent, and the
 // error says to stream.
