@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+)
+
+// bench runs every measurement and prints the figures.
+func bench(ctx context.Context, c config, out, stderr io.Writer) error {
+	t, err := setUp(ctx, c, stderr)
+	if err != nil {
+		return err
+	}
+	defer t.close()
+	d := newDriver(t.url)
+	mode := "child process"
+	switch {
+	case c.url != "":
+		mode = "external"
+	case c.inprocess:
+		mode = "in process (figures include the driver)"
+	}
+	fmt.Fprintf(out, "keelbench: server %s (%s), model %s\n", t.url, mode, orNone(t.modelURL))
+
+	if _, _, err := d.latencies(ctx, c.warmup, d.textBody, d.generateURL()); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+	lat, _, err := d.latencies(ctx, c.latencyCalls, d.textBody, d.generateURL())
+	if err != nil {
+		return fmt.Errorf("latency: %w", err)
+	}
+	fmt.Fprintf(out, "text generate, 1 client, %d calls: p50 %s  p90 %s  p99 %s\n", c.latencyCalls,
+		ms(percentile(lat, 50)), ms(percentile(lat, 90)), ms(percentile(lat, 99)))
+
+	for round := 1; round <= 2; round++ {
+		rps, err := d.throughput(ctx, c.roundCalls, c.clients)
+		if err != nil {
+			return fmt.Errorf("throughput round %d: %w", round, err)
+		}
+		fmt.Fprintf(out, "text generate, %d clients, round %d of %d calls: %.0f requests/s", c.clients, round, c.roundCalls, rps)
+		if t.rss != nil {
+			rss, err := t.rss()
+			if err != nil {
+				return fmt.Errorf("resident memory: %w", err)
+			}
+			fmt.Fprintf(out, "; server VmRSS %.1f MiB", float64(rss)/(1<<20))
+		}
+		fmt.Fprintln(out)
+	}
+
+	keelBody, direct := pdfBodies(d, c.pdfBytes)
+	viaKeel, size, err := d.latencies(ctx, c.pdfCalls, keelBody, d.generateURL())
+	if err != nil {
+		return fmt.Errorf("pdf through keel: %w", err)
+	}
+	fmt.Fprintf(out, "%d byte PDF through keel, %d calls: p50 %s, response %d bytes\n", c.pdfBytes, c.pdfCalls, ms(percentile(viaKeel, 50)), size)
+	if t.modelURL != "" {
+		url := t.modelURL + "/v1beta/models/gemini-2.5-flash:generateContent"
+		straight, _, err := d.latencies(ctx, c.pdfCalls, func() []byte { return direct }, url)
+		if err != nil {
+			return fmt.Errorf("pdf straight to the model: %w", err)
+		}
+		p50k, p50d := percentile(viaKeel, 50), percentile(straight, 50)
+		fmt.Fprintf(out, "same PDF straight to the model server: p50 %s; keel/direct %.2fx\n", ms(p50d), float64(p50k)/float64(p50d))
+	}
+	return nil
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond)) }
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none given)"
+	}
+	return s
+}

@@ -1,0 +1,30 @@
+// Command keelbench measures keel's HTTP server the way the Mastra client
+// uses it: text generates with memory on (SQLite, a new thread per call)
+// and a generate with a 1 MiB PDF, against a zero-latency local model
+// server speaking Gemini's wire protocol.
+//
+// # Usage
+//
+//	go run ./cmd/keelbench                       # starts the server in a child process
+//	go run ./cmd/keelbench -inprocess            # server in this process
+//	go run ./cmd/keelbench -url http://127.0.0.1:4111 -pid 1234 -model-url http://127.0.0.1:8080
+//
+// By default keelbench starts its model server, then re-runs itself as a
+// child that serves keel (the equivalent of keel serve: one agent
+// "assistant" with the Gemini adapter, SQLite memory in a temporary file,
+// no request logs unless -logs), so that the child's resident memory is
+// the server's alone. With -url it drives a server already running
+// (loopback only); -pid names its process for the memory figures, and
+// -model-url its model server for the PDF comparison.
+//
+// # Figures
+//
+//   - p50/p90/p99 latency of a text generate at 1 client (-latency-calls);
+//   - requests per second at 32 clients (-clients), over two rounds of
+//     -round-calls calls each, with the server's VmRSS after each round;
+//   - for a 1 MiB PDF (-pdf-calls at 1 client): the p50 through keel, the
+//     p50 of the same request sent straight to the model server, their
+//     ratio, and the size of keel's response.
+//
+// Every loop is bounded by its call count; everything stays on loopback.
+package main

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// config holds the flags.
+type config struct {
+	url, modelURL          string
+	pid                    int
+	inprocess, logs, child bool
+	latencyCalls           int
+	roundCalls, clients    int
+	pdfCalls, warmup       int
+	pdfBytes               int
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var c config
+	fs := flag.NewFlagSet("keelbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.url, "url", "", "drive the keel server at this loopback URL instead of starting one")
+	fs.IntVar(&c.pid, "pid", 0, "process id of the server at -url, for its resident memory")
+	fs.StringVar(&c.modelURL, "model-url", "", "model server of the server at -url, for the direct PDF comparison")
+	fs.BoolVar(&c.inprocess, "inprocess", false, "serve keel in this process instead of a child")
+	fs.BoolVar(&c.logs, "logs", false, "let the server write its request logs (to stderr)")
+	fs.BoolVar(&c.child, "serve-child", false, "internal: run as the server child")
+	fs.IntVar(&c.warmup, "warmup", 200, "text generates before measuring")
+	fs.IntVar(&c.latencyCalls, "latency-calls", 2000, "text generates at 1 client for the latency figures")
+	fs.IntVar(&c.roundCalls, "round-calls", 10000, "text generates per throughput round (two rounds)")
+	fs.IntVar(&c.clients, "clients", 32, "concurrent clients of the throughput rounds")
+	fs.IntVar(&c.pdfCalls, "pdf-calls", 50, "generates with a PDF, through keel and straight to the model")
+	fs.IntVar(&c.pdfBytes, "pdf-bytes", 1<<20, "size of the PDF")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if c.child {
+		if err := serveChild(ctx, c.modelURL, fs.Arg(0), c.logs, stdout); err != nil {
+			fmt.Fprintln(stderr, "keelbench: serve:", err)
+			return 1
+		}
+		return 0
+	}
+	if err := bench(ctx, c, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "keelbench:", err)
+		return 1
+	}
+	return 0
+}
+
+// target is the server being measured and how to read its memory.
+type target struct {
+	url, modelURL string
+	rss           func() (int64, error)
+	close         func()
+}
+
+func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
+	if c.url != "" {
+		if err := checkLoopback(c.url); err != nil {
+			return nil, err
+		}
+		if c.modelURL != "" {
+			if err := checkLoopback(c.modelURL); err != nil {
+				return nil, err
+			}
+		}
+		t := &target{url: strings.TrimRight(c.url, "/"), modelURL: c.modelURL, close: func() {}}
+		if c.pid > 0 {
+			t.rss = func() (int64, error) { return vmRSS(fmt.Sprintf("/proc/%d/status", c.pid)) }
+		}
+		return t, nil
+	}
+	model, err := startModelServer("Hello from the mock model.")
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "keelbench-")
+	if err != nil {
+		model.Close()
+		return nil, err
+	}
+	db := filepath.Join(dir, "keel.db")
+	cleanup := func() { model.Close(); os.RemoveAll(dir) }
+	if c.inprocess {
+		var logs io.Writer
+		if c.logs {
+			logs = stderr
+		}
+		ks, err := startKeel(ctx, model.URL(), db, logs)
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		return &target{url: ks.url, modelURL: model.URL(),
+			rss:   func() (int64, error) { return vmRSS("/proc/self/status") },
+			close: func() { ks.close(); cleanup() }}, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	args := []string{"-serve-child", "-model-url", model.URL()}
+	if c.logs {
+		args = append(args, "-logs")
+	}
+	cmd := exec.CommandContext(ctx, exe, append(args, db)...)
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		cleanup()
+		return nil, err
+	}
+	stop := func() {
+		stdin.Close()
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		cleanup()
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("server child did not start: %w", err)
+	}
+	pid := cmd.Process.Pid
+	return &target{url: strings.TrimSpace(line), modelURL: model.URL(),
+		rss:   func() (int64, error) { return vmRSS(fmt.Sprintf("/proc/%d/status", pid)) },
+		close: stop}, nil
+}
+
+func checkLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("url %q: %w", raw, err)
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return errors.New("url " + raw + ": keelbench drives loopback servers only")
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+
+	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/memory/sqlitestore"
+	"github.com/keel-go/keel/provider/google"
+	"github.com/keel-go/keel/server"
+)
+
+// keelServer is a keel server set up as keel serve sets it up by default:
+// one agent with the Gemini adapter and SQLite memory.
+type keelServer struct {
+	url   string
+	close func()
+}
+
+func startKeel(ctx context.Context, modelURL, dbPath string, logs io.Writer) (*keelServer, error) {
+	store, err := sqlitestore.Open(dbPath)
+	if err != nil {
+		return nil, err
+	}
+	model, err := google.New("gemini-2.5-flash", google.Options{APIKey: "bench", BaseURL: modelURL})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if logs != nil {
+		logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	a, err := agent.New(agent.Config{ID: "assistant", Instructions: "You are a helpful assistant.", Model: model, Memory: store, Logger: logger})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	srv, err := server.New(server.Config{Agents: []*agent.Agent{a}, Memory: store, Logger: logger})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(ctx, ln); err != nil {
+			fmt.Fprintln(os.Stderr, "keelbench:", err)
+		}
+	}()
+	return &keelServer{url: "http://" + ln.Addr().String(), close: func() {
+		cancel()
+		<-done
+		store.Close()
+	}}, nil
+}
+
+// serveChild is the child process: it serves keel, prints its URL on
+// stdout, and runs until stdin closes (the parent went away or is done).
+func serveChild(ctx context.Context, modelURL, dbPath string, logs bool, stdout io.Writer) error {
+	var w io.Writer
+	if logs {
+		w = os.Stderr
+	}
+	ks, err := startKeel(ctx, modelURL, dbPath, w)
+	if err != nil {
+		return err
+	}
+	defer ks.close()
+	fmt.Fprintln(stdout, ks.url)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return nil
+}
