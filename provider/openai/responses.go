@@ -184,7 +184,11 @@ func (m *Model) streamResponses(ctx context.Context, req *keel.Request) iter.Seq
 			return
 		}
 		if final == nil {
-			final = &rawResponse{Status: "in_progress"}
+			// The API ends every stream with a terminal event; without one
+			// the connection was cut, and the same request may succeed.
+			yield(keel.StreamEvent{}, &keel.APICallError{Provider: m.provider, URL: x.URL(),
+				Message: "stream ended before the response completed", Retryable: true})
+			return
 		}
 		yield(keel.StreamEvent{
 			Type: keel.EventFinish, FinishReason: final.finish(calls > 0), Usage: final.usage(),

@@ -45,7 +45,7 @@ func testFiles(t *testing.T, h Harness) {
 	for _, tc := range fileCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := NewServer(t, h.Text("read it"))
+			s := NewServer(t, h.Text("read it"), h.StreamText("read it"))
 			m := h.NewModel(t, s.URL())
 			msgs := []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "Read this"}, tc.part}}}
 			mt := keel.NormalizeMediaType(tc.part.MediaType)
