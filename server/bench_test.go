@@ -103,10 +103,26 @@ func BenchmarkGenerateText(b *testing.B) {
 }
 
 // BenchmarkGeneratePDF is one generate with a 1 MiB PDF attached, stored
-// in SQLite; the scripted model does not read it.
+// in SQLite, with a scripted model that does not read it (the server's own
+// cost) and with the Gemini adapter, which encodes it for the wire.
 func BenchmarkGeneratePDF(b *testing.B) {
-	model := keeltest.NewModel(keeltest.Reply{Text: "A summary."})
-	model.RepeatLast, model.NoRecord = true, true
+	b.Run("scripted", func(b *testing.B) {
+		model := keeltest.NewModel(keeltest.Reply{Text: "A summary."})
+		model.RepeatLast, model.NoRecord = true, true
+		benchPDF(b, model)
+	})
+	b.Run("gemini", func(b *testing.B) {
+		gem := googletest.Start(googletest.Options{Text: "A summary."})
+		defer gem.Close()
+		model, err := google.New("gemini-2.5-flash", google.Options{APIKey: "k", BaseURL: gem.URL()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchPDF(b, model)
+	})
+}
+
+func benchPDF(b *testing.B, model keel.Model) {
 	hs := benchServer(b, model)
 	pdf := bytes.Repeat([]byte("%PDF-1.7 0123456789abcdef"), (1<<20)/25)
 	data := base64.StdEncoding.EncodeToString(pdf)
