@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/keel-go/keel"
@@ -111,5 +112,52 @@ func TestFinishReasons(t *testing.T) {
 				t.Errorf("Got(Stream finish) = %+v, %v; want %q", c.Finish, c.Err, tc.want)
 			}
 		})
+	}
+}
+
+// TestConcurrentCalls runs generate and stream calls with files on one
+// model at once; with -race it checks the model shares no call state.
+func TestConcurrentCalls(t *testing.T) {
+	s := providertest.NewServer(t, providertest.Reply{Body: textBody("ok")})
+	m := newModel(t, s.URL())
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			data := []byte(strings.Repeat(string(rune('a'+i)), 1000+i))
+			req := &keel.Request{Messages: []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{
+				keel.TextPart{Text: "read"}, keel.FilePart{Data: data, MediaType: "application/pdf"},
+			}}}}
+			if i%2 == 0 {
+				_, err := m.Generate(context.Background(), req)
+				errs <- err
+				return
+			}
+			errs <- providertest.Collect(t, m.Stream(context.Background(), req)).Err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("Got(call error) = %v; want none", err)
+		}
+	}
+	seen := map[int]bool{}
+	for _, r := range s.Requests() {
+		files := sentFiles(t, r.Body)
+		if len(files) != 1 {
+			t.Fatalf("Got(files) = %d; want 1", len(files))
+		}
+		n := len(files[0].Data)
+		if files[0].Data[0] != byte('a'+n-1000) {
+			t.Errorf("Got(file of %d bytes) starts with %q; want its own call's content", n, files[0].Data[0])
+		}
+		seen[n] = true
+	}
+	if len(seen) != 8 {
+		t.Errorf("Got(distinct files) = %d; want 8", len(seen))
 	}
 }

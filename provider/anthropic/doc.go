@@ -29,9 +29,10 @@
 //     http(s) URL, which the API fetches) or a file source (an ID of the
 //     Files API);
 //   - application/pdf goes as a document block with a base64, URL or file
-//     source, titled with the file's name;
+//     source;
 //   - text/plain goes as a document block with a text source (the content
 //     as a string) or a URL source;
+//   - a document block is titled with the file's name, when it has one;
 //   - anything else is refused with a [*keel.UnsupportedFunctionalityError]
 //     whose Functionality is "media type: <type>" (the type without
 //     parameters; "application/octet-stream" when the part names none).
