@@ -86,14 +86,14 @@ func (c *serveCmd) Run(ctx context.Context, args []string, io stdio) error {
 	return nil
 }
 
-// announce says where keel listens, with what, and how it is protected.
+// announce says with what keel serves, how it is protected, and where it
+// listens.
 func (c *serveCmd) announce(io stdio, addr string, built *config.Built, where, tokenEnv string, hasToken bool) {
 	ids := make([]string, len(built.Agents))
 	for i, a := range built.Agents {
 		m := a.Config().Model
 		ids[i] = fmt.Sprintf("%s (%s/%s)", a.ID(), m.Provider(), m.Name())
 	}
-	fmt.Fprintf(io.err, "keel serve: listening on http://%s/api\n", addr)
 	fmt.Fprintf(io.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
 	fmt.Fprintf(io.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
 	switch {
@@ -104,6 +104,8 @@ func (c *serveCmd) announce(io stdio, addr string, built *config.Built, where, t
 	default:
 		fmt.Fprintf(io.err, "keel serve: no token: only this machine can connect (set %s to require one and to listen beyond loopback)\n", tokenEnv)
 	}
+	// Last, so that whoever waits for it knows the rest was said.
+	fmt.Fprintf(io.err, "keel serve: listening on http://%s/api\n", addr)
 }
 
 // isLoopback reports whether addr listens on loopback only.

@@ -1,0 +1,217 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/provider/providertest"
+)
+
+// served is a running keel serve process.
+type served struct {
+	cmd  *exec.Cmd
+	url  string // such as http://127.0.0.1:41234
+	done chan error
+
+	mu     sync.Mutex
+	stderr bytes.Buffer
+}
+
+// Stderr returns what the process wrote to standard error so far.
+func (s *served) Stderr() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stderr.String()
+}
+
+// startServe starts keel serve on a free loopback port in dir and waits
+// until it listens. The process is killed when the test ends, if it still
+// runs.
+func startServe(t *testing.T, dir string, environ []string, args ...string) *served {
+	t.Helper()
+	cmd := exec.Command(keelBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Dir, cmd.Env = dir, environ
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("Got(start keel serve) = %v; want nil", err)
+	}
+	s := &served{cmd: cmd, done: make(chan error, 1)}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pipe)
+		for sc.Scan() {
+			line := sc.Text()
+			s.mu.Lock()
+			s.stderr.WriteString(line + "\n")
+			s.mu.Unlock()
+			if rest, ok := strings.CutPrefix(line, "keel serve: listening on "); ok {
+				addr <- strings.TrimSuffix(rest, "/api")
+			}
+		}
+		s.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	select {
+	case s.url = <-addr:
+	case err := <-s.done:
+		s.done <- err
+		t.Fatalf("Got(keel serve) exited with %v before listening; want it to listen\nstderr: %s", err, s.Stderr())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Got(keel serve) silent for 30 s; want it to listen\nstderr: %s", s.Stderr())
+	}
+	return s
+}
+
+// stop sends SIGTERM and waits for the exit.
+func (s *served) stop(t *testing.T) error {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.done:
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("Got(keel serve after SIGTERM) still running after 30 s; want it stopped\nstderr: %s", s.Stderr())
+		return nil
+	}
+}
+
+func call(t *testing.T, method, url, token, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("Got(%s %s) = %v; want an answer", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("Got(read %s %s) = %v; want the body", method, url, err)
+	}
+	return resp.StatusCode, b
+}
+
+func TestServeAnswersAndStopsGracefully(t *testing.T) {
+	// The model holds stream calls back a moment, so that one is running
+	// when the server is told to stop.
+	srv := googletest.NewServer(t, googletest.Options{Respond: func(r googletest.Request, _ int) (providertest.Reply, bool) {
+		if r.Stream {
+			time.Sleep(700 * time.Millisecond)
+		}
+		return providertest.Reply{}, false
+	}})
+	dir := t.TempDir()
+	s := startServe(t, dir, geminiEnv(srv))
+	for _, w := range []string{"agents: assistant (google/gemini-2.5-flash)", "storage: keel.db", "only this machine can connect", "KEEL_API_TOKEN"} {
+		if !strings.Contains(s.Stderr(), w) {
+			t.Errorf("Got(start-up message) = %q; want it to say %q", s.Stderr(), w)
+		}
+	}
+
+	code, body := call(t, "GET", s.url+"/api/agents", "", "")
+	var agents map[string]struct {
+		Provider string `json:"provider"`
+		ModelID  string `json:"modelId"`
+	}
+	if err := json.Unmarshal(body, &agents); code != 200 || err != nil || agents["assistant"].ModelID != "gemini-2.5-flash" {
+		t.Fatalf("Got(GET /api/agents) = %d %s; want 200 with assistant on gemini-2.5-flash", code, body)
+	}
+	code, body = call(t, "POST", s.url+"/api/agents/assistant/generate", "", `{"messages":"Hi","memory":{"thread":"th-1","resource":"u1"}}`)
+	var gen struct{ Text string }
+	if err := json.Unmarshal(body, &gen); code != 200 || err != nil || gen.Text != googletest.DefaultText {
+		t.Fatalf("Got(generate) = %d %s; want 200 with the model's text", code, body)
+	}
+
+	// A stream under way when SIGTERM comes finishes before keel exits.
+	type streamed struct {
+		body string
+		err  error
+	}
+	got := make(chan streamed, 1)
+	go func() {
+		resp, err := http.Post(s.url+"/api/agents/assistant/stream", "application/json", strings.NewReader(`{"messages":"Tell me"}`))
+		if err != nil {
+			got <- streamed{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		got <- streamed{body: string(b), err: err}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0\nstderr: %s", err, s.Stderr())
+	}
+	st := <-got
+	if st.err != nil || !strings.HasSuffix(st.body, "data: [DONE]\n\n") || !strings.Contains(st.body, `"type":"finish"`) {
+		t.Errorf("Got(stream cut by shutdown) = %q, %v; want it read to data: [DONE]", st.body, st.err)
+	}
+	if !strings.Contains(s.Stderr(), "keel serve: stopped") {
+		t.Errorf("Got(stderr) = %q; want keel serve: stopped", s.Stderr())
+	}
+	if _, err := http.Get(s.url + "/api/agents"); err == nil {
+		t.Errorf("Got(GET after stop) = nil error; want the port closed")
+	}
+}
+
+func TestServeToken(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{})
+	s := startServe(t, t.TempDir(), geminiEnv(srv, "KEEL_API_TOKEN=s3cret"))
+	if !strings.Contains(s.Stderr(), "Authorization: Bearer $KEEL_API_TOKEN") {
+		t.Errorf("Got(start-up message) = %q; want it to say a token is required", s.Stderr())
+	}
+	if code, body := call(t, "GET", s.url+"/api/agents", "", ""); code != 401 || !strings.Contains(string(body), `"error"`) {
+		t.Errorf("Got(GET without token) = %d %s; want 401 {error}", code, body)
+	}
+	if code, _ := call(t, "GET", s.url+"/api/agents", "wrong", ""); code != 401 {
+		t.Errorf("Got(GET with a wrong token) = %d; want 401", code)
+	}
+	if code, body := call(t, "GET", s.url+"/api/agents", "s3cret", ""); code != 200 {
+		t.Errorf("Got(GET with the token) = %d %s; want 200", code, body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+}
+
+func TestServeWithoutModel(t *testing.T) {
+	s := startServe(t, t.TempDir(), env())
+	if !strings.Contains(s.Stderr(), "WARNING") || !strings.Contains(s.Stderr(), "KEEL_MODEL") {
+		t.Errorf("Got(start-up message) = %q; want a warning naming KEEL_MODEL", s.Stderr())
+	}
+	code, body := call(t, "POST", s.url+"/api/agents/assistant/generate", "", `{"messages":"Hi"}`)
+	if code < 400 || !strings.Contains(string(body), "KEEL_MODEL") {
+		t.Errorf("Got(generate without a model) = %d %s; want an error naming KEEL_MODEL", code, body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+}
