@@ -202,4 +202,3 @@ func TestPDFPeakMemory(t *testing.T) {
 		t.Errorf("Got(peak heap above the PDF) = %.1f MiB; want at most %d MiB", float64(peak)/(1<<20), budget>>20)
 	}
 }
-
