@@ -16,7 +16,8 @@
 // # The server
 //
 // The server is Debian's PostgreSQL (the newest of
-// /usr/lib/postgresql/*/bin, else initdb and pg_ctl on PATH): a cluster
+// /usr/lib/postgresql/*/bin, else initdb and pg_ctl on PATH, or only the
+// directory named by the KEEL_PG_BINDIR environment variable): a cluster
 // made by initdb in a temporary directory, trusting local connections,
 // listening on 127.0.0.1 on a free port and on a socket in that
 // directory, with fsync off (its data is thrown away). Run as root, the

@@ -24,6 +24,10 @@ import (
 // and CI is not set.
 const SkipReason = "PostgreSQL binaries not found; install Debian's postgresql package"
 
+// BinDirEnv names an environment variable that, when set, is the one
+// directory searched for initdb and pg_ctl.
+const BinDirEnv = "KEEL_PG_BINDIR"
+
 // ErrNoBinaries says that no PostgreSQL installation was found.
 var ErrNoBinaries = errors.New("pgtest: " + SkipReason)
 
@@ -120,6 +124,12 @@ type server struct {
 // findBinaries returns the directory holding initdb and pg_ctl: the
 // newest Debian installation, else the one on PATH.
 func findBinaries() (string, error) {
+	if d, ok := os.LookupEnv(BinDirEnv); ok {
+		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "pg_ctl")) {
+			return d, nil
+		}
+		return "", fmt.Errorf("%w (in %s=%s)", ErrNoBinaries, BinDirEnv, d)
+	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
 	slices.SortFunc(dirs, func(a, b string) int { return version(b) - version(a) })
 	for _, d := range dirs {

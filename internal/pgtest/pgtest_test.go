@@ -3,6 +3,8 @@ package pgtest_test
 import (
 	"context"
 	"os"
+	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -36,5 +38,41 @@ func TestStart(t *testing.T) {
 			t.Errorf("Got(CREATE TABLE) = %v; want no error", err)
 		}
 		conn.Close(ctx)
+	}
+}
+
+// TestMissingBinaries runs TestStart in a child process that finds no
+// PostgreSQL: without CI it skips, saying why; with CI it fails.
+func TestMissingBinaries(t *testing.T) {
+	if os.Getenv(pgtest.BinDirEnv) != "" {
+		t.Skip("this is the child run of TestMissingBinaries")
+	}
+	cases := []struct {
+		ci       string
+		wantFail bool
+		wantOut  string
+	}{
+		{"", false, "--- SKIP: TestStart"},
+		{"true", true, "--- FAIL: TestStart"},
+	}
+	for _, c := range cases {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestStart$", "-test.v")
+		env := []string{pgtest.BinDirEnv + "=" + t.TempDir()}
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "CI=") {
+				env = append(env, kv)
+			}
+		}
+		if c.ci != "" {
+			env = append(env, "CI="+c.ci)
+		}
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if failed := err != nil; failed != c.wantFail {
+			t.Errorf("Got(child run with CI=%q failed) = %v; want %v\n%s", c.ci, failed, c.wantFail, out)
+		}
+		if !strings.Contains(string(out), c.wantOut) || !strings.Contains(string(out), pgtest.SkipReason) {
+			t.Errorf("Got(child run with CI=%q) =\n%s\nwant %q and the reason %q", c.ci, out, c.wantOut, pgtest.SkipReason)
+		}
 	}
 }

@@ -14,7 +14,9 @@
 // SQLite's write lock when their transaction begins, and wait up to
 // [BusyTimeout] for another process's, so several goroutines and several
 // processes may write one file. Each call is one transaction: a process
-// killed while saving leaves the whole message or none of it.
+// killed while saving leaves the whole message or none of it. The file
+// syncs at checkpoints rather than at every commit (synchronous=NORMAL):
+// a power failure may lose the last saves, but never leaves half of one.
 //
 // # Files
 //
