@@ -164,7 +164,9 @@ func (s *Server) queryResource(r *http.Request) (string, *requestError) {
 		id = s.cfg.Resource(r)
 	}
 	if id == "" {
-		id = r.URL.Query().Get("resourceId")
+		q := r.URL.Query()
+		// Older clients spell it resourceid.
+		id = firstOf(q.Get("resourceId"), q.Get("resourceid"))
 	}
 	if id == "" {
 		id = r.Header.Get(ResourceHeader)

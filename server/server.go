@@ -130,11 +130,18 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 		// Request contexts do not derive from ctx: cancelling ctx must let
 		// running streams end on their own, not cut them.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	auth := "bearer token required"
+	if s.cfg.Token == "" {
+		auth = "none (no token set)"
+	}
+	s.logger.Info("server: listening", "addr", ln.Addr().String(), "agents", len(s.order), "auth", auth,
+		"memory", s.cfg.Memory != nil, "max_body_bytes", s.cfg.MaxBodyBytes)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

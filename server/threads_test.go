@@ -113,6 +113,7 @@ func TestThreadBadRequests(t *testing.T) {
 		{"create without resource", "POST", "/api/memory/threads", `{"title":"x"}`, 400, "resourceId is required"},
 		{"create illegal thread id", "POST", "/api/memory/threads", `{"resourceId":"bob","threadId":"x y"}`, 400, "threadId"},
 		{"create for unknown agent", "POST", "/api/memory/threads?agentId=nope", `{"resourceId":"bob"}`, 404, "Agent with id nope not found"},
+		{"old lower-case resourceid", "GET", "/api/memory/threads/bob-1?resourceid=bob", "", 200, ""},
 		{"requestContext resource", "GET", "/api/memory/threads/bob-1?requestContext=" + rc, "", 200, ""},
 	}
 	for _, tt := range tests {
