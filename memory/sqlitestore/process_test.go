@@ -2,8 +2,10 @@ package sqlitestore_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,45 +67,39 @@ func writerMessage(name string, i int) keel.Message {
 	}}
 }
 
+// childWrite waits for the parent's go, so that all writers overlap, then
+// opens the file (perhaps new), creates the thread unless another writer
+// did, and saves its messages.
 func childWrite() error {
-	s, err := sqlitestore.Open(os.Getenv(childDBEnv))
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	name := os.Getenv(childNameEnv)
-	// Start writing when the parent says so, so that all writers overlap.
 	fmt.Println("ready")
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 		return fmt.Errorf("%s: waiting for go: %w", name, err)
 	}
+	s, err := sqlitestore.Open(os.Getenv(childDBEnv))
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "shared", ResourceID: "r1"}); err != nil && !errors.Is(err, memory.ErrConflict) {
+		return fmt.Errorf("%s: %w", name, err)
+	}
 	for i := range writesPerProcess {
-		if _, err := s.SaveMessages(context.Background(), "r1", "shared", []keel.Message{writerMessage(name, i)}); err != nil {
+		if _, err := s.SaveMessages(ctx, "r1", "shared", []keel.Message{writerMessage(name, i)}); err != nil {
 			return fmt.Errorf("%s: save %d: %w", name, i, err)
 		}
 	}
 	return nil
 }
 
-func child(t *testing.T, mode, db, name string) *exec.Cmd {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+mode, childDBEnv+"="+db, childNameEnv+"="+name)
-	cmd.Stderr = os.Stderr
-	return cmd
-}
-
-// TestTwoProcesses writes one thread from two child processes and this
-// one at the same time: every message of each is stored whole.
-func TestTwoProcesses(t *testing.T) {
-	db := filepath.Join(t.TempDir(), "keel.db")
-	s := open(t, db)
-	ctx := context.Background()
-	if _, err := s.CreateThread(ctx, memory.Thread{ID: "shared", ResourceID: "r1"}); err != nil {
-		t.Fatal(err)
-	}
+// startWriters starts a child writer per name, and lets them all go at
+// once when every one is ready; the returned function waits for them.
+func startWriters(t *testing.T, db string, names ...string) func() {
+	t.Helper()
 	var cmds []*exec.Cmd
 	var gos []io.WriteCloser
-	for _, name := range []string{"a", "b"} {
+	for _, name := range names {
 		cmd := child(t, "write", db, name)
 		in, err := cmd.StdinPipe()
 		if err != nil {
@@ -125,35 +121,37 @@ func TestTwoProcesses(t *testing.T) {
 		fmt.Fprintln(in, "go")
 		in.Close()
 	}
-	for i := range writesPerProcess {
-		if _, err := s.SaveMessages(ctx, "r1", "shared", []keel.Message{writerMessage("parent", i)}); err != nil {
-			t.Errorf("Got(SaveMessages(parent %d)) = %v; want no error", i, err)
+	return func() {
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("Got(child writer %s) = %v; want success", names[i], err)
+			}
 		}
 	}
-	for _, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("Got(child writer) = %v; want success", err)
-		}
-	}
-	page, err := s.ListMessages(ctx, "r1", "shared", memory.ListMessagesOptions{})
+}
+
+// wantWriters checks that the thread holds every message of the named
+// writers, whole.
+func wantWriters(t *testing.T, s *sqlitestore.Store, names ...string) {
+	t.Helper()
+	page, err := s.ListMessages(context.Background(), "r1", "shared", memory.ListMessagesOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if page.Total != 3*writesPerProcess {
-		t.Fatalf("Got(ListMessages().Total) = %d; want %d", page.Total, 3*writesPerProcess)
+	if page.Total != len(names)*writesPerProcess {
+		t.Fatalf("Got(ListMessages().Total) = %d; want %d", page.Total, len(names)*writesPerProcess)
 	}
 	for _, m := range page.Messages {
 		name, num, _ := strings.Cut(m.ID, "-")
 		i, _ := strconv.Atoi(num)
 		want := writerMessage(name, i)
-		want.CreatedAt = m.CreatedAt
-		if fmt.Sprint(m.Parts[0]) != fmt.Sprint(want.Parts[0]) || len(m.Parts) != 3 ||
-			memory.Digest(m.Parts[1].(keel.FilePart).Data) != memory.Digest(want.Parts[1].(keel.FilePart).Data) ||
-			memory.Digest(m.Parts[2].(keel.FilePart).Data) != memory.Digest(want.Parts[2].(keel.FilePart).Data) {
+		if len(m.Parts) != 3 || m.Text() != name ||
+			!bytes.Equal(m.Parts[1].(keel.FilePart).Data, want.Parts[1].(keel.FilePart).Data) ||
+			!bytes.Equal(m.Parts[2].(keel.FilePart).Data, want.Parts[2].(keel.FilePart).Data) {
 			t.Errorf("Got(message %s) differs from what its writer saved", m.ID)
 		}
 	}
-	st, err := s.BlobStats(ctx)
+	st, err := s.BlobStats(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +159,50 @@ func TestTwoProcesses(t *testing.T) {
 	// are seeded by index alone).
 	if st.Blobs != 1+writesPerProcess {
 		t.Errorf("Got(BlobStats().Blobs) = %d; want %d", st.Blobs, 1+writesPerProcess)
+	}
+}
+
+func child(t *testing.T, mode, db, name string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"="+mode, childDBEnv+"="+db, childNameEnv+"="+name)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// TestTwoProcesses writes one thread from two child processes and this
+// one at the same time: every message of each is stored whole.
+func TestTwoProcesses(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "keel.db")
+	s := open(t, db)
+	ctx := context.Background()
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "shared", ResourceID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	wait := startWriters(t, db, "a", "b")
+	for i := range writesPerProcess {
+		if _, err := s.SaveMessages(ctx, "r1", "shared", []keel.Message{writerMessage("parent", i)}); err != nil {
+			t.Errorf("Got(SaveMessages(parent %d)) = %v; want no error", i, err)
+		}
+	}
+	wait()
+	wantWriters(t, s, "a", "b", "parent")
+}
+
+// TestProcessesOpenNewFile has three processes open a file that does not
+// exist yet at once: it is created and migrated once, and all of them
+// write to it.
+func TestProcessesOpenNewFile(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "keel.db")
+	startWriters(t, db, "a", "b", "c")()
+	wantWriters(t, open(t, db), "a", "b", "c")
+	raw, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var rows int
+	if err := raw.QueryRow(`SELECT COUNT(*) FROM schema_version`).Scan(&rows); err != nil || rows != 1 {
+		t.Errorf("Got(schema_version rows) = %d, %v; want 1", rows, err)
 	}
 }
 
