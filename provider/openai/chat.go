@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"iter"
@@ -93,6 +92,12 @@ func (m *Model) streamChat(ctx context.Context, req *keel.Request) iter.Seq2[kee
 			}
 			for _, d := range choice.Delta.ToolCalls {
 				i := slices.IndexFunc(calls, func(c *streamedCall) bool { return c.index == d.Index })
+				// Some compatible servers send every call whole, all at
+				// index 0: a new ID starts a new call.
+				if i >= 0 && d.ID != "" && calls[i].id != "" && d.ID != calls[i].id {
+					calls[i].index = -1 // never matched again
+					i = -1
+				}
 				if i < 0 {
 					calls = append(calls, &streamedCall{index: d.Index})
 					i = len(calls) - 1
@@ -122,7 +127,6 @@ func (m *Model) streamChat(ctx context.Context, req *keel.Request) iter.Seq2[kee
 			yield(keel.StreamEvent{}, err)
 			return
 		}
-		slices.SortFunc(calls, func(a, b *streamedCall) int { return cmp.Compare(a.index, b.index) })
 		for _, c := range calls {
 			ev := keel.StreamEvent{Type: keel.EventToolCall, ToolCall: keel.ToolCallPart{ID: c.id, Name: c.name, Input: toolInput(string(c.args))}}
 			if !yield(ev, nil) {

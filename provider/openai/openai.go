@@ -57,7 +57,8 @@ type Options struct {
 	// OpenAI-compatible server, OPENAI_COMPATIBLE_BASE_URL), else the
 	// SDK's default.
 	BaseURL string
-	// HTTPClient sends the requests; nil means the SDK's default client.
+	// HTTPClient sends the requests; nil means a plain http.Client of the
+	// model's own (no timeout: cancel through the context).
 	HTTPClient *http.Client
 	// Headers are added to every request.
 	Headers http.Header

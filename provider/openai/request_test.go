@@ -305,3 +305,23 @@ func TestResponsesPassThroughNamesUnnamedDocuments(t *testing.T) {
 		t.Errorf("Got(files) = %+v; want one input_file part-1.xlsx", files)
 	}
 }
+
+// Some compatible servers stream each tool call whole, every one at index
+// 0; each new ID is a new call, in the order they came.
+func TestStreamWholeToolCallsAtIndexZero(t *testing.T) {
+	call := func(id, args string) string {
+		return chatChunk(map[string]any{"tool_calls": []any{map[string]any{
+			"index": 0, "id": id, "type": "function", "function": map[string]any{"name": "get_weather", "arguments": args}}}}, nil)
+	}
+	s := providertest.NewServer(t, sse(append([]string{call("a", `{"city":"Oslo"}`), call("b", `{"city":"Rome"}`), call("c", `{"city":"Lima"}`)}, chatTail("tool_calls")...)...))
+	m := model(t, s, openai.Options{ProviderName: "ollama"})
+	c := providertest.Collect(t, m.Stream(context.Background(), &keel.Request{Messages: []keel.Message{keel.UserText("hi")}}))
+	var got []string
+	for _, tc := range c.ToolCalls {
+		got = append(got, tc.ID+" "+string(tc.Input))
+	}
+	want := []string{`a {"city":"Oslo"}`, `b {"city":"Rome"}`, `c {"city":"Lima"}`}
+	if c.Err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("Got(tool calls) = %q, %v; want %q", got, c.Err, want)
+	}
+}
