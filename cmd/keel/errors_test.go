@@ -13,6 +13,7 @@ func TestErrorExits(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "bad.yaml"), []byte("agents:\n  - id: a\n    tols: [read_file]\n"))
 	writeFile(t, filepath.Join(dir, "two.yaml"), []byte("agents:\n  - id: first\n  - id: second\n"))
+	writeFile(t, filepath.Join(dir, "claude.yaml"), []byte("agents:\n  - id: writer\n    model: anthropic/claude-sonnet-4-5\n"))
 	gem := geminiEnv(srv)
 	cases := []struct {
 		name    string
@@ -33,7 +34,10 @@ func TestErrorExits(t *testing.T) {
 		{"bad config", gem, []string{"run", "--config", "bad.yaml", "hi"}, 1, []string{"bad.yaml:3", `unknown field "tols"`}},
 		{"missing named config", gem, []string{"serve", "--config", "none.yaml"}, 1, []string{"none.yaml", "give an existing file to --config"}},
 		{"no model", env(), []string{"run", "hi"}, 1, []string{"no model configured", "KEEL_MODEL", "GOOGLE_GENERATIVE_AI_API_KEY"}},
-		{"unknown provider", env("KEEL_MODEL=acme/rocket"), []string{"run", "hi"}, 1, []string{"acme"}},
+		{"unknown provider", env("KEEL_MODEL=acme/rocket"), []string{"run", "hi"}, 1, []string{`unknown provider "acme"`}},
+		{"unknown provider stops serve", env("KEEL_MODEL=acme/rocket"), []string{"serve", "--addr", "127.0.0.1:0"}, 1, []string{`unknown provider "acme"`}},
+		{"no key for the configured model", gem, []string{"run", "--config", "claude.yaml", "hi"}, 1, []string{"ANTHROPIC_API_KEY"}},
+		{"PostgreSQL unreachable", gem, []string{"threads", "list", "--db", "postgres://keel@127.0.0.1:1/keel?connect_timeout=5"}, 1, []string{"open PostgreSQL", "check the URL"}},
 		{"threads without subcommand", gem, []string{"threads"}, 2, []string{"keel threads list"}},
 		{"unknown thread", gem, []string{"threads", "show", "nothing-here"}, 1, []string{"has no thread nothing-here", "keel threads list"}},
 		{"open beyond loopback without token", gem, []string{"serve", "--addr", "0.0.0.0:0"}, 2, []string{"refusing to listen on 0.0.0.0:0 without a token", "KEEL_API_TOKEN", "--insecure-bind"}},

@@ -171,7 +171,8 @@ func TestRunMediaTypes(t *testing.T) {
 		{"archive", "application/zip"},
 		{"plain", "text/plain"},
 	}
-	args := []string{"run", "--json", "--thread", "media", "--sandbox", filepath.Join(dir, "sb")}
+	// The prompt comes first: flags may follow it.
+	args := []string{"run", "What are these?", "--json", "--thread", "media", "--sandbox", filepath.Join(dir, "sb")}
 	for _, f := range files {
 		data := []byte("a,b\n1,2\n")
 		switch f.name {
@@ -183,8 +184,13 @@ func TestRunMediaTypes(t *testing.T) {
 		writeFile(t, filepath.Join(dir, f.name), data)
 		args = append(args, "--file", f.name)
 	}
-	mustKeel(t, dir, geminiEnv(srv), append(args, "What are these?")...)
-	th := decode[showOut](t, "threads show", mustKeel(t, dir, env(), "threads", "show", "media", "--json").stdout)
+	// Storage named by the environment instead of --db.
+	dbEnv := "KEEL_DATABASE_URL=" + filepath.Join(dir, "from-env.db")
+	mustKeel(t, dir, geminiEnv(srv, dbEnv), args...)
+	if _, err := os.Stat(filepath.Join(dir, "keel.db")); err == nil {
+		t.Errorf("Got(keel.db made) = true; want the store of KEEL_DATABASE_URL only")
+	}
+	th := decode[showOut](t, "threads show", mustKeel(t, dir, env(dbEnv), "threads", "show", "media", "--json").stdout)
 	got := th.Messages[0].Files
 	if len(got) != len(files) {
 		t.Fatalf("Got(stored files) = %d; want %d", len(got), len(files))
