@@ -24,7 +24,8 @@
 //   - every [ErrorKind] becomes a [keel.APICallError] with the status, raw
 //     body, headers, parsed message, retryable flag and the SDK's own error
 //     as its cause, for generate and stream calls; errors inside a stream;
-//   - Retry-After is kept, the SDK sends a 503 once (its retries are off);
+//   - Retry-After and x-should-retry are kept, x-should-retry decides the
+//     retryable flag, and the SDK sends a 503 once (its retries are off);
 //   - context deadlines and cancellation pass through, a consumer that stops
 //     a stream early closes the connection, and a refused connection is an
 //     [keel.APICallError] with status 0, retryable.

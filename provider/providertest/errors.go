@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"testing"
 	"time"
 
@@ -97,6 +98,33 @@ func testRetryAfter(t *testing.T, h Harness) {
 	}
 	if d, ok := ae.RetryAfter(); !ok || d <= 0 {
 		t.Errorf("Got(RetryAfter()) = %v, %v; want a positive wait", d, ok)
+	}
+}
+
+// testShouldRetryHeader checks that the provider's x-should-retry header
+// decides the retryable flag over the status, both ways.
+func testShouldRetryHeader(t *testing.T, h Harness) {
+	for _, tc := range []struct {
+		kind  ErrorKind
+		value string
+		want  bool
+	}{
+		{Internal, "false", false},
+		{BadRequest, "true", true},
+	} {
+		rep := h.Error(tc.kind)
+		rep.Header = rep.Header.Clone()
+		if rep.Header == nil {
+			rep.Header = http.Header{}
+		}
+		rep.Header.Set("X-Should-Retry", tc.value)
+		s := NewServer(t, rep)
+		m := h.NewModel(t, s.URL())
+		_, err := m.Generate(context.Background(), &keel.Request{Messages: userText("hi")})
+		var ae *keel.APICallError
+		if !errors.As(err, &ae) || ae.Retryable != tc.want || ae.Header.Get("X-Should-Retry") != tc.value {
+			t.Errorf("Got(%s with x-should-retry: %s) = %v; want Retryable %v and the header kept", tc.kind, tc.value, err, tc.want)
+		}
 	}
 }
 

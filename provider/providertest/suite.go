@@ -29,6 +29,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Errors", func(t *testing.T) { t.Parallel(); testErrors(t, h) })
 	t.Run("StreamError", func(t *testing.T) { t.Parallel(); testStreamError(t, h) })
 	t.Run("RetryAfter", func(t *testing.T) { t.Parallel(); testRetryAfter(t, h) })
+	t.Run("ShouldRetryHeader", func(t *testing.T) { t.Parallel(); testShouldRetryHeader(t, h) })
 	t.Run("NoSDKRetries", func(t *testing.T) { t.Parallel(); testNoSDKRetries(t, h) })
 	t.Run("Cancel", func(t *testing.T) { t.Parallel(); testCancel(t, h) })
 	t.Run("StreamStopEarly", func(t *testing.T) { t.Parallel(); testStreamStopEarly(t, h) })
