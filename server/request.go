@@ -76,8 +76,15 @@ func decodeJSON(body []byte, v any) *requestError {
 // agent runs, so that a bad request stores nothing.
 func decodeRunRequest(body []byte) (*runRequest, *requestError) {
 	var wb wireRunBody
+	body, l := liftStrings(body)
 	if e := decodeJSON(body, &wb); e != nil {
 		return nil, e
+	}
+	wb.Messages = l.restore(wb.Messages)
+	wb.ThreadID, wb.ResourceID, wb.RunID = l.restoreString(wb.ThreadID), l.restoreString(wb.ResourceID), l.restoreString(wb.RunID)
+	if wb.Memory != nil {
+		wb.Memory.Thread = l.restore(wb.Memory.Thread)
+		wb.Memory.Resource = l.restoreString(wb.Memory.Resource)
 	}
 	msgs, e := decodeMessages(wb.Messages)
 	if e != nil {
