@@ -115,11 +115,11 @@ func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompl
 		case keel.SourceReference:
 			return none, refuse("image file parts with file IDs")
 		}
-		data, err := inlineBytes(f)
+		u, err := inline.fileDataURL(f, mt)
 		if err != nil {
 			return none, err
 		}
-		return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: inline.dataURL(mt, data)}), nil
+		return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: u}), nil
 
 	case strings.HasPrefix(mt, "audio/"):
 		if !f.IsInline() {
@@ -134,12 +134,12 @@ func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompl
 		default:
 			return none, refuse("audio content parts with media type " + mediaTypeText(f.MediaType))
 		}
-		data, err := inlineBytes(f)
+		b64, err := inline.fileBase64(f)
 		if err != nil {
 			return none, err
 		}
 		return sdk.InputAudioContentPart(sdk.ChatCompletionContentPartInputAudioInputAudioParam{
-			Data: inline.base64(data), Format: format,
+			Data: b64, Format: format,
 		}), nil
 
 	case mt == "application/pdf":
@@ -149,7 +149,7 @@ func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompl
 		case keel.SourceReference:
 			return sdk.FileContentPart(sdk.ChatCompletionContentPartFileFileParam{FileID: param.NewOpt(f.URL)}), nil
 		}
-		data, err := inlineBytes(f)
+		u, err := inline.fileDataURL(f, mt)
 		if err != nil {
 			return none, err
 		}
@@ -158,7 +158,7 @@ func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompl
 			name = fmt.Sprintf("part-%d.pdf", index)
 		}
 		return sdk.FileContentPart(sdk.ChatCompletionContentPartFileFileParam{
-			FileData: param.NewOpt(inline.dataURL(mt, data)), Filename: param.NewOpt(name),
+			FileData: param.NewOpt(u), Filename: param.NewOpt(name),
 		}), nil
 	}
 	return none, refuse("file part media type " + mediaTypeText(f.MediaType))

@@ -10,6 +10,9 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/keel-go/keel"
 
 	"github.com/openai/openai-go/v3/option"
 )
@@ -27,7 +30,8 @@ type inlineData struct {
 
 type inlineItem struct {
 	prefix string // JSON-escaped text before the base64, such as a data URL's head
-	data   []byte
+	data   []byte // encoded when the body is completed, or
+	b64    string // already standard base64, copied as is
 }
 
 func newInlineData() *inlineData {
@@ -36,18 +40,66 @@ func newInlineData() *inlineData {
 	return &inlineData{nonce: "keel-inline-" + hex.EncodeToString(b[:]) + "-"}
 }
 
-// dataURL returns the placeholder of a data: URL holding data.
-func (d *inlineData) dataURL(mediaType string, data []byte) string {
-	return d.add("data:"+mediaType+";base64,", data)
+func (d *inlineData) add(prefix string, data []byte) string {
+	return d.addItem(prefix, inlineItem{data: data})
 }
 
-// base64 returns the placeholder of data as plain base64.
-func (d *inlineData) base64(data []byte) string { return d.add("", data) }
-
-func (d *inlineData) add(prefix string, data []byte) string {
+func (d *inlineData) addItem(prefix string, it inlineItem) string {
 	quoted, _ := json.Marshal(prefix)
-	d.items = append(d.items, inlineItem{prefix: string(quoted[1 : len(quoted)-1]), data: data})
+	it.prefix = string(quoted[1 : len(quoted)-1])
+	d.items = append(d.items, it)
 	return d.nonce + strconv.Itoa(len(d.items)-1)
+}
+
+// fileDataURL returns the placeholder of a data: URL of type mediaType
+// holding f's inline content. The base64 of a data: URL is passed on
+// without being decoded when it is already standard and padded.
+func (d *inlineData) fileDataURL(f keel.FilePart, mediaType string) (string, error) {
+	prefix := "data:" + mediaType + ";base64,"
+	if b64, ok := standardBase64(f); ok {
+		return d.addItem(prefix, inlineItem{b64: b64}), nil
+	}
+	data, err := inlineBytes(f)
+	if err != nil {
+		return "", err
+	}
+	return d.add(prefix, data), nil
+}
+
+// fileBase64 returns the placeholder of f's inline content as plain
+// base64.
+func (d *inlineData) fileBase64(f keel.FilePart) (string, error) {
+	if b64, ok := standardBase64(f); ok {
+		return d.addItem("", inlineItem{b64: b64}), nil
+	}
+	data, err := inlineBytes(f)
+	if err != nil {
+		return "", err
+	}
+	return d.add("", data), nil
+}
+
+// standardBase64 returns the payload of a base64 data: URL when it is
+// standard, padded base64 that can go into the body as is.
+func standardBase64(f keel.FilePart) (string, bool) {
+	if f.Source() != keel.SourceDataURL {
+		return "", false
+	}
+	header, payload, ok := strings.Cut(f.URL, ",")
+	if !ok || !strings.HasSuffix(strings.ToLower(header), ";base64") || len(payload)%4 != 0 {
+		return "", false
+	}
+	n := len(payload)
+	for i := 0; i < n; i++ {
+		c := payload[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '+', c == '/':
+		case c == '=' && (i == n-1 || (i == n-2 && payload[n-1] == '=')):
+		default:
+			return "", false
+		}
+	}
+	return payload, true
 }
 
 // expand returns body with every placeholder replaced by its content.
@@ -72,8 +124,7 @@ func (d *inlineData) expand(body []byte) ([]byte, error) {
 			return nil, fmt.Errorf("openai: send: malformed inline data placeholder")
 		}
 		hits = append(hits, hit{start, k, n})
-		it := d.items[n]
-		size += len(it.prefix) + base64.StdEncoding.EncodedLen(len(it.data)) - (k - start)
+		size += len(d.items[n].prefix) + d.items[n].encodedLen() - (k - start)
 		off = k
 	}
 	if len(hits) != len(d.items) {
@@ -85,12 +136,23 @@ func (d *inlineData) expand(body []byte) ([]byte, error) {
 		out = append(out, body[prev:h.start]...)
 		it := d.items[h.item]
 		out = append(out, it.prefix...)
-		n := len(out)
-		out = out[:n+base64.StdEncoding.EncodedLen(len(it.data))]
-		base64.StdEncoding.Encode(out[n:], it.data)
+		if it.b64 != "" {
+			out = append(out, it.b64...)
+		} else {
+			n := len(out)
+			out = out[:n+base64.StdEncoding.EncodedLen(len(it.data))]
+			base64.StdEncoding.Encode(out[n:], it.data)
+		}
 		prev = h.end
 	}
 	return append(out, body[prev:]...), nil
+}
+
+func (it inlineItem) encodedLen() int {
+	if it.b64 != "" {
+		return len(it.b64)
+	}
+	return base64.StdEncoding.EncodedLen(len(it.data))
 }
 
 // option completes the request body as it is sent.

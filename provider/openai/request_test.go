@@ -325,3 +325,31 @@ func TestStreamWholeToolCallsAtIndexZero(t *testing.T) {
 		t.Errorf("Got(tool calls) = %q, %v; want %q", got, c.Err, want)
 	}
 }
+
+// A data: URL in standard base64 goes on as it is; any other base64 is
+// decoded and encoded again, so the API always gets standard base64.
+func TestDataURLBase64Forms(t *testing.T) {
+	data := []byte{0xfb, 0xff, 0xfe, 'p', 'd', 'f', 0x00}
+	tests := []struct{ name, url string }{
+		{"standard", "data:application/pdf;base64,+//+cGRmAA=="},
+		{"url-safe unpadded", "data:application/pdf;base64,-__-cGRmAA"},
+		{"other type in the URL", "data:application/octet-stream;base64,+//+cGRmAA=="},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := providertest.NewServer(t, chatText("ok"))
+			m := model(t, s, openai.Options{})
+			msg := fileMsg(keel.FilePart{URL: tc.url, MediaType: "application/pdf", Filename: "a.pdf"})
+			if _, err := m.Generate(context.Background(), &keel.Request{Messages: []keel.Message{msg}}); err != nil {
+				t.Fatal(err)
+			}
+			body := string(s.Requests()[0].Body)
+			if want := `"file_data":"data:application/pdf;base64,+//+cGRmAA=="`; !strings.Contains(body, want) {
+				t.Errorf("Got(body) = %s; want it to contain %s", body, want)
+			}
+			if files := chatSentFiles(t, s.Requests()[0].Body); len(files) != 1 || string(files[0].Data) != string(data) {
+				t.Errorf("Got(files) = %+v; want the original bytes", files)
+			}
+		})
+	}
+}

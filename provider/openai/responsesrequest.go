@@ -117,11 +117,11 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, inline *inlineData
 		case keel.SourceReference:
 			img.FileID = param.NewOpt(f.URL)
 		default:
-			data, err := inlineBytes(f)
+			u, err := inline.fileDataURL(f, mt)
 			if err != nil {
 				return none, err
 			}
-			img.ImageURL = param.NewOpt(inline.dataURL(mt, data))
+			img.ImageURL = param.NewOpt(u)
 		}
 		return responses.ResponseInputContentUnionParam{OfInputImage: img}, nil
 	}
@@ -135,10 +135,6 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, inline *inlineData
 	case keel.SourceReference:
 		file.FileID = param.NewOpt(f.URL)
 	default:
-		data, err := inlineBytes(f)
-		if err != nil {
-			return none, err
-		}
 		name := f.Filename
 		if name == "" {
 			name = fmt.Sprintf("part-%d%s", index, extensionOf(mt))
@@ -146,7 +142,11 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, inline *inlineData
 		if mt == "" {
 			mt = "application/octet-stream"
 		}
-		file.FileData = param.NewOpt(inline.dataURL(mt, data))
+		u, err := inline.fileDataURL(f, mt)
+		if err != nil {
+			return none, err
+		}
+		file.FileData = param.NewOpt(u)
 		file.Filename = param.NewOpt(name)
 	}
 	return responses.ResponseInputContentUnionParam{OfInputFile: file}, nil
