@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
+	"github.com/keel-go/keel/workspace"
 )
 
 type finishP struct {
@@ -254,5 +257,47 @@ func TestStreamClientGoesAway(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	if got := storedMessages(t, e.mem, "r", "t"); len(got) != 1 {
 		t.Errorf("Got(stored) = %d messages; want only the question", len(got))
+	}
+}
+
+// With a sandbox, the refused spreadsheet is uploaded, and the stream
+// says where it went.
+func TestStreamRecoveryUploaded(t *testing.T) {
+	model, gem := geminiModel(t, googletest.Options{Unsupported: []string{xlsx}, Text: "Fine."})
+	sb := keeltest.NewSandbox("sb")
+	e := newEnv(t, envOptions{model: model, config: func(c *server.Config) {
+		cfg := c.Agents[0].Config()
+		cfg.Workspace = workspace.New(sb)
+		c.Agents[0] = must(agentNew(cfg))
+	}})
+	file := []byte("PK\x03\x04 a spreadsheet")
+	resp := e.send("POST", "/api/agents/support/stream", `{"memory":{"thread":"thread-1","resource":"r"},"messages":[{"role":"user","content":[`+
+		`{"type":"text","text":"read"},{"type":"file","data":"data:`+xlsx+`;base64,`+base64.StdEncoding.EncodeToString(file)+`","mediaType":"`+xlsx+`","filename":"leads.xlsx"}]}]}`)
+	defer resp.Body.Close()
+	events, _ := parseSSE(t, must(io.ReadAll(resp.Body)))
+	var got []string
+	for _, ev := range events {
+		if ev.Type != server.EventRecovery {
+			continue
+		}
+		p := payload[struct {
+			Action string
+			Files  []struct{ Name, Path string }
+		}](t, ev)
+		for _, f := range p.Files {
+			got = append(got, p.Action+" "+f.Name+" "+f.Path)
+		}
+	}
+	sum := sha256.Sum256(file)
+	want := "uploaded leads.xlsx " + keeltest.SandboxWorkDir + "/uploads/thread-1/" + hex.EncodeToString(sum[:]) + ".xlsx"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("Got(recoveries) = %q; want %q", got, want)
+	}
+	if files := sb.Files(); len(files) != 1 {
+		t.Errorf("Got(sandbox files) = %d; want the spreadsheet", len(files))
+	}
+	second := must(gem.Requests()[1].Decode())
+	if texts := strings.Join(second.UserTexts(), "\n"); !strings.Contains(texts, "[File uploaded to the sandbox]") {
+		t.Errorf("Got(second prompt) = %q; want the upload note", texts)
 	}
 }
