@@ -103,7 +103,7 @@ func (m *Model) toError(ctx context.Context, x *exchange, err error) error {
 	}
 	var ufe *keel.UnsupportedFunctionalityError
 	var ae *keel.APICallError
-	if errors.As(err, &ufe) || errors.As(err, &ae) {
+	if errors.As(err, &ufe) || errors.As(err, &ae) || errors.Is(err, errInlineData) {
 		return err
 	}
 	x.mu.Lock()

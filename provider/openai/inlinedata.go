@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,6 +34,10 @@ type inlineItem struct {
 	data   []byte // encoded when the body is completed, or
 	b64    string // already standard base64, copied as is
 }
+
+// errInlineData reports a request body whose placeholders do not match its
+// files: a bug, never worth sending again.
+var errInlineData = errors.New("openai: send: inline file data")
 
 func newInlineData() *inlineData {
 	var b [8]byte
@@ -121,14 +126,14 @@ func (d *inlineData) expand(body []byte) ([]byte, error) {
 		}
 		n, err := strconv.Atoi(string(body[j:k]))
 		if err != nil || n >= len(d.items) {
-			return nil, fmt.Errorf("openai: send: malformed inline data placeholder")
+			return nil, fmt.Errorf("%w: malformed placeholder", errInlineData)
 		}
 		hits = append(hits, hit{start, k, n})
 		size += len(d.items[n].prefix) + d.items[n].encodedLen() - (k - start)
 		off = k
 	}
 	if len(hits) != len(d.items) {
-		return nil, fmt.Errorf("openai: send: %d of %d inline files placed", len(hits), len(d.items))
+		return nil, fmt.Errorf("%w: %d of %d files placed", errInlineData, len(hits), len(d.items))
 	}
 	out := make([]byte, 0, size)
 	prev := 0
