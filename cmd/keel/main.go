@@ -1,5 +1,3 @@
-// Command keel serves agents over HTTP, runs them once from the command
-// line, and shows the threads they keep. See doc.go, or run keel help.
 package main
 
 import (
