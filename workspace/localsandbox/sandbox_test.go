@@ -91,7 +91,9 @@ func TestOptionsLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	res, err := sb.RunCommand(ctx, workspace.Command{Line: "head -c 1000 /dev/zero; head -c 50 /dev/zero >&2"})
+	// Its own limit keeps a loaded machine's slow sandbox start from
+	// hitting the 300ms default, which the sleep below is for.
+	res, err := sb.RunCommand(ctx, workspace.Command{Line: "head -c 1000 /dev/zero; head -c 50 /dev/zero >&2", Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
