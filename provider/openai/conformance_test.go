@@ -73,7 +73,7 @@ func responsesHarness(passThrough bool) providertest.Harness {
 		StreamPath:   "/v1/responses",
 	}
 	if passThrough {
-		h.RefusesUpFront = nil
+		h.RefusesUpFront = map[string]string{"audio/wav": "file part media type audio/wav"}
 	}
 	return h
 }

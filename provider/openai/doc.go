@@ -40,7 +40,7 @@
 // refuses other types with "file part media type <type>" unless
 // [Options.PassThroughDocuments] is set: then every other document goes
 // as an input_file too, since the Responses API reads docx, xlsx, csv and
-// more itself.
+// more itself. Audio and video are refused either way.
 //
 // Inline file contents are base64-encoded straight into the request body
 // as it is sent, so a 10 MiB PDF costs about one 13.3 MiB body rather than

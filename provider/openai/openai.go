@@ -66,8 +66,8 @@ type Options struct {
 	API string
 	// PassThroughDocuments makes the Responses API adapter send documents
 	// of any media type as input_file parts instead of refusing them: the
-	// Responses API reads docx, xlsx, csv and more itself. Chat
-	// Completions ignores it.
+	// Responses API reads docx, xlsx, csv and more itself. Audio and video
+	// are still refused. Chat Completions ignores it.
 	PassThroughDocuments bool
 	// ProviderName, when set to anything but "openai", marks an
 	// OpenAI-compatible server (such as "ollama"): Provider returns it,

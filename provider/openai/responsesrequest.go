@@ -104,8 +104,8 @@ func (m *Model) responsesUserContent(msg keel.Message, inline *inlineData) (resp
 }
 
 // responsesFilePart encodes a file for the Responses API: images as
-// input_image, PDFs (and, when passing documents through, any other type)
-// as input_file.
+// input_image, PDFs (and, when passing documents through, any other type
+// but audio and video) as input_file.
 func (m *Model) responsesFilePart(f keel.FilePart, index int, inline *inlineData) (responses.ResponseInputContentUnionParam, error) {
 	var none responses.ResponseInputContentUnionParam
 	mt := keel.NormalizeMediaType(f.MediaType)
@@ -125,7 +125,10 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, inline *inlineData
 		}
 		return responses.ResponseInputContentUnionParam{OfInputImage: img}, nil
 	}
-	if mt != "application/pdf" && !m.passThrough {
+	// Audio and video are not documents: input_file does not take them,
+	// passed through or not.
+	media := strings.HasPrefix(mt, "audio/") || strings.HasPrefix(mt, "video/")
+	if mt != "application/pdf" && (!m.passThrough || media) {
 		return none, refuse("file part media type " + mediaTypeText(f.MediaType))
 	}
 	file := &responses.ResponseInputFileParam{}
