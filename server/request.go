@@ -40,9 +40,16 @@ type wireRunBody struct {
 	RunID      string `json:"runId"`
 }
 
-// readBody reads the whole body, at most MaxBodyBytes of it.
+// readBody reads the whole body, at most MaxBodyBytes of it. A body whose
+// length is announced is read into a buffer of that size, so that a large
+// file is not copied again and again as the buffer grows.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *requestError) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
+	var buf []byte
+	if n := r.ContentLength; n > 0 && n <= s.cfg.MaxBodyBytes {
+		buf = make([]byte, 0, n+1) // +1: the read that sees EOF needs room
+	}
+	body, err := readAll(buf, rd)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -52,6 +59,26 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *requ
 		return nil, badRequest("read request body: " + err.Error())
 	}
 	return body, nil
+}
+
+// readAll is io.ReadAll appending to b.
+func readAll(b []byte, r io.Reader) ([]byte, error) {
+	if b == nil {
+		b = make([]byte, 0, 512)
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // decodeJSON decodes body into v, answering a malformed body with a 400.
