@@ -72,8 +72,10 @@ func (m *Model) streamChat(ctx context.Context, req *keel.Request) iter.Seq2[kee
 		finish := keel.StreamEvent{Type: keel.EventFinish}
 		reason := ""
 		var calls []*streamedCall
+		chunks := 0
 		for stream.Next() {
 			chunk := stream.Current()
+			chunks++
 			if chunk.ID != "" {
 				finish.ResponseID = chunk.ID
 			}
@@ -125,6 +127,13 @@ func (m *Model) streamChat(ctx context.Context, req *keel.Request) iter.Seq2[kee
 		}
 		if err := ctx.Err(); err != nil {
 			yield(keel.StreamEvent{}, err)
+			return
+		}
+		if chunks == 0 {
+			// An answer with no chunk at all is a cut connection or not a
+			// stream; either way the same request may succeed.
+			yield(keel.StreamEvent{}, &keel.APICallError{Provider: m.provider, URL: x.URL(),
+				Message: "stream ended before any chunk", Retryable: true})
 			return
 		}
 		for _, c := range calls {

@@ -100,3 +100,19 @@ func TestStreamErrorEvents(t *testing.T) {
 		})
 	}
 }
+
+// A 200 that carries no stream at all is not an empty answer: the same
+// request may succeed, so it is a retryable APICallError.
+func TestEmptyStreamIsRetryable(t *testing.T) {
+	for _, api := range []string{openai.APIChat, openai.APIResponses} {
+		t.Run(api, func(t *testing.T) {
+			s := providertest.NewServer(t, providertest.Reply{Body: "", ContentType: "text/event-stream"})
+			m := model(t, s, openai.Options{API: api})
+			c := providertest.Collect(t, m.Stream(context.Background(), &keel.Request{Messages: []keel.Message{keel.UserText("hi")}}))
+			var ae *keel.APICallError
+			if !errors.As(c.Err, &ae) || ae.StatusCode != 0 || !ae.Retryable || c.Finish != nil {
+				t.Errorf("Got(stream) = %v, finish %v; want a retryable APICallError with no status", c.Err, c.Finish)
+			}
+		})
+	}
+}
