@@ -22,6 +22,9 @@ func bench(ctx context.Context, c config, out, stderr io.Writer) error {
 	case c.inprocess:
 		mode = "in process (figures include the driver)"
 	}
+	if c.url == "" {
+		mode += ", " + c.store + " memory"
+	}
 	fmt.Fprintf(out, "keelbench: server %s (%s), model %s\n", t.url, mode, orNone(t.modelURL))
 
 	if _, _, err := d.latencies(ctx, c.warmup, d.textBody, d.generateURL()); err != nil {

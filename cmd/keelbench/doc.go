@@ -26,5 +26,8 @@
 //     p50 of the same request sent straight to the model server, their
 //     ratio, and the size of keel's response.
 //
+// -store inmemory serves with in-memory storage instead of SQLite, to
+// tell the server's own cost from the store's.
+//
 // Every loop is bounded by its call count; everything stays on loopback.
 package main

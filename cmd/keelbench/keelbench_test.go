@@ -106,3 +106,16 @@ func TestRunRejectsRemoteURL(t *testing.T) {
 		t.Errorf("Got(run -url remote) = %d, %q; want a failure naming loopback", code, errOut.String())
 	}
 }
+
+func TestRunStoreFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"-store", "redis"}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "sqlite or inmemory") {
+		t.Errorf("Got(run -store redis) = %d, %q; want 2 naming the choices", code, errOut.String())
+	}
+	out.Reset()
+	code := run(context.Background(), []string{"-inprocess", "-store", "inmemory", "-warmup", "1", "-latency-calls", "3",
+		"-round-calls", "4", "-clients", "2", "-pdf-calls", "1", "-pdf-bytes", "1024"}, &out, &errOut)
+	if code != 0 || !strings.Contains(out.String(), "inmemory memory") {
+		t.Errorf("Got(run -store inmemory) = %d, %q; want a run on in-memory storage", code, out.String())
+	}
+}

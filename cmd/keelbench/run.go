@@ -25,6 +25,7 @@ type config struct {
 	roundCalls, clients    int
 	pdfCalls, warmup       int
 	pdfBytes               int
+	store                  string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -43,11 +44,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.clients, "clients", 32, "concurrent clients of the throughput rounds")
 	fs.IntVar(&c.pdfCalls, "pdf-calls", 50, "generates with a PDF, through keel and straight to the model")
 	fs.IntVar(&c.pdfBytes, "pdf-bytes", 1<<20, "size of the PDF")
+	fs.StringVar(&c.store, "store", "sqlite", "memory of the started server: sqlite, or inmemory to measure the server without storage costs")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	if c.store != "sqlite" && c.store != "inmemory" {
+		fmt.Fprintf(stderr, "keelbench: -store %q: want sqlite or inmemory\n", c.store)
+		return 2
+	}
 	if c.child {
-		if err := serveChild(ctx, c.modelURL, fs.Arg(0), c.logs, stdout); err != nil {
+		if err := serveChild(ctx, c.modelURL, fs.Arg(0), c.store, c.logs, stdout); err != nil {
 			fmt.Fprintln(stderr, "keelbench: serve:", err)
 			return 1
 		}
@@ -99,7 +105,7 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 		if c.logs {
 			logs = stderr
 		}
-		ks, err := startKeel(ctx, model.URL(), db, logs)
+		ks, err := startKeel(ctx, model.URL(), db, c.store, logs)
 		if err != nil {
 			cleanup()
 			return nil, err
@@ -113,7 +119,7 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 		cleanup()
 		return nil, err
 	}
-	args := []string{"-serve-child", "-model-url", model.URL()}
+	args := []string{"-serve-child", "-model-url", model.URL(), "-store", c.store}
 	if c.logs {
 		args = append(args, "-logs")
 	}

@@ -9,22 +9,28 @@ import (
 	"os"
 
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/memory/sqlitestore"
 	"github.com/keel-go/keel/provider/google"
 	"github.com/keel-go/keel/server"
 )
 
 // keelServer is a keel server set up as keel serve sets it up by default:
-// one agent with the Gemini adapter and SQLite memory.
+// one agent with the Gemini adapter and SQLite memory (or, to split the
+// server's cost from the store's, in-memory storage).
 type keelServer struct {
 	url   string
 	close func()
 }
 
-func startKeel(ctx context.Context, modelURL, dbPath string, logs io.Writer) (*keelServer, error) {
-	store, err := sqlitestore.Open(dbPath)
-	if err != nil {
-		return nil, err
+func startKeel(ctx context.Context, modelURL, dbPath, kind string, logs io.Writer) (*keelServer, error) {
+	var store memory.Store = memory.NewInMemory()
+	if kind == "sqlite" {
+		s, err := sqlitestore.Open(dbPath)
+		if err != nil {
+			return nil, err
+		}
+		store = s
 	}
 	model, err := google.New("gemini-2.5-flash", google.Options{APIKey: "bench", BaseURL: modelURL})
 	if err != nil {
@@ -67,12 +73,12 @@ func startKeel(ctx context.Context, modelURL, dbPath string, logs io.Writer) (*k
 
 // serveChild is the child process: it serves keel, prints its URL on
 // stdout, and runs until stdin closes (the parent went away or is done).
-func serveChild(ctx context.Context, modelURL, dbPath string, logs bool, stdout io.Writer) error {
+func serveChild(ctx context.Context, modelURL, dbPath, kind string, logs bool, stdout io.Writer) error {
 	var w io.Writer
 	if logs {
 		w = os.Stderr
 	}
-	ks, err := startKeel(ctx, modelURL, dbPath, w)
+	ks, err := startKeel(ctx, modelURL, dbPath, kind, w)
 	if err != nil {
 		return err
 	}
