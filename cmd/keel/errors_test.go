@@ -14,6 +14,9 @@ func TestErrorExits(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "bad.yaml"), []byte("agents:\n  - id: a\n    tols: [read_file]\n"))
 	writeFile(t, filepath.Join(dir, "two.yaml"), []byte("agents:\n  - id: first\n  - id: second\n"))
 	writeFile(t, filepath.Join(dir, "claude.yaml"), []byte("agents:\n  - id: writer\n    model: anthropic/claude-sonnet-4-5\n"))
+	// Without the default processors, a connection failure is not retried
+	// (which takes seconds) before it surfaces.
+	writeFile(t, filepath.Join(dir, "noretry.yaml"), []byte("agents:\n  - id: a\n    errorProcessorDefaults: false\n"))
 	gem := geminiEnv(srv)
 	cases := []struct {
 		name    string
@@ -42,7 +45,7 @@ func TestErrorExits(t *testing.T) {
 		{"unknown thread", gem, []string{"threads", "show", "nothing-here"}, 1, []string{"has no thread nothing-here", "keel threads list"}},
 		{"open beyond loopback without token", gem, []string{"serve", "--addr", "0.0.0.0:0"}, 2, []string{"refusing to listen on 0.0.0.0:0 without a token", "KEEL_API_TOKEN", "--insecure-bind"}},
 		{"bad addr", gem, []string{"serve", "--addr", "4111"}, 2, []string{"write host:port"}},
-		{"model server unreachable", geminiEnv(srv, "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1"), []string{"run", "hi"}, 1, []string{"API call failed", "check the network"}},
+		{"model server unreachable", geminiEnv(srv, "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1"), []string{"run", "--config", "noretry.yaml", "hi"}, 1, []string{"API call failed", "check the network"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

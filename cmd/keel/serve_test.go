@@ -215,3 +215,40 @@ func TestServeWithoutModel(t *testing.T) {
 		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
 	}
 }
+
+func TestServeWithoutBubblewrap(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{})
+	dir := t.TempDir()
+	// A PATH without bwrap stands for a machine without bubblewrap.
+	noBwrap := append(geminiEnv(srv), "PATH="+t.TempDir())
+	res := keel(t, dir, noBwrap, "serve", "--addr", "127.0.0.1:0")
+	if res.code != 1 || !strings.Contains(res.stderr, "bubblewrap") || !strings.Contains(res.stderr, "--sandbox-unisolated") {
+		t.Fatalf("Got(keel serve without bwrap) = %d %q; want exit 1 saying how to allow it", res.code, res.stderr)
+	}
+	s := startServe(t, dir, noBwrap, "--sandbox-unisolated")
+	if !strings.Contains(s.Stderr(), "WARNING") || !strings.Contains(s.Stderr(), "UNISOLATED") {
+		t.Errorf("Got(start-up message) = %q; want a loud warning that commands run unisolated", s.Stderr())
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+}
+
+func TestServeInsecureBind(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{})
+	// The later --addr wins over startServe's loopback one.
+	s := startServe(t, t.TempDir(), geminiEnv(srv), "--addr", "0.0.0.0:0", "--insecure-bind")
+	if !strings.Contains(s.Stderr(), "WARNING: no token and not on loopback") {
+		t.Errorf("Got(start-up message) = %q; want a warning that anyone can connect", s.Stderr())
+	}
+	_, port, _ := strings.Cut(strings.TrimPrefix(s.url, "http://"), "]:")
+	if port == "" {
+		_, port, _ = strings.Cut(strings.TrimPrefix(s.url, "http://"), ":")
+	}
+	if code, body := call(t, "GET", "http://127.0.0.1:"+port+"/api/agents", "", ""); code != 200 {
+		t.Errorf("Got(GET /api/agents on %s) = %d %s; want 200", port, code, body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+}
