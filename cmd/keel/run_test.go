@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -199,5 +200,24 @@ func TestRunMediaTypes(t *testing.T) {
 		if got[i].Name != f.name || got[i].MediaType != f.want {
 			t.Errorf("Got(media type of %q) = %q (%q); want %q", f.name, got[i].MediaType, got[i].Name, f.want)
 		}
+	}
+}
+
+func TestRunPromptFromStdin(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{})
+	dir := t.TempDir()
+	cmd := exec.Command(keelBin, "run", "--agent", "assistant", "--thread", "piped", "-")
+	cmd.Dir, cmd.Env = dir, geminiEnv(srv)
+	cmd.Stdin = strings.NewReader("A prompt\nover two lines\n")
+	out, err := cmd.Output()
+	if err != nil || strings.TrimSpace(string(out)) != googletest.DefaultText {
+		t.Fatalf("Got(keel run - with a piped prompt) = %q, %v; want the model's text", out, err)
+	}
+	body, err := srv.Requests()[0].Decode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if texts := body.UserTexts(); len(texts) != 1 || texts[0] != "A prompt\nover two lines" {
+		t.Errorf("Got(prompt sent) = %q; want the piped text, trimmed", texts)
 	}
 }
