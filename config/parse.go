@@ -139,8 +139,11 @@ func decodeError(name string, err error) error {
 			e.Message = fmt.Sprintf("unknown field %q; the fields here are: %s", m[1], knownByTyp[m[2]])
 		} else if m := cannotRE.FindStringSubmatch(e.Message); m != nil {
 			want := typeNames[m[3]]
+			if fields, ok := knownByTyp[strings.TrimPrefix(m[3], "config.")]; ok && want == "" {
+				want = "a mapping of " + fields
+			}
 			if want == "" {
-				want = strings.TrimPrefix(m[3], "config.")
+				want = m[3]
 			}
 			got := tagNames[m[1]]
 			if got == "" {

@@ -53,7 +53,7 @@ func usagef(format string, args ...any) error {
 // run runs the keel command line args and returns the exit code: 0 on
 // success, 1 when the command failed, 2 for a mistake in the command line.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	io := stdio{in: stdin, out: stdout, err: stderr}
+	std := stdio{in: stdin, out: stdout, err: stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -62,11 +62,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	name, rest := args[0], args[1:]
 	switch name {
 	case "serve":
-		err = (&serveCmd{}).Run(ctx, rest, io)
+		err = (&serveCmd{}).Run(ctx, rest, std)
 	case "run":
-		err = (&runCmd{}).Run(ctx, rest, io)
+		err = (&runCmd{}).Run(ctx, rest, std)
 	case "threads":
-		err = runThreads(ctx, rest, io)
+		err = runThreads(ctx, rest, std)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -46,8 +46,8 @@ type runOutput struct {
 }
 
 // Run runs keel run with args.
-func (c *runCmd) Run(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("keel run", "keel run [flags] PROMPT", io.err)
+func (c *runCmd) Run(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("keel run", "keel run [flags] PROMPT", std.err)
 	fs.StringVar(&c.agentID, "agent", "", "the agent to run (default: the first agent of the configuration)")
 	fs.StringVar(&c.model, "model", "", "use this model instead of the agent's, such as google/gemini-2.5-flash")
 	fs.Var(&c.files, "file", "a file to send with the prompt; repeat for several")
@@ -61,7 +61,7 @@ func (c *runCmd) Run(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	prompt, err := c.prompt(pos, io.in)
+	prompt, err := c.prompt(pos, std.in)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (c *runCmd) Run(ctx context.Context, args []string, io stdio) error {
 		return err
 	}
 
-	a, store, err := c.setup(ctx, io.err)
+	a, store, err := c.setup(ctx, std.err)
 	if err != nil {
 		return err
 	}
@@ -94,14 +94,14 @@ func (c *runCmd) Run(ctx context.Context, args []string, io stdio) error {
 	opts := []agent.RunOption{agent.WithThread(c.thread), agent.WithResource(c.resource)}
 	var res *agent.Result
 	if c.stream {
-		res, err = c.runStream(ctx, a, msg, opts, io)
+		res, err = c.runStream(ctx, a, msg, opts, std)
 	} else {
 		res, err = a.Generate(ctx, []keel.Message{msg}, opts...)
 	}
 	if err != nil {
 		return runFailure(err, c.thread)
 	}
-	return c.print(res, io)
+	return c.print(res, std)
 }
 
 // prompt returns the prompt: the arguments joined, or standard input for
@@ -194,36 +194,36 @@ func pickAgent(f *config.File, id string) (config.Agent, error) {
 
 // runStream runs the agent as a stream, printing text as it comes (unless
 // the output is JSON) and recoveries as they happen.
-func (c *runCmd) runStream(ctx context.Context, a *agent.Agent, msg keel.Message, opts []agent.RunOption, io stdio) (*agent.Result, error) {
+func (c *runCmd) runStream(ctx context.Context, a *agent.Agent, msg keel.Message, opts []agent.RunOption, std stdio) (*agent.Result, error) {
 	var res *agent.Result
 	wrote := false
 	for ev, err := range a.Stream(ctx, []keel.Message{msg}, opts...) {
 		if err != nil {
 			if wrote && !c.asJSON {
-				fmt.Fprintln(io.out)
+				fmt.Fprintln(std.out)
 			}
 			return nil, err
 		}
 		switch ev.Type {
 		case agent.EventTextDelta:
 			if !c.asJSON {
-				fmt.Fprint(io.out, ev.Text)
+				fmt.Fprint(std.out, ev.Text)
 				wrote = true
 			}
 		case agent.EventRecovery:
 			if !c.asJSON {
-				printRecovery(io.err, ev.Recovery)
+				printRecovery(std.err, ev.Recovery)
 			}
 		case agent.EventRetry:
 			if ev.Discard && !c.asJSON {
-				fmt.Fprintf(io.out, "\n[keel: the model failed and is asked again; the text above is void]\n")
+				fmt.Fprintf(std.out, "\n[keel: the model failed and is asked again; the text above is void]\n")
 			}
 		case agent.EventFinish:
 			res = ev.Result
 		}
 	}
 	if wrote {
-		fmt.Fprintln(io.out)
+		fmt.Fprintln(std.out)
 	}
 	if res == nil {
 		return nil, errors.New("the run ended without a result")
@@ -233,7 +233,7 @@ func (c *runCmd) runStream(ctx context.Context, a *agent.Agent, msg keel.Message
 
 // print writes the result: JSON, or the text (unless streamed) with the
 // recoveries and the thread on standard error.
-func (c *runCmd) print(res *agent.Result, io stdio) error {
+func (c *runCmd) print(res *agent.Result, std stdio) error {
 	if c.asJSON {
 		out := runOutput{
 			Text: res.Text, FinishReason: res.FinishReason, Usage: res.Usage,
@@ -243,15 +243,15 @@ func (c *runCmd) print(res *agent.Result, io stdio) error {
 		if out.Recoveries == nil {
 			out.Recoveries = []processor.Recovery{}
 		}
-		return writeJSON(io.out, out)
+		return writeJSON(std.out, out)
 	}
 	if !c.stream {
 		for _, rec := range res.Recoveries {
-			printRecovery(io.err, rec)
+			printRecovery(std.err, rec)
 		}
-		fmt.Fprintln(io.out, res.Text)
+		fmt.Fprintln(std.out, res.Text)
 	}
-	fmt.Fprintf(io.err, "keel run: thread %s (continue it with --thread %s; show it with keel threads show %s)\n", res.ThreadID, res.ThreadID, res.ThreadID)
+	fmt.Fprintf(std.err, "keel run: thread %s (continue it with --thread %s; show it with keel threads show %s)\n", res.ThreadID, res.ThreadID, res.ThreadID)
 	return nil
 }
 

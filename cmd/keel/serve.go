@@ -21,8 +21,8 @@ type serveCmd struct {
 }
 
 // Run runs keel serve with args.
-func (c *serveCmd) Run(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("keel serve", "keel serve [flags]", io.err)
+func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("keel serve", "keel serve [flags]", std.err)
 	fs.StringVar(&c.addr, "addr", config.DefaultAddr, "the address to listen on (default: the configuration's server.addr, else 127.0.0.1:4111)")
 	fs.BoolVar(&c.insecureBind, "insecure-bind", false, "listen beyond loopback without a bearer token: anyone who reaches the port can use the agents")
 	c.storage.register(fs)
@@ -53,7 +53,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, io stdio) error {
 			"listen on loopback (--addr %s), or pass --insecure-bind to serve anyone who reaches the port", addr, tokenEnv, config.DefaultAddr)
 	}
 
-	logger := newLogger(io.err, slog.LevelInfo)
+	logger := newLogger(std.err, slog.LevelInfo)
 	store, where, err := c.storage.open(ctx)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return err
 	}
-	warn(io.err, "serve", built.Warnings)
+	warn(std.err, "serve", built.Warnings)
 	srv, err := server.New(server.Config{
 		Agents:       built.Agents,
 		Memory:       store,
@@ -78,34 +78,34 @@ func (c *serveCmd) Run(ctx context.Context, args []string, io stdio) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another keel serve running? choose another port with --addr)", addr, err)
 	}
-	c.announce(io, ln.Addr().String(), built, where, tokenEnv, token != "")
+	c.announce(std, ln.Addr().String(), built, where, tokenEnv, token != "")
 	if err := srv.Serve(ctx, ln); err != nil {
 		return err
 	}
-	fmt.Fprintln(io.err, "keel serve: stopped")
+	fmt.Fprintln(std.err, "keel serve: stopped")
 	return nil
 }
 
 // announce says with what keel serves, how it is protected, and where it
 // listens.
-func (c *serveCmd) announce(io stdio, addr string, built *config.Built, where, tokenEnv string, hasToken bool) {
+func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where, tokenEnv string, hasToken bool) {
 	ids := make([]string, len(built.Agents))
 	for i, a := range built.Agents {
 		m := a.Config().Model
 		ids[i] = fmt.Sprintf("%s (%s/%s)", a.ID(), m.Provider(), m.Name())
 	}
-	fmt.Fprintf(io.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
-	fmt.Fprintf(io.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
+	fmt.Fprintf(std.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
+	fmt.Fprintf(std.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
 	switch {
 	case hasToken:
-		fmt.Fprintf(io.err, "keel serve: every request needs Authorization: Bearer $%s\n", tokenEnv)
+		fmt.Fprintf(std.err, "keel serve: every request needs Authorization: Bearer $%s\n", tokenEnv)
 	case c.insecureBind:
-		fmt.Fprintf(io.err, "keel serve: WARNING: no token and not on loopback: anyone who reaches %s can use the agents (set %s)\n", addr, tokenEnv)
+		fmt.Fprintf(std.err, "keel serve: WARNING: no token and not on loopback: anyone who reaches %s can use the agents (set %s)\n", addr, tokenEnv)
 	default:
-		fmt.Fprintf(io.err, "keel serve: no token: only this machine can connect (set %s to require one and to listen beyond loopback)\n", tokenEnv)
+		fmt.Fprintf(std.err, "keel serve: no token: only this machine can connect (set %s to require one and to listen beyond loopback)\n", tokenEnv)
 	}
 	// Last, so that whoever waits for it knows the rest was said.
-	fmt.Fprintf(io.err, "keel serve: listening on http://%s/api\n", addr)
+	fmt.Fprintf(std.err, "keel serve: listening on http://%s/api\n", addr)
 }
 
 // isLoopback reports whether addr listens on loopback only.

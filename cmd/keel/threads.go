@@ -17,15 +17,15 @@ import (
 )
 
 // runThreads runs keel threads list|show.
-func runThreads(ctx context.Context, args []string, io stdio) error {
+func runThreads(ctx context.Context, args []string, std stdio) error {
 	if len(args) == 0 {
 		return usagef("use keel threads list [--resource ID], or keel threads show ID")
 	}
 	switch args[0] {
 	case "list":
-		return (&threadsListCmd{}).Run(ctx, args[1:], io)
+		return (&threadsListCmd{}).Run(ctx, args[1:], std)
 	case "show":
-		return (&threadsShowCmd{}).Run(ctx, args[1:], io)
+		return (&threadsShowCmd{}).Run(ctx, args[1:], std)
 	default:
 		return usagef("unknown threads command %q: use list or show", args[0])
 	}
@@ -39,8 +39,8 @@ type threadsListCmd struct {
 }
 
 // Run runs keel threads list with args.
-func (c *threadsListCmd) Run(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("keel threads list", "keel threads list [flags]", io.err)
+func (c *threadsListCmd) Run(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("keel threads list", "keel threads list [flags]", std.err)
 	fs.StringVar(&c.resource, "resource", defaultResource, "whose threads")
 	fs.BoolVar(&c.asJSON, "json", false, "print the threads as JSON")
 	c.storage.register(fs)
@@ -75,13 +75,13 @@ func (c *threadsListCmd) Run(ctx context.Context, args []string, io stdio) error
 		for i, t := range threads {
 			out[i] = toThreadJSON(t)
 		}
-		return writeJSON(io.out, out)
+		return writeJSON(std.out, out)
 	}
 	if len(threads) == 0 {
-		fmt.Fprintf(io.err, "keel threads list: resource %s has no threads (keel run makes one; --resource picks another owner)\n", c.resource)
+		fmt.Fprintf(std.err, "keel threads list: resource %s has no threads (keel run makes one; --resource picks another owner)\n", c.resource)
 		return nil
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(std.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tTITLE")
 	for _, t := range threads {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.UpdatedAt.Local().Format(time.DateTime), oneLine(t.Title, 60))
@@ -135,8 +135,8 @@ type showJSON struct {
 }
 
 // Run runs keel threads show with args.
-func (c *threadsShowCmd) Run(ctx context.Context, args []string, io stdio) error {
-	fs := newFlagSet("keel threads show", "keel threads show [flags] ID", io.err)
+func (c *threadsShowCmd) Run(ctx context.Context, args []string, std stdio) error {
+	fs := newFlagSet("keel threads show", "keel threads show [flags] ID", std.err)
 	fs.StringVar(&c.resource, "resource", defaultResource, "the thread's owner")
 	fs.BoolVar(&c.asJSON, "json", false, "print the thread and its messages as JSON (files without their bytes)")
 	c.storage.register(fs)
@@ -172,9 +172,9 @@ func (c *threadsShowCmd) Run(ctx context.Context, args []string, io stdio) error
 		out.Messages[i] = toMessageJSON(m)
 	}
 	if c.asJSON {
-		return writeJSON(io.out, out)
+		return writeJSON(std.out, out)
 	}
-	printThread(io.out, out)
+	printThread(std.out, out)
 	return nil
 }
 
