@@ -108,12 +108,12 @@ func decodePart(field string, v any) (keel.Part, *Issue) {
 	}
 }
 
-// decodeFile checks a file's data and returns its part. The data is
-// decoded once: a data: URL whose form keel writes back identically
-// (base64, the part's own media type) is kept as bytes, which the store
-// and the providers use without decoding again; any other data: URL is
-// kept as the caller wrote it. Either way the stored file reads back as
-// it was sent.
+// decodeFile checks a file's data and returns its part. A data: URL
+// whose form keel writes back identically (canonical base64, the part's
+// own media type) is decoded once and kept as bytes, which the store and
+// the providers use without decoding again; any other data: URL is
+// checked and kept as the caller wrote it. Either way the stored file
+// reads back as it was sent.
 func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part, *Issue) {
 	f := keel.FilePart{MediaType: mediaType, Filename: filename}
 	lower := strings.ToLower(data[:min(len(data), 8)])
@@ -121,17 +121,18 @@ func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part,
 	case data == "":
 		return nil, &Issue{Field: field, Message: "is empty"}
 	case strings.HasPrefix(lower, "data:"):
-		mt, b, err := keel.ParseDataURL(data)
-		if err != nil {
-			return nil, &Issue{Field: field, Message: "is a data: URL that cannot be decoded: " + err.Error()}
-		}
+		header, payload, _ := strings.Cut(data[len("data:"):], ",")
+		mt, isBase64 := strings.CutSuffix(header, ";base64")
 		if f.MediaType == "" {
 			f.MediaType = mt
 		}
-		if mt == f.MediaType && isCanonicalBase64(data[len("data:")+len(mt)+len(";base64,"):], b) &&
-			strings.HasPrefix(data, "data:"+mt+";base64,") {
-			f.Data = b
-		} else {
+		if isBase64 && mt == f.MediaType && data[:len("data:")] == "data:" {
+			f.Data = canonicalBase64(payload)
+		}
+		if f.Data == nil {
+			if _, _, err := keel.ParseDataURL(data); err != nil {
+				return nil, &Issue{Field: field, Message: "is a data: URL that cannot be decoded: " + err.Error()}
+			}
 			f.URL = data
 		}
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"):
@@ -155,26 +156,18 @@ func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part,
 	return f, nil
 }
 
-// isCanonicalBase64 reports whether payload is exactly the padded
-// standard base64 of data, comparing chunk by chunk so that no second
-// copy of a large file is made.
-func isCanonicalBase64(payload string, data []byte) bool {
-	enc := base64.StdEncoding
-	if len(payload) != enc.EncodedLen(len(data)) {
-		return false
+// canonicalBase64 decodes payload when it is exactly what
+// base64.StdEncoding writes for its bytes (padded, zero padding bits, no
+// line breaks), so that encoding the bytes gives payload back; otherwise
+// it returns nil.
+func canonicalBase64(payload string) []byte {
+	enc := base64.StdEncoding.Strict()
+	out := make([]byte, enc.DecodedLen(len(payload)))
+	n, err := enc.Decode(out, []byte(payload))
+	if err != nil || enc.EncodedLen(n) != len(payload) {
+		return nil
 	}
-	var buf [4096]byte
-	const chunk = 3 * 1024 // encodes to exactly 4096 bytes
-	for off := 0; off < len(data); off += chunk {
-		in := data[off:min(off+chunk, len(data))]
-		n := enc.EncodedLen(len(in))
-		enc.Encode(buf[:n], in)
-		at := off / 3 * 4
-		if payload[at:at+n] != string(buf[:n]) {
-			return false
-		}
-	}
-	return true
+	return out[:n]
 }
 
 func firstOf(a, b string) string {
