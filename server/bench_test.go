@@ -138,6 +138,9 @@ func benchPDF(b *testing.B, model keel.Model) {
 	b.ReportMetric(float64(size), "response-bytes")
 }
 
+// openBenchStore opens the benchmarks' store: SQLite in a temporary
+// file, or with KEEL_BENCH_INMEMORY set, the in-memory store, to tell the
+// server's cost from SQLite's.
 func openBenchStore(b *testing.B) (interface {
 	memory.Store
 }, error) {
