@@ -43,7 +43,7 @@ func TestMastraClient(t *testing.T) {
 
 	srv := googletest.NewServer(t, googletest.Options{Unsupported: []string{xlsxType}})
 	const token = "client-test-token"
-	s := startServe(t, t.TempDir(), geminiEnv(srv, "KEEL_API_TOKEN="+token))
+	s := startServe(t, t.TempDir(), geminiEnv(srv, "KEEL_API_TOKEN="+token), loopback...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

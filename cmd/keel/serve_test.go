@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +17,9 @@ import (
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/provider/providertest"
 )
+
+// loopback makes keel serve listen on a free loopback port.
+var loopback = []string{"--addr", "127.0.0.1:0"}
 
 // served is a running keel serve process.
 type served struct {
@@ -34,12 +38,12 @@ func (s *served) Stderr() string {
 	return s.stderr.String()
 }
 
-// startServe starts keel serve on a free loopback port in dir and waits
-// until it listens. The process is killed when the test ends, if it still
+// startServe starts keel serve in dir with args (callers pass --addr
+// 127.0.0.1:0 for a free loopback port) and waits until it listens. The process is killed when the test ends, if it still
 // runs.
 func startServe(t *testing.T, dir string, environ []string, args ...string) *served {
 	t.Helper()
-	cmd := exec.Command(keelBin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd := exec.Command(keelBin, append([]string{"serve"}, args...)...)
 	cmd.Dir, cmd.Env = dir, environ
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
@@ -129,7 +133,7 @@ func TestServeAnswersAndStopsGracefully(t *testing.T) {
 		return providertest.Reply{}, false
 	}})
 	dir := t.TempDir()
-	s := startServe(t, dir, geminiEnv(srv))
+	s := startServe(t, dir, geminiEnv(srv), loopback...)
 	for _, w := range []string{"agents: assistant (google/gemini-2.5-flash)", "storage: keel.db", "only this machine can connect", "KEEL_API_TOKEN"} {
 		if !strings.Contains(s.Stderr(), w) {
 			t.Errorf("Got(start-up message) = %q; want it to say %q", s.Stderr(), w)
@@ -184,7 +188,7 @@ func TestServeAnswersAndStopsGracefully(t *testing.T) {
 
 func TestServeToken(t *testing.T) {
 	srv := googletest.NewServer(t, googletest.Options{})
-	s := startServe(t, t.TempDir(), geminiEnv(srv, "KEEL_API_TOKEN=s3cret"))
+	s := startServe(t, t.TempDir(), geminiEnv(srv, "KEEL_API_TOKEN=s3cret"), loopback...)
 	if !strings.Contains(s.Stderr(), "Authorization: Bearer $KEEL_API_TOKEN") {
 		t.Errorf("Got(start-up message) = %q; want it to say a token is required", s.Stderr())
 	}
@@ -203,7 +207,7 @@ func TestServeToken(t *testing.T) {
 }
 
 func TestServeWithoutModel(t *testing.T) {
-	s := startServe(t, t.TempDir(), env())
+	s := startServe(t, t.TempDir(), env(), loopback...)
 	if !strings.Contains(s.Stderr(), "WARNING") || !strings.Contains(s.Stderr(), "KEEL_MODEL") {
 		t.Errorf("Got(start-up message) = %q; want a warning naming KEEL_MODEL", s.Stderr())
 	}
@@ -225,7 +229,7 @@ func TestServeWithoutBubblewrap(t *testing.T) {
 	if res.code != 1 || !strings.Contains(res.stderr, "bubblewrap") || !strings.Contains(res.stderr, "--sandbox-unisolated") {
 		t.Fatalf("Got(keel serve without bwrap) = %d %q; want exit 1 saying how to allow it", res.code, res.stderr)
 	}
-	s := startServe(t, dir, noBwrap, "--sandbox-unisolated")
+	s := startServe(t, dir, noBwrap, "--addr", "127.0.0.1:0", "--sandbox-unisolated")
 	if !strings.Contains(s.Stderr(), "WARNING") || !strings.Contains(s.Stderr(), "UNISOLATED") {
 		t.Errorf("Got(start-up message) = %q; want a loud warning that commands run unisolated", s.Stderr())
 	}
@@ -236,7 +240,6 @@ func TestServeWithoutBubblewrap(t *testing.T) {
 
 func TestServeInsecureBind(t *testing.T) {
 	srv := googletest.NewServer(t, googletest.Options{})
-	// The later --addr wins over startServe's loopback one.
 	s := startServe(t, t.TempDir(), geminiEnv(srv), "--addr", "0.0.0.0:0", "--insecure-bind")
 	if !strings.Contains(s.Stderr(), "WARNING: no token and not on loopback") {
 		t.Errorf("Got(start-up message) = %q; want a warning that anyone can connect", s.Stderr())
@@ -247,6 +250,37 @@ func TestServeInsecureBind(t *testing.T) {
 	}
 	if code, body := call(t, "GET", "http://127.0.0.1:"+port+"/api/agents", "", ""); code != 200 {
 		t.Errorf("Got(GET /api/agents on %s) = %d %s; want 200", port, code, body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+}
+
+func TestServeKeelYAML(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{})
+	dir := t.TempDir()
+	// keel.yaml in the working directory is read without --config; its
+	// server.addr and tokenEnv apply.
+	writeFile(t, filepath.Join(dir, "keel.yaml"), []byte(`server:
+  addr: 127.0.0.1:0
+  tokenEnv: SUPPORT_TOKEN
+agents:
+  - id: support
+    name: Support
+    model: google/gemini-2.5-flash
+  - id: analyst
+    tools: [read_file]
+`))
+	s := startServe(t, dir, geminiEnv(srv, "SUPPORT_TOKEN=t0k"))
+	if !strings.Contains(s.Stderr(), "agents: support (google/gemini-2.5-flash), analyst (google/gemini-2.5-flash)") {
+		t.Errorf("Got(start-up message) = %q; want both agents of keel.yaml", s.Stderr())
+	}
+	if code, _ := call(t, "GET", s.url+"/api/agents/support", "", ""); code != 401 {
+		t.Errorf("Got(GET without $SUPPORT_TOKEN) = %d; want 401", code)
+	}
+	code, body := call(t, "GET", s.url+"/api/agents/analyst", "t0k", "")
+	if code != 200 || !strings.Contains(string(body), `"read_file":{`) || strings.Contains(string(body), `"run_command":{`) {
+		t.Errorf("Got(GET analyst) = %d %s; want 200 with read_file only", code, body)
 	}
 	if err := s.stop(t); err != nil {
 		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
