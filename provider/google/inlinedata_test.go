@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"io"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/google"
+	"github.com/keel-go/keel/provider/providertest"
 )
 
 // TestBase64Reader checks the streaming encoder against the standard
@@ -60,10 +60,8 @@ func TestLargeFileMemory(t *testing.T) {
 	req := &keel.Request{Messages: []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{
 		keel.FilePart{Data: pdf, MediaType: "application/pdf"},
 	}}}}
-	runtime.GC()
-	s := startHeapSampler()
-	_, err := m.Generate(context.Background(), req)
-	peak := s.stop()
+	var err error
+	peak := providertest.PeakHeap(func() { _, err = m.Generate(context.Background(), req) })
 	if err != nil {
 		t.Fatal(err)
 	}

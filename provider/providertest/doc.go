@@ -36,4 +36,11 @@
 // and records every [Recorded] request; adapters' own tests use it too.
 // A Reply can be held back ([Reply.Delay]) or stalled before its last event
 // ([Reply.Stall]) to test cancellation.
+//
+// # Memory
+//
+// [PeakHeap] samples the heap while a call runs and returns its peak above
+// the starting point; [BenchmarkPeakHeap] reports it as "peak-MiB" for a
+// request such as [PDFRequest] carrying [PDF10MiB], so every adapter's
+// large-file figure is measured the same way.
 package providertest

@@ -32,3 +32,13 @@ func ExampleServer() {
 	// 200 {"ok":true}
 	// 3 /v1/chat/completions
 }
+
+func ExamplePeakHeap() {
+	var kept []byte
+	peak := providertest.PeakHeap(func() {
+		kept = make([]byte, 4<<20)
+	})
+	fmt.Println(len(kept)>>20, "MiB kept;", "peak at least 4 MiB:", peak >= 4<<20)
+	// Output:
+	// 4 MiB kept; peak at least 4 MiB: true
+}
