@@ -141,9 +141,7 @@ func benchPDF(b *testing.B, model keel.Model) {
 // openBenchStore opens the benchmarks' store: SQLite in a temporary
 // file, or with KEEL_BENCH_INMEMORY set, the in-memory store, to tell the
 // server's cost from SQLite's.
-func openBenchStore(b *testing.B) (interface {
-	memory.Store
-}, error) {
+func openBenchStore(b *testing.B) (memory.Store, error) {
 	if os.Getenv("KEEL_BENCH_INMEMORY") != "" {
 		return memory.NewInMemory(), nil
 	}
