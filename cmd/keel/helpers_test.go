@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keel-go/keel/internal/pgtest"
 	"github.com/keel-go/keel/provider/google/googletest"
 )
 
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Run(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -53,7 +53,7 @@ func (c *runCmd) Run(ctx context.Context, args []string, std stdio) error {
 	fs.Var(&c.files, "file", "a file to send with the prompt; repeat for several")
 	fs.StringVar(&c.thread, "thread", "", "continue this thread (default: a new one, whose id is printed)")
 	fs.StringVar(&c.resource, "resource", defaultResource, "the owner of the thread")
-	fs.BoolVar(&c.asJSON, "json", false, "print {text, finishReason, usage, threadId, recoveries} as JSON")
+	fs.BoolVar(&c.asJSON, "json", false, "print {text, finishReason, usage, threadId, recoveries} as JSON (with --stream, once the run ends)")
 	fs.BoolVar(&c.stream, "stream", false, "print the answer as it is written")
 	c.storage.register(fs)
 	c.agents.register(fs)
