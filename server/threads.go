@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
 )
 
@@ -222,8 +223,27 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	if opts.PerPage == 0 {
 		perPage = page.Total
 	}
-	writeJSON(w, http.StatusOK, wireMessagePage{Messages: toWireMessages(page.Messages, tid, resource),
+	msgs := page.Messages
+	if q.Get("includeSystemReminders") != "true" {
+		msgs = withoutReminders(msgs)
+	}
+	writeJSON(w, http.StatusOK, wireMessagePage{Messages: toWireMessages(msgs, tid, resource),
 		Total: page.Total, Page: page.Page, PerPage: perPage, HasMore: page.HasMore})
+}
+
+// withoutReminders drops the messages the runtime added itself (such as
+// the prefill handler's "continue"), which Mastra's client leaves out
+// unless asked with includeSystemReminders=true. Total and paging still
+// count them: they are stored messages.
+func withoutReminders(msgs []keel.Message) []keel.Message {
+	out := msgs[:0:0]
+	for _, m := range msgs {
+		if v, _ := m.Metadata[keel.MetadataSystemReminder].(bool); v {
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // deleteThread answers DELETE /api/memory/threads/{tid}.

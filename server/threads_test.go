@@ -207,3 +207,19 @@ func TestConfigResourceWins(t *testing.T) {
 		t.Errorf("Got(created thread owner) = %v; want alice", v["resourceId"])
 	}
 }
+
+// Messages the runtime added itself are left out unless asked for.
+func TestMessagesHideSystemReminders(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel()})
+	must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "t", ResourceID: "r"}))
+	reminder := keel.UserText("<system-reminder>continue</system-reminder>")
+	reminder.Metadata = map[string]any{keel.MetadataSystemReminder: true}
+	must(e.mem.SaveMessages(t.Context(), "r", "t", []keel.Message{keel.UserText("hi"), reminder, keel.UserText("bye")}))
+	for query, want := range map[string]int{"": 2, "&includeSystemReminders=true": 3} {
+		status, body := e.do("GET", "/api/memory/threads/t/messages?resourceId=r"+query, nil)
+		v := wantStatus(t, "messages"+query, status, body, 200)
+		if got := len(v["messages"].([]any)); got != want {
+			t.Errorf("Got(messages%s) = %d; want %d", query, got, want)
+		}
+	}
+}
