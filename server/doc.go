@@ -16,6 +16,7 @@
 //	GET    /api/memory/threads?resourceId=R     {threads, total, page, perPage, hasMore}
 //	GET    /api/memory/threads/{tid}            a thread; missing or another resource's: 404 {"error":"Thread not found"}
 //	GET    /api/memory/threads/{tid}/messages   {messages, uiMessages:null, total, page, perPage, hasMore}, oldest first
+//	PATCH  /api/memory/threads/{tid}            {title?, metadata?}: the thread, updated
 //	DELETE /api/memory/threads/{tid}            {"result":"Thread deleted"}
 //
 // # Requests

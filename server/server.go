@@ -115,6 +115,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/memory/threads", s.listThreads)
 	mux.HandleFunc("GET /api/memory/threads/{tid}", s.getThread)
 	mux.HandleFunc("GET /api/memory/threads/{tid}/messages", s.listMessages)
+	mux.HandleFunc("PATCH /api/memory/threads/{tid}", s.updateThread)
 	mux.HandleFunc("DELETE /api/memory/threads/{tid}", s.deleteThread)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)

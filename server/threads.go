@@ -246,6 +246,46 @@ func withoutReminders(msgs []keel.Message) []keel.Message {
 	return out
 }
 
+type updateThreadBody struct {
+	Title    *string        `json:"title"`
+	Metadata map[string]any `json:"metadata"`
+}
+
+// updateThread answers PATCH /api/memory/threads/{tid}: the title and
+// metadata given replace the thread's; those left out are kept.
+func (s *Server) updateThread(w http.ResponseWriter, r *http.Request) {
+	mem, resource, tid, ok := s.threadTarget(w, r)
+	if !ok {
+		return
+	}
+	body, e := s.readBody(w, r)
+	if e != nil {
+		writeRequestError(w, e)
+		return
+	}
+	var b updateThreadBody
+	if e := decodeJSON(body, &b); e != nil {
+		writeRequestError(w, e)
+		return
+	}
+	t, err := mem.GetThread(r.Context(), resource, tid)
+	if err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	if b.Title != nil {
+		t.Title = *b.Title
+	}
+	if b.Metadata != nil {
+		t.Metadata = b.Metadata
+	}
+	if t, err = mem.UpdateThread(r.Context(), t); err != nil {
+		s.storeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, toWireThread(t))
+}
+
 // deleteThread answers DELETE /api/memory/threads/{tid}.
 func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
 	mem, resource, tid, ok := s.threadTarget(w, r)

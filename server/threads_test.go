@@ -223,3 +223,25 @@ func TestMessagesHideSystemReminders(t *testing.T) {
 		}
 	}
 }
+
+func TestUpdateThread(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel()})
+	must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "t", ResourceID: "r", Title: "old", Metadata: map[string]any{"a": 1.0}}))
+	status, body := e.do("PATCH", "/api/memory/threads/t?resourceId=r", `{"title":"new"}`)
+	v := wantStatus(t, "rename", status, body, 200)
+	if v["title"] != "new" || v["metadata"].(map[string]any)["a"] != 1.0 {
+		t.Errorf("Got(renamed) = %v; want title new, metadata kept", v)
+	}
+	status, body = e.do("PATCH", "/api/memory/threads/t?resourceId=r", `{"metadata":{"b":2}}`)
+	v = wantStatus(t, "new metadata", status, body, 200)
+	if v["title"] != "new" || v["metadata"].(map[string]any)["b"] != 2.0 {
+		t.Errorf("Got(updated) = %v; want title kept, metadata {b:2}", v)
+	}
+	status, body = e.do("PATCH", "/api/memory/threads/t?resourceId=mallory", `{"title":"mine now"}`)
+	wantError(t, "another resource's thread", status, body, 404, "Thread not found")
+	status, body = e.do("PATCH", "/api/memory/threads/t?resourceId=r", `{"title":`)
+	wantError(t, "malformed", status, body, 400, "malformed JSON")
+	if got := must(e.mem.GetThread(t.Context(), "r", "t")); got.Title != "new" {
+		t.Errorf("Got(stored title) = %q; want new", got.Title)
+	}
+}
