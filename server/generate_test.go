@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -268,6 +269,23 @@ func TestGenerateOversizedBody(t *testing.T) {
 	}
 	status, resp := e.do("POST", "/api/memory/threads", `{"resourceId":"r","title":"`+strings.Repeat("x", 5000)+`"}`)
 	wantError(t, "create thread oversized", status, resp, http.StatusRequestEntityTooLarge, "limit")
+
+	// A body sent without its length is cut at the limit as it is read.
+	pr, pw := io.Pipe()
+	go func() {
+		pw.Write([]byte(body))
+		pw.Close()
+	}()
+	req := must(http.NewRequest("POST", e.srv.URL+"/api/agents/support/generate", pr))
+	res := must(e.srv.Client().Do(req))
+	defer res.Body.Close()
+	// (A request whose body is a pipe goes chunked: its length is unknown.)
+	if res.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("Got(chunked oversized) = %d; want 413", res.StatusCode)
+	}
+	if model.Calls() != 0 {
+		t.Errorf("Got(model calls) = %d; want 0", model.Calls())
+	}
 }
 
 func TestGenerateAnotherResourcesThread(t *testing.T) {

@@ -44,6 +44,13 @@ type wireRunBody struct {
 // length is announced is read into a buffer of that size, so that a large
 // file is not copied again and again as the buffer grows.
 func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *requestError) {
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		// Announced too big: answer at once rather than read up to the
+		// limit first; the server closes the connection with the rest
+		// unread.
+		w.Header().Set("Connection", "close")
+		return nil, tooLarge(s.cfg.MaxBodyBytes)
+	}
 	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	var buf []byte
 	if n := r.ContentLength; n > 0 && n <= s.cfg.MaxBodyBytes {
@@ -53,12 +60,16 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *requ
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, &requestError{status: http.StatusRequestEntityTooLarge,
-				msg: fmt.Sprintf("request body is over the %d byte limit: send smaller files", tooBig.Limit)}
+			return nil, tooLarge(tooBig.Limit)
 		}
 		return nil, badRequest("read request body: " + err.Error())
 	}
 	return body, nil
+}
+
+func tooLarge(limit int64) *requestError {
+	return &requestError{status: http.StatusRequestEntityTooLarge,
+		msg: fmt.Sprintf("request body is over the %d byte limit: send smaller files", limit)}
 }
 
 // readAll is io.ReadAll appending to b.
