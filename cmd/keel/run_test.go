@@ -221,3 +221,12 @@ func TestRunPromptFromStdin(t *testing.T) {
 		t.Errorf("Got(prompt sent) = %q; want the piped text, trimmed", texts)
 	}
 }
+
+func TestRunModelFlag(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{})
+	dir := t.TempDir()
+	mustKeel(t, dir, geminiEnv(srv), "run", "--model", "google/gemini-2.0-flash-lite", "Hi")
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Model != "gemini-2.0-flash-lite" {
+		t.Fatalf("Got(model called) = %+v; want gemini-2.0-flash-lite, as --model says", reqs)
+	}
+}

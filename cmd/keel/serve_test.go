@@ -170,7 +170,12 @@ func TestServeAnswersAndStopsGracefully(t *testing.T) {
 		b, err := io.ReadAll(resp.Body)
 		got <- streamed{body: string(b), err: err}
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// SIGTERM once the model has the stream's call, which it holds back.
+	for deadline := time.Now().Add(10 * time.Second); !hasStreamCall(srv); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Got(stream call at the model) = none after 10 s; want one\nstderr: %s", s.Stderr())
+		}
+	}
 	if err := s.stop(t); err != nil {
 		t.Errorf("Got(exit after SIGTERM) = %v; want 0\nstderr: %s", err, s.Stderr())
 	}
@@ -184,6 +189,15 @@ func TestServeAnswersAndStopsGracefully(t *testing.T) {
 	if _, err := http.Get(s.url + "/api/agents"); err == nil {
 		t.Errorf("Got(GET after stop) = nil error; want the port closed")
 	}
+}
+
+func hasStreamCall(srv *googletest.Server) bool {
+	for _, r := range srv.Requests() {
+		if r.Stream {
+			return true
+		}
+	}
+	return false
 }
 
 func TestServeToken(t *testing.T) {
