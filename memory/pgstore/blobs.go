@@ -2,7 +2,6 @@ package pgstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
 // putBlobs stores the blobs the database does not hold yet. Known blobs
@@ -70,32 +70,9 @@ func dropUnused(ctx context.Context, tx pgx.Tx, digests []string) error {
 // blobReader returns a function reading blobs in tx, each once, checked
 // against its digest and size.
 func (s *Store) blobReader(ctx context.Context, tx pgx.Tx) func(string) ([]byte, error) {
-	cache := make(map[string][]byte)
-	return func(digest string) ([]byte, error) {
-		if data, ok := cache[digest]; ok {
-			return data, nil
-		}
-		var (
-			data []byte
-			size int
-		)
-		err := tx.QueryRow(ctx, `SELECT size, data FROM keel_blobs WHERE digest = $1`, digest).Scan(&size, &data)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, fmt.Errorf("%w: blob %s is missing", memory.ErrCorrupt, digest)
-		}
-		if err != nil {
-			return nil, err
-		}
-		s.reads.Add(1)
-		if size != len(data) {
-			return nil, fmt.Errorf("%w: blob %s has %d bytes; its size says %d", memory.ErrCorrupt, digest, len(data), size)
-		}
-		if err := memory.VerifyBlob(digest, data); err != nil {
-			return nil, err
-		}
-		cache[digest] = data
-		return data, nil
-	}
+	return sqlstore.BlobReader(func(digest string) sqlstore.Row {
+		return tx.QueryRow(ctx, `SELECT size, data FROM keel_blobs WHERE digest = $1`, digest)
+	}, pgx.ErrNoRows, &s.reads)
 }
 
 // BlobStats implements [memory.BlobReporter].

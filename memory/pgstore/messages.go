@@ -11,6 +11,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
 // SaveMessages implements [memory.Store.SaveMessages], in one transaction.
@@ -108,32 +109,16 @@ func (s *Store) listMessages(ctx context.Context, resourceID, threadID string, o
 	if err := opts.Check(); err != nil {
 		return memory.MessagePage{}, err
 	}
-	page := memory.MessagePage{Messages: []keel.Message{}, Page: opts.Page, PerPage: opts.PerPage}
+	var page memory.MessagePage
 	err := s.readTx(ctx, func(tx pgx.Tx) error {
 		if err := checkThread(ctx, tx, resourceID, threadID); err != nil {
 			return err
 		}
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM keel_messages WHERE thread_id = $1`, threadID).Scan(&page.Total); err != nil {
-			return err
-		}
-		off, n, more := memory.Window(opts.Page, opts.PerPage, page.Total)
-		page.HasMore = more
-		if n == 0 {
-			return nil
-		}
-		enc, err := readMessages(ctx, tx, threadID, off, n)
-		if err != nil {
-			return err
-		}
-		blob := s.blobReader(ctx, tx)
-		for _, e := range enc {
-			m, err := memory.DecodeMessage(e, blob)
-			if err != nil {
-				return err
-			}
-			page.Messages = append(page.Messages, m)
-		}
-		return nil
+		var err error
+		page, err = sqlstore.MessagePage(opts, tx.QueryRow(ctx, `SELECT COUNT(*) FROM keel_messages WHERE thread_id = $1`, threadID),
+			func(off, n int) ([]memory.EncodedMessage, error) { return readMessages(ctx, tx, threadID, off, n) },
+			s.blobReader(ctx, tx))
+		return err
 	})
 	return page, err
 }
@@ -147,17 +132,17 @@ func readMessages(ctx context.Context, tx pgx.Tx, threadID string, off, n int) (
 		return nil, err
 	}
 	defer rows.Close()
-	var out []memory.EncodedMessage
-	for rows.Next() {
-		var (
-			e                 memory.EncodedMessage
-			role, parts, meta string
-		)
-		if err := rows.Scan(&e.ID, &role, &parts, &meta, &e.CreatedAt); err != nil {
-			return nil, err
-		}
-		e.Role, e.Parts, e.Metadata, e.CreatedAt = keel.Role(role), []byte(parts), []byte(meta), e.CreatedAt.UTC()
-		out = append(out, e)
+	return sqlstore.ScanAll(rows, scanMessage)
+}
+
+func scanMessage(row sqlstore.Row) (memory.EncodedMessage, error) {
+	var (
+		e                 memory.EncodedMessage
+		role, parts, meta string
+	)
+	if err := row.Scan(&e.ID, &role, &parts, &meta, &e.CreatedAt); err != nil {
+		return memory.EncodedMessage{}, err
 	}
-	return out, rows.Err()
+	e.Role, e.Parts, e.Metadata, e.CreatedAt = keel.Role(role), []byte(parts), []byte(meta), e.CreatedAt.UTC()
+	return e, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
 // Store is a [memory.Store] in a PostgreSQL database, which several keel
@@ -97,10 +98,7 @@ func (s *Store) readTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 // locks it until the transaction ends, so that writers of one thread take
 // turns and it cannot be deleted under them.
 func lockThread(ctx context.Context, tx pgx.Tx, resourceID, threadID string) error {
-	if err := memory.CheckID("resource", resourceID); err != nil {
-		return err
-	}
-	if err := memory.CheckID("thread", threadID); err != nil {
+	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return err
 	}
 	var owner string
@@ -113,10 +111,7 @@ func lockThread(ctx context.Context, tx pgx.Tx, resourceID, threadID string) err
 
 // checkThread is lockThread for readers: it takes no lock.
 func checkThread(ctx context.Context, tx pgx.Tx, resourceID, threadID string) error {
-	if err := memory.CheckID("resource", resourceID); err != nil {
-		return err
-	}
-	if err := memory.CheckID("thread", threadID); err != nil {
+	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return err
 	}
 	var n int

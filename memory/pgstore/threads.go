@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
 // CreateThread implements [memory.Store.CreateThread].
@@ -33,7 +34,7 @@ func (s *Store) CreateThread(ctx context.Context, t memory.Thread) (memory.Threa
 
 const threadColumns = `id, resource_id, title, metadata, created_at, updated_at`
 
-func scanThread(row pgx.Row) (memory.Thread, error) {
+func scanThread(row sqlstore.Row) (memory.Thread, error) {
 	var (
 		t    memory.Thread
 		meta string
@@ -63,10 +64,7 @@ func (s *Store) GetThread(ctx context.Context, resourceID, threadID string) (mem
 }
 
 func getThread(ctx context.Context, q querier, resourceID, threadID string) (memory.Thread, error) {
-	if err := memory.CheckID("resource", resourceID); err != nil {
-		return memory.Thread{}, err
-	}
-	if err := memory.CheckID("thread", threadID); err != nil {
+	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return memory.Thread{}, err
 	}
 	t, err := scanThread(q.QueryRow(ctx,
@@ -87,45 +85,25 @@ func (s *Store) ListThreads(ctx context.Context, resourceID string, opts memory.
 }
 
 func (s *Store) listThreads(ctx context.Context, resourceID string, opts memory.ListThreadsOptions) (memory.ThreadPage, error) {
-	if err := memory.CheckID("resource", resourceID); err != nil {
-		return memory.ThreadPage{}, err
-	}
-	opts, err := opts.Normalize()
+	opts, order, err := sqlstore.ThreadOrder(resourceID, opts)
 	if err != nil {
 		return memory.ThreadPage{}, err
 	}
-	// Both parts of the order come from fixed strings, never from input.
-	col, dir := "created_at", "DESC"
-	if opts.OrderBy == "updatedAt" {
-		col = "updated_at"
-	}
-	if opts.Ascending {
-		dir = "ASC"
-	}
-	page := memory.ThreadPage{Threads: []memory.Thread{}, Page: opts.Page, PerPage: opts.PerPage}
+	var page memory.ThreadPage
 	err = s.readTx(ctx, func(tx pgx.Tx) error {
-		if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM keel_threads WHERE resource_id = $1`, resourceID).Scan(&page.Total); err != nil {
-			return err
-		}
-		off, n, more := memory.Window(opts.Page, opts.PerPage, page.Total)
-		page.HasMore = more
-		if n == 0 {
-			return nil
-		}
-		rows, err := tx.Query(ctx, `SELECT `+threadColumns+` FROM keel_threads WHERE resource_id = $1
-			ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT $2 OFFSET $3`, resourceID, n, off)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			t, err := scanThread(rows)
-			if err != nil {
-				return err
-			}
-			page.Threads = append(page.Threads, t)
-		}
-		return rows.Err()
+		var err error
+		page, err = sqlstore.ThreadPage(opts,
+			tx.QueryRow(ctx, `SELECT COUNT(*) FROM keel_threads WHERE resource_id = $1`, resourceID),
+			func(off, n int) ([]memory.Thread, error) {
+				rows, err := tx.Query(ctx, `SELECT `+threadColumns+` FROM keel_threads WHERE resource_id = $1
+					ORDER BY `+order+` LIMIT $2 OFFSET $3`, resourceID, n, off)
+				if err != nil {
+					return nil, err
+				}
+				defer rows.Close()
+				return sqlstore.ScanAll(rows, scanThread)
+			})
+		return err
 	})
 	return page, err
 }

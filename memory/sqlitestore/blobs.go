@@ -3,10 +3,10 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
 // putBlobs stores the blobs the file does not hold yet. Known blobs are
@@ -67,34 +67,11 @@ func dropUnused(ctx context.Context, tx *sql.Tx, digests []string) error {
 }
 
 // blobReader returns a function reading blobs in tx, each once, checked
-// against its digest.
+// against its digest and size.
 func (s *Store) blobReader(ctx context.Context, tx *sql.Tx) func(string) ([]byte, error) {
-	cache := make(map[string][]byte)
-	return func(digest string) ([]byte, error) {
-		if data, ok := cache[digest]; ok {
-			return data, nil
-		}
-		var (
-			data []byte
-			size int
-		)
-		err := tx.QueryRowContext(ctx, `SELECT size, data FROM blobs WHERE digest = ?`, digest).Scan(&size, &data)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("%w: blob %s is missing", memory.ErrCorrupt, digest)
-		}
-		if err != nil {
-			return nil, err
-		}
-		s.reads.Add(1)
-		if size != len(data) {
-			return nil, fmt.Errorf("%w: blob %s has %d bytes; its size says %d", memory.ErrCorrupt, digest, len(data), size)
-		}
-		if err := memory.VerifyBlob(digest, data); err != nil {
-			return nil, err
-		}
-		cache[digest] = data
-		return data, nil
-	}
+	return sqlstore.BlobReader(func(digest string) sqlstore.Row {
+		return tx.QueryRowContext(ctx, `SELECT size, data FROM blobs WHERE digest = ?`, digest)
+	}, sql.ErrNoRows, &s.reads)
 }
 
 // BlobStats implements [memory.BlobReporter].

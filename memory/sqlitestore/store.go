@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/sqlstore"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -108,10 +109,7 @@ func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 // threadOwner checks that the thread exists and belongs to resourceID.
 func threadOwner(ctx context.Context, tx *sql.Tx, resourceID, threadID string) error {
-	if err := memory.CheckID("resource", resourceID); err != nil {
-		return err
-	}
-	if err := memory.CheckID("thread", threadID); err != nil {
+	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return err
 	}
 	var owner string

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
 // CreateThread implements [memory.Store.CreateThread].
@@ -39,9 +40,7 @@ func (s *Store) CreateThread(ctx context.Context, t memory.Thread) (memory.Threa
 
 const threadColumns = `id, resource_id, title, metadata, created_at, updated_at`
 
-type scanner interface{ Scan(dest ...any) error }
-
-func scanThread(row scanner) (memory.Thread, error) {
+func scanThread(row sqlstore.Row) (memory.Thread, error) {
 	var (
 		t            memory.Thread
 		meta         string
@@ -72,10 +71,7 @@ type querier interface {
 }
 
 func (s *Store) getThread(ctx context.Context, q querier, resourceID, threadID string) (memory.Thread, error) {
-	if err := memory.CheckID("resource", resourceID); err != nil {
-		return memory.Thread{}, err
-	}
-	if err := memory.CheckID("thread", threadID); err != nil {
+	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return memory.Thread{}, err
 	}
 	t, err := scanThread(q.QueryRowContext(ctx,
@@ -96,45 +92,25 @@ func (s *Store) ListThreads(ctx context.Context, resourceID string, opts memory.
 }
 
 func (s *Store) listThreads(ctx context.Context, resourceID string, opts memory.ListThreadsOptions) (memory.ThreadPage, error) {
-	if err := memory.CheckID("resource", resourceID); err != nil {
-		return memory.ThreadPage{}, err
-	}
-	opts, err := opts.Normalize()
+	opts, order, err := sqlstore.ThreadOrder(resourceID, opts)
 	if err != nil {
 		return memory.ThreadPage{}, err
 	}
-	// Both parts of the order come from fixed strings, never from input.
-	col, dir := "created_at", "DESC"
-	if opts.OrderBy == "updatedAt" {
-		col = "updated_at"
-	}
-	if opts.Ascending {
-		dir = "ASC"
-	}
-	page := memory.ThreadPage{Threads: []memory.Thread{}, Page: opts.Page, PerPage: opts.PerPage}
+	var page memory.ThreadPage
 	err = s.readTx(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads WHERE resource_id = ?`, resourceID).Scan(&page.Total); err != nil {
-			return err
-		}
-		off, n, more := memory.Window(opts.Page, opts.PerPage, page.Total)
-		page.HasMore = more
-		if n == 0 {
-			return nil
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE resource_id = ?
-			ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`, resourceID, n, off)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			t, err := scanThread(rows)
-			if err != nil {
-				return err
-			}
-			page.Threads = append(page.Threads, t)
-		}
-		return rows.Err()
+		var err error
+		page, err = sqlstore.ThreadPage(opts,
+			tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads WHERE resource_id = ?`, resourceID),
+			func(off, n int) ([]memory.Thread, error) {
+				rows, err := tx.QueryContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE resource_id = ?
+					ORDER BY `+order+` LIMIT ? OFFSET ?`, resourceID, n, off)
+				if err != nil {
+					return nil, err
+				}
+				defer rows.Close()
+				return sqlstore.ScanAll(rows, scanThread)
+			})
+		return err
 	})
 	return page, err
 }
