@@ -6,11 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +15,7 @@ import (
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/localsandbox"
 )
 
 const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
@@ -556,62 +553,15 @@ func TestUnsupportedFileHandlerKeepsOutcomeForRun(t *testing.T) {
 	}
 }
 
-// dirSandbox is a [workspace.FileSystem] over a directory of this machine,
-// confined to it by os.Root, so that benchmarks measure real writes.
-type dirSandbox struct {
-	root *os.Root
-	dir  string
-}
-
-func newDirSandbox(tb testing.TB) *dirSandbox {
+// newDirSandbox returns a local sandbox over a new temporary directory,
+// so that benchmarks measure real writes.
+func newDirSandbox(tb testing.TB) *localsandbox.Sandbox {
 	tb.Helper()
-	dir := tb.TempDir()
-	root, err := os.OpenRoot(dir)
+	sb, err := localsandbox.New(tb.TempDir(), localsandbox.Options{AllowUnisolated: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { root.Close() })
-	return &dirSandbox{root: root, dir: dir}
-}
-
-func (s *dirSandbox) ID() string      { return "dir:" + s.dir }
-func (s *dirSandbox) WorkDir() string { return "/home/user" }
-
-func (s *dirSandbox) WriteFile(_ context.Context, name string, data []byte) error {
-	if err := s.root.MkdirAll(path.Dir(name), 0o755); err != nil {
-		return err
-	}
-	return s.root.WriteFile(name, data, 0o644)
-}
-
-func (s *dirSandbox) ReadFile(_ context.Context, name string) ([]byte, error) {
-	return s.root.ReadFile(name)
-}
-
-func (s *dirSandbox) Stat(_ context.Context, name string) (fs.FileInfo, error) {
-	return s.root.Stat(name)
-}
-
-func (s *dirSandbox) Rename(_ context.Context, oldname, newname string) error {
-	return s.root.Rename(oldname, newname)
-}
-
-func (s *dirSandbox) Remove(_ context.Context, name string) error {
-	if err := s.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-func (s *dirSandbox) ReadDir(_ context.Context, name string) ([]fs.DirEntry, error) {
-	f, err := s.root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, err
+	return sb
 }
 
 // BenchmarkUnsupportedFileRewrite measures the rewrite of a prompt holding

@@ -15,57 +15,18 @@ import (
 	"time"
 
 	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/localsandbox"
 )
 
-// dirFS is a FileSystem sandbox over a real directory, kept inside it by
-// os.Root.
-type dirFS struct {
-	dir  string
-	root *os.Root
-}
-
-func newDirFS(tb testing.TB) *dirFS {
+// newDirFS returns a local sandbox over a new temporary directory: a
+// FileSystem kept inside it by os.Root, as deployments use.
+func newDirFS(tb testing.TB) *localsandbox.Sandbox {
 	tb.Helper()
-	dir := tb.TempDir()
-	root, err := os.OpenRoot(dir)
+	sb, err := localsandbox.New(tb.TempDir(), localsandbox.Options{AllowUnisolated: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { root.Close() })
-	return &dirFS{dir: dir, root: root}
-}
-
-func (d *dirFS) ID() string      { return "dir" }
-func (d *dirFS) WorkDir() string { return d.dir }
-
-func (d *dirFS) WriteFile(ctx context.Context, name string, data []byte) error {
-	if err := d.root.MkdirAll(path.Dir(name), 0o755); err != nil {
-		return err
-	}
-	return d.root.WriteFile(name, data, 0o644)
-}
-
-func (d *dirFS) ReadFile(ctx context.Context, name string) ([]byte, error) {
-	return d.root.ReadFile(name)
-}
-
-func (d *dirFS) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
-	return d.root.Stat(name)
-}
-
-func (d *dirFS) Rename(ctx context.Context, oldname, newname string) error {
-	return d.root.Rename(oldname, newname)
-}
-
-func (d *dirFS) Remove(ctx context.Context, name string) error {
-	if err := d.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
-}
-
-func (d *dirFS) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
-	return fs.ReadDir(d.root.FS(), name)
+	return sb
 }
 
 // cmdSandbox can only run commands: sh -c in its directory, which it also

@@ -359,7 +359,7 @@ func TestUploadConcurrentSameFile(t *testing.T) {
 	if files := mem.Files(); len(files) != 1 || !bytes.Equal(files[rel], data) {
 		t.Errorf("Got(in-memory files) = %d files; want only %s, intact", len(files), rel)
 	}
-	if got := treeFiles(t, dir.dir); len(got) != 1 || got[0] != rel {
+	if got := treeFiles(t, dir.Dir()); len(got) != 1 || got[0] != rel {
 		t.Errorf("Got(directory files) = %q; want only %s", got, rel)
 	}
 	if got, err := dir.ReadFile(context.Background(), rel); err != nil || !bytes.Equal(got, data) {
