@@ -101,12 +101,8 @@ func lockThread(ctx context.Context, tx pgx.Tx, resourceID, threadID string) err
 	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return err
 	}
-	var owner string
-	err := tx.QueryRow(ctx, `SELECT resource_id FROM keel_threads WHERE id = $1 FOR UPDATE`, threadID).Scan(&owner)
-	if errors.Is(err, pgx.ErrNoRows) || err == nil && owner != resourceID {
-		return fmt.Errorf("%w: thread %q of resource %q", memory.ErrNotFound, threadID, resourceID)
-	}
-	return err
+	return sqlstore.CheckOwner(tx.QueryRow(ctx, `SELECT resource_id FROM keel_threads WHERE id = $1 FOR UPDATE`, threadID),
+		pgx.ErrNoRows, resourceID, threadID)
 }
 
 // checkThread is lockThread for readers: it takes no lock.
@@ -119,7 +115,7 @@ func checkThread(ctx context.Context, tx pgx.Tx, resourceID, threadID string) er
 		return err
 	}
 	if n == 0 {
-		return fmt.Errorf("%w: thread %q of resource %q", memory.ErrNotFound, threadID, resourceID)
+		return sqlstore.ThreadNotFound(resourceID, threadID)
 	}
 	return nil
 }

@@ -70,7 +70,7 @@ func getThread(ctx context.Context, q querier, resourceID, threadID string) (mem
 	t, err := scanThread(q.QueryRow(ctx,
 		`SELECT `+threadColumns+` FROM keel_threads WHERE id = $1 AND resource_id = $2`, threadID, resourceID))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return memory.Thread{}, fmt.Errorf("%w: thread %q of resource %q", memory.ErrNotFound, threadID, resourceID)
+		return memory.Thread{}, sqlstore.ThreadNotFound(resourceID, threadID)
 	}
 	return t, err
 }
@@ -123,7 +123,7 @@ func (s *Store) UpdateThread(ctx context.Context, t memory.Thread) (memory.Threa
 		WHERE id = $4 AND resource_id = $5 RETURNING `+threadColumns,
 		t.Title, string(meta), memory.StoredTime(s.now()), t.ID, t.ResourceID))
 	if errors.Is(err, pgx.ErrNoRows) {
-		err = fmt.Errorf("%w: thread %q of resource %q", memory.ErrNotFound, t.ID, t.ResourceID)
+		err = sqlstore.ThreadNotFound(t.ResourceID, t.ID)
 	}
 	if err != nil {
 		return memory.Thread{}, fmt.Errorf("pgstore: update thread: %w", err)

@@ -3,7 +3,6 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -112,12 +111,8 @@ func threadOwner(ctx context.Context, tx *sql.Tx, resourceID, threadID string) e
 	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return err
 	}
-	var owner string
-	err := tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID).Scan(&owner)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && owner != resourceID {
-		return fmt.Errorf("%w: thread %q of resource %q", memory.ErrNotFound, threadID, resourceID)
-	}
-	return err
+	return sqlstore.CheckOwner(tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID),
+		sql.ErrNoRows, resourceID, threadID)
 }
 
 func millis(t time.Time) int64 { return t.UnixMilli() }

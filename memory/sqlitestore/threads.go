@@ -77,7 +77,7 @@ func (s *Store) getThread(ctx context.Context, q querier, resourceID, threadID s
 	t, err := scanThread(q.QueryRowContext(ctx,
 		`SELECT `+threadColumns+` FROM threads WHERE id = ? AND resource_id = ?`, threadID, resourceID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return memory.Thread{}, fmt.Errorf("%w: thread %q of resource %q", memory.ErrNotFound, threadID, resourceID)
+		return memory.Thread{}, sqlstore.ThreadNotFound(resourceID, threadID)
 	}
 	return t, err
 }

@@ -1,6 +1,9 @@
 package sqlstore
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
 )
@@ -12,6 +15,26 @@ func CheckThreadIDs(resourceID, threadID string) error {
 		return err
 	}
 	return memory.CheckID("thread", threadID)
+}
+
+// ThreadNotFound is the error for a thread that is missing or belongs to
+// another resource: the two read alike, so that a store never tells one
+// resource anything about another's threads. It wraps [memory.ErrNotFound].
+func ThreadNotFound(resourceID, threadID string) error {
+	return fmt.Errorf("%w: thread %q of resource %q", memory.ErrNotFound, threadID, resourceID)
+}
+
+// CheckOwner scans a thread's resource_id from row and returns
+// [ThreadNotFound] when there is no such row (row's Scan fails with an
+// error matching noRows, the driver's own) or the thread is another
+// resource's.
+func CheckOwner(row Row, noRows error, resourceID, threadID string) error {
+	var owner string
+	err := row.Scan(&owner)
+	if errors.Is(err, noRows) || err == nil && owner != resourceID {
+		return ThreadNotFound(resourceID, threadID)
+	}
+	return err
 }
 
 // ReadPage reads one page of a list: it scans the number of rows from

@@ -250,3 +250,28 @@ func TestThreadAndMessagePages(t *testing.T) {
 		t.Errorf("Got(MessagePage of none) = %#v, %v; want an empty, non-nil list", mp.Messages, err)
 	}
 }
+
+func TestCheckOwner(t *testing.T) {
+	noRows, boom := errors.New("no rows"), errors.New("boom")
+	for _, tc := range []struct {
+		name string
+		row  row
+		want error
+	}{
+		{"own", row{vals: []any{"r"}}, nil},
+		{"another's", row{vals: []any{"other"}}, memory.ErrNotFound},
+		{"missing", row{err: noRows}, memory.ErrNotFound},
+		{"failed", row{err: boom}, boom},
+	} {
+		err := sqlstore.CheckOwner(tc.row, noRows, "r", "t")
+		if !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			t.Errorf("Got(CheckOwner(%s)) = %v; want %v", tc.name, err, tc.want)
+		}
+	}
+	// A thread of another resource reads exactly as a missing one.
+	other := sqlstore.CheckOwner(row{vals: []any{"other"}}, noRows, "r", "t")
+	missing := sqlstore.CheckOwner(row{err: noRows}, noRows, "r", "t")
+	if other.Error() != missing.Error() {
+		t.Errorf("Got(another's thread) = %q; want the same as a missing one, %q", other, missing)
+	}
+}
