@@ -1,8 +1,8 @@
 // Package sqlstore holds what the SQL-backed memory stores (pgstore and
 // sqlitestore) do alike, apart from the SQL itself: loading and ordering
 // the numbered schema migrations, paging a count and a window of rows,
-// reading each blob once and checking it, ordering threads, and telling a
-// thread that is missing from one of another resource (they read alike).
+// reading each blob once and checking it, ordering threads, and reporting
+// a missing thread and another resource's thread alike.
 //
 // # What stays in the stores
 //
