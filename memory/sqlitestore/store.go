@@ -46,11 +46,33 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	if err := migrate(context.Background(), db); err != nil {
+	if err := migrateWhenFree(context.Background(), db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
 	return &Store{db: db, write: make(chan struct{}, 1), now: time.Now}, nil
+}
+
+// migrateWhenFree migrates, trying again while another process holds the
+// file. Switching a new file to WAL and recovering one another process
+// left can answer SQLITE_BUSY at once, without waiting for the busy
+// timeout, so several processes opening a new file together need this.
+func migrateWhenFree(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(BusyTimeout)
+	for {
+		err := migrate(ctx, db)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// isBusy reports SQLite's "database is locked" (SQLITE_BUSY and its
+// extended codes), which the driver reports only in its message.
+func isBusy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
 }
 
 // dsn returns the driver's name for the file at path: a file: URI (with
