@@ -74,3 +74,31 @@ func TestPrintableASCII(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLiftStrings checks that lifting never changes what a body means:
+// bodies made of a fuzzed piece repeated past liftMin, in a fuzzed frame.
+func FuzzLiftStrings(f *testing.F) {
+	f.Add(`{"messages":"`, "QUJD", `"}`)
+	f.Add(`["`, `a\"`, `",1]`)
+	f.Add(`{"k":"`, `\\`, `"}`)
+	f.Add(`{"`, "x", `":"y"}`)
+	f.Add(`"`, "é", `"`)
+	f.Add(`{"a":"`, "\x7f", `"}`)
+	f.Fuzz(func(t *testing.T, pre, piece, post string) {
+		if piece == "" || len(pre)+len(post) > 256 {
+			return
+		}
+		body := pre + strings.Repeat(piece, liftMin/len(piece)+1) + post
+		var want any
+		wantErr := json.Unmarshal([]byte(body), &want)
+		lb, l := liftStrings([]byte(body))
+		var got any
+		gotErr := json.Unmarshal(lb, &got)
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Fatalf("Got(lifted error) = %v; want %v, for %.100q", gotErr, wantErr, body)
+		}
+		if wantErr == nil && !reflect.DeepEqual(l.restore(got), want) {
+			t.Fatalf("Got(lifted value) differs for %.100q", body)
+		}
+	})
+}
