@@ -30,6 +30,10 @@ func (s *Server) checkAgentParam(w http.ResponseWriter, r *http.Request) bool {
 	if id == "" {
 		return true
 	}
+	if !memory.ValidID(id) {
+		writeRequestError(w, badRequest("invalid agentId", Issue{Field: "agentId", Message: idRule}))
+		return false
+	}
 	if _, ok := s.agents[id]; !ok {
 		writeError(w, http.StatusNotFound, "Agent with id "+trimField(id)+" not found")
 		return false

@@ -112,6 +112,7 @@ func TestThreadBadRequests(t *testing.T) {
 		{"create malformed", "POST", "/api/memory/threads", `{"resourceId":`, 400, "malformed JSON"},
 		{"create without resource", "POST", "/api/memory/threads", `{"title":"x"}`, 400, "resourceId is required"},
 		{"create illegal thread id", "POST", "/api/memory/threads", `{"resourceId":"bob","threadId":"x y"}`, 400, "threadId"},
+		{"illegal agent id", "GET", "/api/memory/threads?resourceId=bob&agentId=a%20b", "", 400, "agentId"},
 		{"create for unknown agent", "POST", "/api/memory/threads?agentId=nope", `{"resourceId":"bob"}`, 404, "Agent with id nope not found"},
 		{"old lower-case resourceid", "GET", "/api/memory/threads/bob-1?resourceid=bob", "", 200, ""},
 		{"requestContext resource", "GET", "/api/memory/threads/bob-1?requestContext=" + rc, "", 200, ""},
