@@ -323,6 +323,10 @@ func (a *Agent) loadThread(ctx context.Context, o runOptions) ([]keel.Message, e
 	_, err := mem.GetThread(ctx, o.resourceID, o.threadID)
 	if errors.Is(err, memory.ErrNotFound) {
 		_, err = mem.CreateThread(ctx, memory.Thread{ID: o.threadID, ResourceID: o.resourceID})
+		if err == nil {
+			// This run made the thread: it has no history to load.
+			return nil, nil
+		}
 		if errors.Is(err, memory.ErrConflict) {
 			// Created meanwhile by a concurrent run, or owned by another
 			// resource: only the first may be used.
