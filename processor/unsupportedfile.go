@@ -274,7 +274,7 @@ func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsu
 		rep.outcome = placeholder
 		return rep
 	}
-	up, err := workspace.Upload(ctx, sb, run.ThreadID, run.ResourceID, workspace.File{Name: filename, MediaType: f.MediaType, Data: data})
+	up, err := workspace.Upload(ctx, sb, run.ThreadID, run.ResourceID, workspace.File{Name: filename, MediaType: f.MediaType, Data: data, SHA256: sum})
 	var tooLarge *workspace.FileTooLargeError
 	switch {
 	case err == nil:
