@@ -16,30 +16,35 @@ import (
 // A replaced message with a zero CreatedAt keeps its stored time, and so
 // its place in the thread. Saving sets the thread's UpdatedAt to now.
 func (s *Store) SaveMessages(ctx context.Context, resourceID, threadID string, msgs []keel.Message) ([]keel.Message, error) {
+	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
+		return nil, fmt.Errorf("sqlitestore: save messages: %w", err)
+	}
 	enc, blobs, err := memory.EncodeMessages(msgs)
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: save messages: %w", err)
 	}
-	err = s.writeTx(ctx, func(tx *sql.Tx) error {
-		if err := threadOwner(ctx, tx, resourceID, threadID); err != nil {
+	err = s.writeTx(ctx, func(c conn) error {
+		now := memory.StoredTime(s.now())
+		// Setting UpdatedAt first checks the owner in the same step.
+		n, err := c.exec(qTouchThread, millis(now), threadID, resourceID)
+		if err != nil {
 			return err
 		}
-		now := memory.StoredTime(s.now())
-		if err := putBlobs(ctx, tx, blobs); err != nil {
+		if n == 0 {
+			return sqlstore.ThreadNotFound(resourceID, threadID)
+		}
+		if err := putBlobs(c, blobs); err != nil {
 			return err
 		}
 		var released []string
 		for i := range enc {
-			old, err := saveMessage(ctx, tx, threadID, &enc[i], now)
+			old, err := saveMessage(c, threadID, &enc[i], now)
 			if err != nil {
 				return err
 			}
 			released = append(released, old...)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE threads SET updated_at = ? WHERE id = ?`, millis(now), threadID); err != nil {
-			return err
-		}
-		return dropUnused(ctx, tx, released)
+		return dropUnused(c, released)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: save messages: %w", err)
@@ -48,45 +53,52 @@ func (s *Store) SaveMessages(ctx context.Context, resourceID, threadID string, m
 }
 
 // saveMessage inserts e, or replaces the message with its ID, setting a
-// zero CreatedAt. It returns the digests the replaced message held.
-func saveMessage(ctx context.Context, tx *sql.Tx, threadID string, e *memory.EncodedMessage, now time.Time) ([]string, error) {
-	var created int64
-	err := tx.QueryRowContext(ctx, `SELECT created_at FROM messages WHERE thread_id = ? AND id = ?`, threadID, e.ID).Scan(&created)
-	exists := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, err
-	}
-	if e.CreatedAt.IsZero() {
+// zero CreatedAt. It returns the digests the replaced message held. A new
+// message, the common case, costs one statement and one per file.
+func saveMessage(c conn, threadID string, e *memory.EncodedMessage, now time.Time) ([]string, error) {
+	keepTime := e.CreatedAt.IsZero()
+	if keepTime {
 		e.CreatedAt = now
-		if exists {
-			e.CreatedAt = fromMillis(created)
-		}
 	}
-	var old []string
-	if exists {
-		old, err = queryStrings(ctx, tx, `SELECT digest FROM message_blobs WHERE thread_id = ? AND message_id = ?`, threadID, e.ID)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM message_blobs WHERE thread_id = ? AND message_id = ?`, threadID, e.ID); err != nil {
-			return nil, err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE messages SET role = ?, parts = ?, metadata = ?, created_at = ? WHERE thread_id = ? AND id = ?`,
-			string(e.Role), string(e.Parts), string(e.Metadata), millis(e.CreatedAt), threadID, e.ID)
-	} else {
-		_, err = tx.ExecContext(ctx, `INSERT INTO messages (thread_id, id, seq, role, parts, metadata, created_at)
-			VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = ?), ?, ?, ?, ?)`,
-			threadID, e.ID, threadID, string(e.Role), string(e.Parts), string(e.Metadata), millis(e.CreatedAt))
-	}
+	n, err := c.exec(qInsertMessage,
+		threadID, e.ID, threadID, string(e.Role), string(e.Parts), string(e.Metadata), millis(e.CreatedAt))
 	if err != nil {
 		return nil, err
 	}
+	var old []string
+	if n == 0 {
+		if old, err = replaceMessage(c, threadID, e, keepTime); err != nil {
+			return nil, err
+		}
+	}
 	for _, d := range e.Digests {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO message_blobs (thread_id, message_id, digest) VALUES (?, ?, ?)`, threadID, e.ID, d); err != nil {
+		if _, err := c.exec(qHoldDigest, threadID, e.ID, d); err != nil {
 			return nil, err
 		}
 	}
 	return old, nil
+}
+
+// replaceMessage replaces the stored message with e's ID, keeping its
+// time if keepTime, and returns the digests it held.
+func replaceMessage(c conn, threadID string, e *memory.EncodedMessage, keepTime bool) ([]string, error) {
+	if keepTime {
+		var created int64
+		if err := c.queryRow(qMessageCreated, threadID, e.ID).Scan(&created); err != nil {
+			return nil, err
+		}
+		e.CreatedAt = fromMillis(created)
+	}
+	old, err := queryStrings(c, qMessageDigests, threadID, e.ID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.exec(qUnholdDigests, threadID, e.ID); err != nil {
+		return nil, err
+	}
+	_, err = c.exec(qReplaceMessage,
+		string(e.Role), string(e.Parts), string(e.Metadata), millis(e.CreatedAt), threadID, e.ID)
+	return old, err
 }
 
 // ListMessages implements [memory.Store.ListMessages]. Each blob the page
@@ -103,25 +115,42 @@ func (s *Store) listMessages(ctx context.Context, resourceID, threadID string, o
 	if err := opts.Check(); err != nil {
 		return memory.MessagePage{}, err
 	}
+	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
+		return memory.MessagePage{}, err
+	}
 	var page memory.MessagePage
-	err := s.readTx(ctx, func(tx *sql.Tx) error {
-		if err := threadOwner(ctx, tx, resourceID, threadID); err != nil {
+	err := s.readTx(ctx, func(c conn) error {
+		var (
+			owner string
+			total int
+		)
+		err := c.queryRow(qThreadMessages, threadID).Scan(&owner, &total)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && owner != resourceID {
+			return sqlstore.ThreadNotFound(resourceID, threadID)
+		}
+		if err != nil {
 			return err
 		}
-		var err error
-		page, err = sqlstore.MessagePage(opts, tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM messages WHERE thread_id = ?`, threadID),
-			func(off, n int) ([]memory.EncodedMessage, error) { return readMessages(ctx, tx, threadID, off, n) },
-			s.blobReader(ctx, tx))
+		page, err = sqlstore.MessagePage(opts, countRow(total),
+			func(off, n int) ([]memory.EncodedMessage, error) { return readMessages(c, threadID, off, n) },
+			s.blobReader(c))
 		return err
 	})
 	return page, err
 }
 
+// countRow is a count already read, as a row.
+type countRow int
+
+func (n countRow) Scan(dest ...any) error {
+	*dest[0].(*int) = int(n)
+	return nil
+}
+
 // readMessages reads the rows first, so that no result set is open while
 // blobs are read.
-func readMessages(ctx context.Context, tx *sql.Tx, threadID string, off, n int) ([]memory.EncodedMessage, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, role, parts, metadata, created_at FROM messages
-		WHERE thread_id = ? ORDER BY created_at, seq LIMIT ? OFFSET ?`, threadID, n, off)
+func readMessages(c conn, threadID string, off, n int) ([]memory.EncodedMessage, error) {
+	rows, err := c.query(qReadMessages, threadID, n, off)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,7 @@ const BusyTimeout = 10 * time.Second
 // use, and several processes may open the same file.
 type Store struct {
 	db *sql.DB
+	st map[string]*sql.Stmt // prepared statements, by their text
 	// write holds a token while this store writes: its writers queue here,
 	// where they can give up when their context ends, rather than spin on
 	// SQLite's busy handler. Other processes are held off by SQLite's lock.
@@ -46,12 +47,30 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	if err := migrateWhenFree(context.Background(), db); err != nil {
+	// Keep every connection open: opening one opens the file and runs the
+	// setup pragmas, and its prepared statements and page cache go with
+	// it. database/sql would otherwise keep only two idle and open and
+	// close the rest under load.
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns)
+	ctx := context.Background()
+	if err := migrateWhenFree(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	return &Store{db: db, write: make(chan struct{}, 1), now: time.Now}, nil
+	st, err := prepare(ctx, db)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
+	}
+	return &Store{db: db, st: st, write: make(chan struct{}, 1), now: time.Now}, nil
 }
+
+// maxConns bounds the store's connections. Readers in WAL mode run in
+// parallel, and writers take turns on the write lock anyway, so a few
+// connections serve any number of goroutines; more would only hold more
+// page caches that every write makes stale.
+const maxConns = 4
 
 // migrateWhenFree migrates, trying again while another process holds the
 // file. Switching a new file to WAL and recovering one another process
@@ -88,6 +107,7 @@ func dsn(path string) string {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	closeAll(s.st)
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)
 	}
@@ -96,45 +116,55 @@ func (s *Store) Close() error {
 
 // writeTx runs fn in an IMMEDIATE transaction, committing if it returns
 // nil.
-func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (s *Store) writeTx(ctx context.Context, fn func(c conn) error) error {
+	return s.writing(ctx, func() error {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if err := fn(conn{ctx: ctx, st: s.st, tx: tx}); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+// writing runs fn, which writes, holding this store's write token.
+func (s *Store) writing(ctx context.Context, fn func() error) error {
 	select {
 	case s.write <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	defer func() { <-s.write }()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return fn()
 }
 
 // readTx runs fn in a read-only transaction, so that it sees one state of
-// the file throughout.
-func (s *Store) readTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// the file throughout. It begins DEFERRED: readers take no write lock.
+func (s *Store) readTx(ctx context.Context, fn func(c conn) error) error {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	if err := fn(conn{ctx: ctx, st: s.st, tx: tx}); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
+// one runs statements on their own, outside a transaction: a single
+// statement is atomic by itself.
+func (s *Store) one(ctx context.Context) conn { return conn{ctx: ctx, st: s.st} }
+
 // threadOwner checks that the thread exists and belongs to resourceID.
-func threadOwner(ctx context.Context, tx *sql.Tx, resourceID, threadID string) error {
+func threadOwner(c conn, resourceID, threadID string) error {
 	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return err
 	}
-	return sqlstore.CheckOwner(tx.QueryRowContext(ctx, `SELECT resource_id FROM threads WHERE id = ?`, threadID),
-		sql.ErrNoRows, resourceID, threadID)
+	return sqlstore.CheckOwner(c.queryRow(qThreadOwner, threadID), sql.ErrNoRows, resourceID, threadID)
 }
 
 func millis(t time.Time) int64 { return t.UnixMilli() }

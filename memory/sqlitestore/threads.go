@@ -10,24 +10,21 @@ import (
 	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
-// CreateThread implements [memory.Store.CreateThread].
+// CreateThread implements [memory.Store.CreateThread]. It is one INSERT
+// that does nothing if the ID is taken: atomic by itself, with no
+// transaction around it.
 func (s *Store) CreateThread(ctx context.Context, t memory.Thread) (memory.Thread, error) {
 	t, err := memory.NewThread(t, s.now())
 	if err != nil {
 		return memory.Thread{}, fmt.Errorf("sqlitestore: create thread: %w", err)
 	}
 	meta, _ := memory.EncodeMetadata(t.Metadata) // NewThread checked it encodes
-	err = s.writeTx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads WHERE id = ?`, t.ID).Scan(&n); err != nil {
-			return err
-		}
-		if n > 0 {
+	err = s.writing(ctx, func() error {
+		n, err := s.one(ctx).exec(qInsertThread,
+			t.ID, t.ResourceID, t.Title, string(meta), millis(t.CreatedAt), millis(t.UpdatedAt))
+		if err == nil && n == 0 {
 			return fmt.Errorf("%w: thread %q exists", memory.ErrConflict, t.ID)
 		}
-		_, err := tx.ExecContext(ctx,
-			`INSERT INTO threads (id, resource_id, title, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			t.ID, t.ResourceID, t.Title, string(meta), millis(t.CreatedAt), millis(t.UpdatedAt))
 		return err
 	})
 	if err != nil {
@@ -37,8 +34,6 @@ func (s *Store) CreateThread(ctx context.Context, t memory.Thread) (memory.Threa
 	t.Metadata, _ = memory.DecodeMetadata(meta)
 	return t, nil
 }
-
-const threadColumns = `id, resource_id, title, metadata, created_at, updated_at`
 
 func scanThread(row sqlstore.Row) (memory.Thread, error) {
 	var (
@@ -59,23 +54,18 @@ func scanThread(row sqlstore.Row) (memory.Thread, error) {
 
 // GetThread implements [memory.Store.GetThread].
 func (s *Store) GetThread(ctx context.Context, resourceID, threadID string) (memory.Thread, error) {
-	t, err := s.getThread(ctx, s.db, resourceID, threadID)
+	t, err := getThread(s.one(ctx), resourceID, threadID)
 	if err != nil {
 		return memory.Thread{}, fmt.Errorf("sqlitestore: get thread: %w", err)
 	}
 	return t, nil
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-func (s *Store) getThread(ctx context.Context, q querier, resourceID, threadID string) (memory.Thread, error) {
+func getThread(c conn, resourceID, threadID string) (memory.Thread, error) {
 	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return memory.Thread{}, err
 	}
-	t, err := scanThread(q.QueryRowContext(ctx,
-		`SELECT `+threadColumns+` FROM threads WHERE id = ? AND resource_id = ?`, threadID, resourceID))
+	t, err := scanThread(c.queryRow(qGetThread, threadID, resourceID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.Thread{}, sqlstore.ThreadNotFound(resourceID, threadID)
 	}
@@ -91,19 +81,37 @@ func (s *Store) ListThreads(ctx context.Context, resourceID string, opts memory.
 	return page, nil
 }
 
+// threadOrders returns the ORDER BY terms of each order a list of
+// threads may ask for, so that each list's statement is prepared.
+func threadOrders() []string {
+	var out []string
+	for _, by := range []string{"createdAt", "updatedAt"} {
+		for _, asc := range []bool{false, true} {
+			_, order, err := sqlstore.ThreadOrder("r", memory.ListThreadsOptions{OrderBy: by, Ascending: asc})
+			if err != nil {
+				panic("sqlitestore: thread order " + by + ": " + err.Error())
+			}
+			out = append(out, order)
+		}
+	}
+	return out
+}
+
+func listThreadsQuery(order string) string {
+	return `SELECT ` + threadColumns + ` FROM threads WHERE resource_id = ? ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+}
+
 func (s *Store) listThreads(ctx context.Context, resourceID string, opts memory.ListThreadsOptions) (memory.ThreadPage, error) {
 	opts, order, err := sqlstore.ThreadOrder(resourceID, opts)
 	if err != nil {
 		return memory.ThreadPage{}, err
 	}
 	var page memory.ThreadPage
-	err = s.readTx(ctx, func(tx *sql.Tx) error {
+	err = s.readTx(ctx, func(c conn) error {
 		var err error
-		page, err = sqlstore.ThreadPage(opts,
-			tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM threads WHERE resource_id = ?`, resourceID),
+		page, err = sqlstore.ThreadPage(opts, c.queryRow(qCountThreads, resourceID),
 			func(off, n int) ([]memory.Thread, error) {
-				rows, err := tx.QueryContext(ctx, `SELECT `+threadColumns+` FROM threads WHERE resource_id = ?
-					ORDER BY `+order+` LIMIT ? OFFSET ?`, resourceID, n, off)
+				rows, err := c.query(listThreadsQuery(order), resourceID, n, off)
 				if err != nil {
 					return nil, err
 				}
@@ -124,16 +132,15 @@ func (s *Store) UpdateThread(ctx context.Context, t memory.Thread) (memory.Threa
 	}
 	meta, _ := memory.EncodeMetadata(t.Metadata) // CheckThread checked it encodes
 	var out memory.Thread
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
-		if err := threadOwner(ctx, tx, t.ResourceID, t.ID); err != nil {
+	err := s.writeTx(ctx, func(c conn) error {
+		if err := threadOwner(c, t.ResourceID, t.ID); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE threads SET title = ?, metadata = ?, updated_at = ? WHERE id = ?`,
-			t.Title, string(meta), millis(s.now()), t.ID)
-		if err != nil {
+		if _, err := c.exec(qUpdateThread, t.Title, string(meta), millis(s.now()), t.ID); err != nil {
 			return err
 		}
-		out, err = s.getThread(ctx, tx, t.ResourceID, t.ID)
+		var err error
+		out, err = getThread(c, t.ResourceID, t.ID)
 		return err
 	})
 	if err != nil {
@@ -145,18 +152,18 @@ func (s *Store) UpdateThread(ctx context.Context, t memory.Thread) (memory.Threa
 // DeleteThread implements [memory.Store.DeleteThread]. The blobs only its
 // messages held go with it.
 func (s *Store) DeleteThread(ctx context.Context, resourceID, threadID string) error {
-	err := s.writeTx(ctx, func(tx *sql.Tx) error {
-		if err := threadOwner(ctx, tx, resourceID, threadID); err != nil {
+	err := s.writeTx(ctx, func(c conn) error {
+		if err := threadOwner(c, resourceID, threadID); err != nil {
 			return err
 		}
-		digests, err := threadDigests(ctx, tx, threadID)
+		digests, err := queryStrings(c, qThreadDigests, threadID)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, threadID); err != nil {
+		if _, err := c.exec(qDeleteThread, threadID); err != nil {
 			return err
 		}
-		return dropUnused(ctx, tx, digests)
+		return dropUnused(c, digests)
 	})
 	if err != nil {
 		return fmt.Errorf("sqlitestore: delete thread: %w", err)
