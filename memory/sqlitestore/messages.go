@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/keel-go/keel"
@@ -23,7 +24,11 @@ func (s *Store) SaveMessages(ctx context.Context, resourceID, threadID string, m
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: save messages: %w", err)
 	}
+	var stored []memory.EncodedMessage
 	err = s.writeTx(ctx, func(c conn) error {
+		// Work on a copy, which saving completes: a write may run again.
+		stored = slices.Clone(enc)
+		enc := stored
 		now := memory.StoredTime(s.now())
 		// Setting UpdatedAt first checks the owner in the same step.
 		n, err := c.exec(qTouchThread, millis(now), threadID, resourceID)
@@ -49,7 +54,7 @@ func (s *Store) SaveMessages(ctx context.Context, resourceID, threadID string, m
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: save messages: %w", err)
 	}
-	return memory.Stored(msgs, enc), nil
+	return memory.Stored(msgs, stored), nil
 }
 
 // saveMessage inserts e, or replaces the message with its ID, setting a

@@ -47,6 +47,11 @@ const (
 	qReadBlob       = `SELECT size, data FROM blobs WHERE digest = ?`
 	qDropUnheldBlob = `DELETE FROM blobs WHERE digest = ? AND NOT EXISTS (SELECT 1 FROM message_blobs WHERE digest = ?)`
 	qBlobStats      = `SELECT COUNT(*), COALESCE(SUM(size), 0) FROM blobs`
+
+	// Each write of a group commit runs in a savepoint.
+	qSavepoint  = `SAVEPOINT write`
+	qRollbackTo = `ROLLBACK TO write`
+	qRelease    = `RELEASE write`
 )
 
 // statements lists every statement the store prepares, with each order
@@ -55,7 +60,7 @@ func statements() []string {
 	qs := []string{qGetThread, qThreadOwner, qInsertThread, qUpdateThread, qCountThreads, qDeleteThread,
 		qTouchThread, qThreadMessages, qReadMessages, qInsertMessage, qMessageCreated, qReplaceMessage,
 		qMessageDigests, qUnholdDigests, qHoldDigest, qThreadDigests, qBlobKnown, qInsertBlob, qReadBlob,
-		qDropUnheldBlob, qBlobStats}
+		qDropUnheldBlob, qBlobStats, qSavepoint, qRollbackTo, qRelease}
 	for _, order := range threadOrders() {
 		qs = append(qs, listThreadsQuery(order))
 	}

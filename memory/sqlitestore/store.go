@@ -23,10 +23,10 @@ const BusyTimeout = 10 * time.Second
 type Store struct {
 	db *sql.DB
 	st map[string]*sql.Stmt // prepared statements, by their text
-	// write holds a token while this store writes: its writers queue here,
-	// where they can give up when their context ends, rather than spin on
-	// SQLite's busy handler. Other processes are held off by SQLite's lock.
-	write chan struct{}
+	// w queues this store's writers, where they can give up when their
+	// context ends rather than spin on SQLite's busy handler, and commits
+	// those that wait together.
+	w     writer
 	reads atomic.Int64
 	now   func() time.Time
 }
@@ -63,7 +63,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	return &Store{db: db, st: st, write: make(chan struct{}, 1), now: time.Now}, nil
+	return &Store{db: db, st: st, now: time.Now}, nil
 }
 
 // maxConns bounds the store's connections. Readers in WAL mode run in
@@ -112,33 +112,6 @@ func (s *Store) Close() error {
 		return fmt.Errorf("sqlitestore: close: %w", err)
 	}
 	return nil
-}
-
-// writeTx runs fn in an IMMEDIATE transaction, committing if it returns
-// nil.
-func (s *Store) writeTx(ctx context.Context, fn func(c conn) error) error {
-	return s.writing(ctx, func() error {
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		if err := fn(conn{ctx: ctx, st: s.st, tx: tx}); err != nil {
-			return err
-		}
-		return tx.Commit()
-	})
-}
-
-// writing runs fn, which writes, holding this store's write token.
-func (s *Store) writing(ctx context.Context, fn func() error) error {
-	select {
-	case s.write <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	defer func() { <-s.write }()
-	return fn()
 }
 
 // readTx runs fn in a read-only transaction, so that it sees one state of

@@ -10,17 +10,16 @@ import (
 	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
-// CreateThread implements [memory.Store.CreateThread]. It is one INSERT
-// that does nothing if the ID is taken: atomic by itself, with no
-// transaction around it.
+// CreateThread implements [memory.Store.CreateThread]: one INSERT that
+// does nothing if the ID is taken.
 func (s *Store) CreateThread(ctx context.Context, t memory.Thread) (memory.Thread, error) {
 	t, err := memory.NewThread(t, s.now())
 	if err != nil {
 		return memory.Thread{}, fmt.Errorf("sqlitestore: create thread: %w", err)
 	}
 	meta, _ := memory.EncodeMetadata(t.Metadata) // NewThread checked it encodes
-	err = s.writing(ctx, func() error {
-		n, err := s.one(ctx).exec(qInsertThread,
+	err = s.writeTx(ctx, func(c conn) error {
+		n, err := c.exec(qInsertThread,
 			t.ID, t.ResourceID, t.Title, string(meta), millis(t.CreatedAt), millis(t.UpdatedAt))
 		if err == nil && n == 0 {
 			return fmt.Errorf("%w: thread %q exists", memory.ErrConflict, t.ID)

@@ -34,9 +34,11 @@ func turn(ctx context.Context, s memory.Store, id string) error {
 }
 
 // BenchmarkTurn is the store's share of one text generate, sequential and
-// from many goroutines at once.
+// from many goroutines at once. Its context can be cancelled, as a
+// server's request context can.
 func BenchmarkTurn(b *testing.B) {
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	b.Run("serial", func(b *testing.B) {
 		s := open(b, filepath.Join(b.TempDir(), "keel.db"))
 		b.ReportAllocs()

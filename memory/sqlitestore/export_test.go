@@ -1,0 +1,22 @@
+package sqlitestore
+
+import "context"
+
+// WriteForTest runs fn as a write of s, with exec running statements in
+// its transaction: tests use it to hold a transaction open, or to end
+// one the way SQLite does on an I/O error.
+func (s *Store) WriteForTest(ctx context.Context, fn func(exec func(query string, args ...any) error) error) error {
+	return s.writeTx(ctx, func(c conn) error {
+		return fn(func(query string, args ...any) error {
+			_, err := c.tx.ExecContext(c.ctx, query, args...)
+			return err
+		})
+	})
+}
+
+// QueuedWrites returns the number of writes waiting for a transaction.
+func (s *Store) QueuedWrites() int {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return len(s.w.queue)
+}

@@ -1,0 +1,151 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/storetest"
+)
+
+// TestGroupedWrites saves from many goroutines at once, so that writes
+// share transactions, with some calls failing for their own reasons: a
+// thread of another resource, a context cancelled before or while the
+// call runs. Every call that succeeded is stored whole, and no call that
+// failed left anything.
+func TestGroupedWrites(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "keel.db"))
+	ctx := context.Background()
+	for _, id := range []string{"t1", "t2"} {
+		if _, err := s.CreateThread(ctx, memory.Thread{ID: id, ResourceID: "r1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const calls = 200
+	errs := make([]error, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Go(func() {
+			callCtx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			resource := "r1"
+			switch i % 5 {
+			case 1:
+				cancel()
+			case 2:
+				time.AfterFunc(time.Duration(i%7)*50*time.Microsecond, cancel)
+			case 3:
+				resource = "r2" // the thread is not this resource's
+			}
+			m := keel.Message{ID: fmt.Sprintf("m%03d", i), Role: keel.RoleUser, Parts: []keel.Part{
+				keel.TextPart{Text: fmt.Sprintf("call %d", i)},
+				keel.FilePart{Data: storetest.Bytes(uint64(i), 16<<10), Filename: "f.bin"},
+			}}
+			_, errs[i] = s.SaveMessages(callCtx, resource, fmt.Sprintf("t%d", 1+i%2), []keel.Message{m})
+		})
+	}
+	wg.Wait()
+	stored := make(map[string]keel.Message)
+	for _, id := range []string{"t1", "t2"} {
+		page, err := s.ListMessages(ctx, "r1", id, memory.ListMessagesOptions{})
+		if err != nil {
+			t.Fatalf("ListMessages(%q) = %v; want no error", id, err)
+		}
+		for _, m := range page.Messages {
+			stored[m.ID] = m
+		}
+	}
+	for i, err := range errs {
+		id := fmt.Sprintf("m%03d", i)
+		m, ok := stored[id]
+		switch {
+		case i%5 == 0 || i%5 == 4:
+			if err != nil || !ok || len(m.Parts) != 2 {
+				t.Errorf("Got(SaveMessages(%s)) = %v, stored %v with %d parts; want saved whole", id, err, ok, len(m.Parts))
+			}
+		case i%5 == 1 && !errors.Is(err, context.Canceled):
+			t.Errorf("Got(SaveMessages(%s, cancelled)) = %v; want context.Canceled", id, err)
+		case i%5 == 3 && !errors.Is(err, memory.ErrNotFound):
+			t.Errorf("Got(SaveMessages(%s, other resource)) = %v; want ErrNotFound", id, err)
+		case err == nil && !ok, err != nil && ok:
+			t.Errorf("Got(SaveMessages(%s)) = %v, stored %v; want stored exactly if it succeeded", id, err, ok)
+		}
+	}
+	st, err := s.BlobStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Blobs != len(stored) {
+		t.Errorf("Got(BlobStats().Blobs) = %d; want %d, one per stored message", st.Blobs, len(stored))
+	}
+}
+
+// TestGroupUndone has a write end its shared transaction, as SQLite does
+// on an I/O error: that write fails, and the writes that shared the
+// transaction run again and are stored.
+func TestGroupUndone(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "keel.db"))
+	ctx := context.Background()
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t1", ResourceID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	held := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { // holds the transaction while the others queue
+		s.WriteForTest(ctx, func(func(string, ...any) error) error {
+			close(held)
+			<-release
+			return nil
+		})
+	})
+	<-held
+	queued := func(n int) {
+		for s.QueuedWrites() < n {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	save := func(id string) error {
+		m := keel.Message{ID: id, Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: id}}}
+		_, err := s.SaveMessages(ctx, "r1", "t1", []keel.Message{m})
+		return err
+	}
+	var errB, errC, errD error
+	wg.Go(func() { errB = save("mB") })
+	queued(1)
+	wg.Go(func() {
+		errC = s.WriteForTest(ctx, func(exec func(string, ...any) error) error {
+			if err := exec(`INSERT INTO threads (id, resource_id, title, metadata, created_at, updated_at) VALUES ('tC', 'r1', '', '{}', 1, 1)`); err != nil {
+				return err
+			}
+			if err := exec(`ROLLBACK`); err != nil {
+				return err
+			}
+			return errors.New("transaction ended")
+		})
+	})
+	queued(2)
+	wg.Go(func() { errD = save("mD") })
+	queued(3)
+	close(release)
+	wg.Wait()
+	if errB != nil || errD != nil {
+		t.Errorf("Got(SaveMessages(mB), SaveMessages(mD)) = %v, %v; want no errors", errB, errD)
+	}
+	if errC == nil {
+		t.Errorf("Got(write ending the transaction) = nil; want its error")
+	}
+	page, err := s.ListMessages(ctx, "r1", "t1", memory.ListMessagesOptions{})
+	if err != nil || page.Total != 2 {
+		t.Errorf("Got(ListMessages()) = %d messages, %v; want mB and mD", page.Total, err)
+	}
+	if _, err := s.GetThread(ctx, "r1", "tC"); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("Got(GetThread(tC)) = %v; want ErrNotFound: the failed write left nothing", err)
+	}
+}
