@@ -13,10 +13,20 @@
 // The file is in WAL mode: readers never wait for a writer. Writes take
 // SQLite's write lock when their transaction begins, and wait up to
 // [BusyTimeout] for another process's, so several goroutines and several
-// processes may write one file. Each call is one transaction: a process
+// processes may write one file. Each call is all or nothing: a process
 // killed while saving leaves the whole message or none of it. The file
 // syncs at checkpoints rather than at every commit (synchronous=NORMAL):
 // a power failure may lose the last saves, but never leaves half of one.
+//
+// # Performance
+//
+// A store keeps a few connections open, with its statements prepared
+// once for its life. Writes of one store that wait while another commits
+// share the next transaction, each in its own savepoint, so that under
+// load one commit serves many calls; a call returns only once its
+// transaction has committed. A call's context ends its wait for its
+// turn; in a shared transaction it is checked before the call runs, and
+// the wait for another process's lock is bounded by [BusyTimeout].
 //
 // # Files
 //
