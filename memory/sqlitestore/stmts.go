@@ -93,21 +93,36 @@ type errRow struct{ err error }
 func (r errRow) Scan(...any) error { return r.err }
 
 // conn runs the store's prepared statements on the database, or in a
-// transaction.
+// transaction, for a call with context ctx.
+//
+// The statements themselves run with ctx's values but not its end: the
+// driver watches a context that can end with a goroutine per statement,
+// which cost a short call more than its statements. ctx is checked before
+// each statement instead. None of these statements waits for a lock
+// (transactions take theirs when they begin, with ctx), so only a
+// statement moving large files runs on after ctx ends, to its end.
 type conn struct {
 	ctx context.Context
+	run context.Context // ctx without its end
 	st  map[string]*sql.Stmt
 	tx  *sql.Tx // nil: each statement on its own
 }
 
+func newConn(ctx context.Context, st map[string]*sql.Stmt, tx *sql.Tx) conn {
+	return conn{ctx: ctx, run: context.WithoutCancel(ctx), st: st, tx: tx}
+}
+
 func (c conn) stmt(query string) (*sql.Stmt, error) {
+	if err := c.ctx.Err(); err != nil {
+		return nil, err
+	}
 	st, ok := c.st[query]
 	if !ok {
 		// A statement missing from statements() is this package's bug.
 		return nil, fmt.Errorf("sqlitestore: statement not prepared: %q", query)
 	}
 	if c.tx != nil {
-		st = c.tx.StmtContext(c.ctx, st)
+		st = c.tx.StmtContext(c.run, st)
 	}
 	return st, nil
 }
@@ -118,7 +133,7 @@ func (c conn) queryRow(query string, args ...any) interface{ Scan(...any) error 
 	if err != nil {
 		return errRow{err}
 	}
-	return st.QueryRowContext(c.ctx, args...)
+	return st.QueryRowContext(c.run, args...)
 }
 
 // query runs a query; the caller closes its rows.
@@ -127,7 +142,7 @@ func (c conn) query(query string, args ...any) (*sql.Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	return st.QueryContext(c.ctx, args...)
+	return st.QueryContext(c.run, args...)
 }
 
 // exec runs a statement that returns no rows, and says how many rows it
@@ -137,7 +152,7 @@ func (c conn) exec(query string, args ...any) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := st.ExecContext(c.ctx, args...)
+	res, err := st.ExecContext(c.run, args...)
 	if err != nil {
 		return 0, err
 	}

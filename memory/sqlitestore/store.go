@@ -115,14 +115,18 @@ func (s *Store) Close() error {
 }
 
 // readTx runs fn in a read-only transaction, so that it sees one state of
-// the file throughout. It begins DEFERRED: readers take no write lock.
+// the file throughout. It begins DEFERRED: readers take no write lock,
+// and wait for none, so the transaction need not watch ctx (see conn).
 func (s *Store) readTx(ctx context.Context, fn func(c conn) error) error {
-	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(conn{ctx: ctx, st: s.st, tx: tx}); err != nil {
+	if err := fn(newConn(ctx, s.st, tx)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -130,7 +134,7 @@ func (s *Store) readTx(ctx context.Context, fn func(c conn) error) error {
 
 // one runs statements on their own, outside a transaction: a single
 // statement is atomic by itself.
-func (s *Store) one(ctx context.Context) conn { return conn{ctx: ctx, st: s.st} }
+func (s *Store) one(ctx context.Context) conn { return newConn(ctx, s.st, nil) }
 
 // threadOwner checks that the thread exists and belongs to resourceID.
 func threadOwner(c conn, resourceID, threadID string) error {

@@ -162,7 +162,7 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 		return outs
 	}
 	defer tx.Rollback()
-	sp := conn{ctx: context.Background(), st: s.st, tx: tx}
+	sp := newConn(context.Background(), s.st, tx)
 	ran := make([]bool, len(group))
 	for i, op := range group {
 		if i > 0 && !op.state.CompareAndSwap(opQueued, opClaimed) {
@@ -178,7 +178,7 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 			return redo(outs, ran, i)
 		}
 		ran[i] = true
-		if err := op.fn(conn{ctx: op.ctx, st: s.st, tx: tx}); err != nil {
+		if err := op.fn(newConn(op.ctx, s.st, tx)); err != nil {
 			outs[i].err = err
 			ran[i] = false
 			if _, rerr := sp.exec(qRollbackTo); rerr != nil {
@@ -220,7 +220,7 @@ func (s *Store) commitOne(op *writeOp) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := op.fn(conn{ctx: op.ctx, st: s.st, tx: tx}); err != nil {
+	if err := op.fn(newConn(op.ctx, s.st, tx)); err != nil {
 		return err
 	}
 	return tx.Commit()
