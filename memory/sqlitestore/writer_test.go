@@ -107,7 +107,10 @@ func TestGroupUndone(t *testing.T) {
 	})
 	<-held
 	queued := func(n int) {
-		for s.QueuedWrites() < n {
+		for deadline := time.Now().Add(10 * time.Second); s.QueuedWrites() < n; {
+			if time.Now().After(deadline) {
+				t.Fatalf("Got(QueuedWrites()) = %d after 10s; want %d", s.QueuedWrites(), n)
+			}
 			time.Sleep(time.Millisecond)
 		}
 	}
