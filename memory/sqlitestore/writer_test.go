@@ -2,6 +2,7 @@ package sqlitestore_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/sqlitestore"
 	"github.com/keel-go/keel/memory/storetest"
 )
 
@@ -150,5 +152,57 @@ func TestGroupUndone(t *testing.T) {
 	}
 	if _, err := s.GetThread(ctx, "r1", "tC"); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("Got(GetThread(tC)) = %v; want ErrNotFound: the failed write left nothing", err)
+	}
+}
+
+// TestWriteGivesUpOnLock has another process's connection hold the write
+// lock: a save, and one queued behind it, end with their contexts rather
+// than wait out BusyTimeout, and write nothing.
+func TestWriteGivesUpOnLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keel.db")
+	s := open(t, path)
+	ctx := context.Background()
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t1", ResourceID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	other, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Go(func() {
+			callCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			defer cancel()
+			m := keel.Message{ID: fmt.Sprintf("m%d", i), Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "hi"}}}
+			_, errs[i] = s.SaveMessages(callCtx, "r1", "t1", []keel.Message{m})
+		})
+	}
+	wg.Wait()
+	if d := time.Since(start); d > sqlitestore.BusyTimeout/2 {
+		t.Errorf("Got(saves under another's lock) = returned after %v; want soon after their 200ms deadline", d)
+	}
+	for i, err := range errs {
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Got(SaveMessages(m%d) under another's lock) = %v; want context.DeadlineExceeded", i, err)
+		}
+	}
+	if _, err := other.ExecContext(ctx, `ROLLBACK`); err != nil {
+		t.Fatal(err)
+	}
+	page, err := s.ListMessages(ctx, "r1", "t1", memory.ListMessagesOptions{})
+	if err != nil || page.Total != 0 {
+		t.Errorf("Got(ListMessages()) = %d messages, %v; want none", page.Total, err)
 	}
 }
