@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -70,7 +71,7 @@ func (s *Store) writeTx(ctx context.Context, fn func(c conn) error) error {
 		w.leading = true
 		w.mu.Unlock()
 		op.state.Store(opClaimed)
-		return s.lead(op)
+		return rethrow(s.lead(op))
 	}
 	w.queue = append(w.queue, op)
 	w.mu.Unlock()
@@ -84,9 +85,9 @@ func (s *Store) writeTx(ctx context.Context, fn func(c conn) error) error {
 		r = <-op.done // claimed: it is running, or is to lead
 	}
 	if r.lead {
-		return s.lead(op)
+		return rethrow(s.lead(op))
 	}
-	return r.err
+	return rethrow(r.err)
 }
 
 // lead runs own, which is claimed, with the writes waiting now, until
@@ -178,7 +179,7 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 			return redo(outs, ran, i)
 		}
 		ran[i] = true
-		if err := op.fn(newConn(op.ctx, s.st, tx)); err != nil {
+		if err := run(op, newConn(op.ctx, s.st, tx)); err != nil {
 			outs[i].err = err
 			ran[i] = false
 			if _, rerr := sp.exec(qRollbackTo); rerr != nil {
@@ -220,8 +221,34 @@ func (s *Store) commitOne(op *writeOp) error {
 		return err
 	}
 	defer tx.Rollback()
-	if err := op.fn(newConn(op.ctx, s.st, tx)); err != nil {
+	if err := run(op, newConn(op.ctx, s.st, tx)); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// run runs op's fn with c. A panic in fn becomes an error, so that the
+// transaction is undone and the lead passed on as for any failed write,
+// and goes on in op's caller's goroutine (see rethrow), whichever
+// goroutine ran it.
+func run(op *writeOp, c conn) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &panicked{v}
+		}
+	}()
+	return op.fn(c)
+}
+
+// panicked is a write's panic on its way to its caller.
+type panicked struct{ value any }
+
+func (p *panicked) Error() string { return fmt.Sprintf("sqlitestore: write panicked: %v", p.value) }
+
+// rethrow panics again with a write's panic, in its caller's goroutine.
+func rethrow(err error) error {
+	if p, ok := err.(*panicked); ok {
+		panic(p.value)
+	}
+	return err
 }

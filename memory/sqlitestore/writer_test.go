@@ -206,3 +206,63 @@ func TestWriteGivesUpOnLock(t *testing.T) {
 		t.Errorf("Got(ListMessages()) = %d messages, %v; want none", page.Total, err)
 	}
 }
+
+// TestWritePanics has a write panic while sharing a transaction: the
+// panic goes on in its own caller, the write sharing the transaction is
+// stored, and the store goes on writing.
+func TestWritePanics(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "keel.db"))
+	ctx := context.Background()
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t1", ResourceID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	release, held := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { // holds the transaction while the others queue
+		s.WriteForTest(ctx, func(func(string, ...any) error) error {
+			close(held)
+			<-release
+			return nil
+		})
+	})
+	<-held
+	var recovered any
+	wg.Go(func() {
+		defer func() { recovered = recover() }()
+		s.WriteForTest(ctx, func(exec func(string, ...any) error) error {
+			if err := exec(`INSERT INTO threads (id, resource_id, title, metadata, created_at, updated_at) VALUES ('tP', 'r1', '', '{}', 1, 1)`); err != nil {
+				return err
+			}
+			panic("write bug")
+		})
+	})
+	for deadline := time.Now().Add(10 * time.Second); s.QueuedWrites() < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Got(QueuedWrites()) = 0 after 10s; want 1")
+		}
+	}
+	var errSave error
+	wg.Go(func() {
+		m := keel.Message{ID: "m1", Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "hi"}}}
+		_, errSave = s.SaveMessages(ctx, "r1", "t1", []keel.Message{m})
+	})
+	for deadline := time.Now().Add(10 * time.Second); s.QueuedWrites() < 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Got(QueuedWrites()) = 1 after 10s; want 2")
+		}
+	}
+	close(release)
+	wg.Wait()
+	if recovered != "write bug" {
+		t.Errorf("Got(recover() in the panicking caller) = %v; want %q", recovered, "write bug")
+	}
+	if errSave != nil {
+		t.Errorf("Got(SaveMessages() sharing its transaction) = %v; want no error", errSave)
+	}
+	if _, err := s.GetThread(ctx, "r1", "tP"); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("Got(GetThread(tP)) = %v; want ErrNotFound: the panicking write left nothing", err)
+	}
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t2", ResourceID: "r1"}); err != nil {
+		t.Errorf("Got(CreateThread() after the panic) = %v; want no error", err)
+	}
+}
