@@ -44,6 +44,7 @@ type memBlob struct {
 
 var _ Store = (*InMemory)(nil)
 var _ BlobReporter = (*InMemory)(nil)
+var _ ThreadStarter = (*InMemory)(nil)
 
 // NewInMemory returns an empty in-memory store.
 func NewInMemory() *InMemory {
@@ -228,7 +229,13 @@ func (s *InMemory) SaveMessages(ctx context.Context, resourceID, threadID string
 	if err != nil {
 		return nil, fmt.Errorf("memory: save messages: %w", err)
 	}
-	now := StoredTime(s.now())
+	s.save(th, enc, blobs, StoredTime(s.now()))
+	return Stored(msgs, enc), nil
+}
+
+// save stores enc, whose files are blobs, in th, and sets its UpdatedAt
+// to now. The caller holds s.mu.
+func (s *InMemory) save(th *memThread, enc []EncodedMessage, blobs []Blob, now time.Time) {
 	for _, b := range blobs {
 		if _, ok := s.blobs[b.Digest]; !ok {
 			s.blobs[b.Digest] = &memBlob{data: slices.Clone(b.Data)}
@@ -263,7 +270,39 @@ func (s *InMemory) SaveMessages(ctx context.Context, resourceID, threadID string
 		return cmp.Compare(a.seq, b.seq)
 	})
 	th.t.UpdatedAt = now
-	return Stored(msgs, enc), nil
+}
+
+// StartThread implements [ThreadStarter]: the thread and its first
+// messages are stored under one lock, so no call sees the one without the
+// other.
+func (s *InMemory) StartThread(ctx context.Context, t Thread, msgs []keel.Message) (Thread, []keel.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return Thread{}, nil, err
+	}
+	t, err := NewThread(t, s.now())
+	if err != nil {
+		return Thread{}, nil, fmt.Errorf("memory: start thread: %w", err)
+	}
+	meta, _ := EncodeMetadata(t.Metadata) // NewThread checked it encodes
+	enc, blobs, err := EncodeMessages(msgs)
+	if err != nil {
+		return Thread{}, nil, fmt.Errorf("memory: start thread: %w", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.threads[t.ID]; ok {
+		return Thread{}, nil, fmt.Errorf("memory: start thread: %w: thread %q exists", ErrConflict, t.ID)
+	}
+	kept := t
+	kept.Metadata = nil
+	th := &memThread{t: kept, meta: meta}
+	s.threads[t.ID] = th
+	s.save(th, enc, blobs, StoredTime(s.now()))
+	out, err := s.threadOut(th)
+	if err != nil {
+		return Thread{}, nil, fmt.Errorf("memory: start thread: %w", err)
+	}
+	return out, Stored(msgs, enc), nil
 }
 
 // ListMessages implements [Store.ListMessages]. Each blob the page needs

@@ -36,6 +36,20 @@ type Store interface {
 	Close() error
 }
 
+// ThreadStarter is implemented by stores that can create a thread and
+// save its first messages in one step, which costs one commit where
+// [Store.CreateThread] and [Store.SaveMessages] cost two. Callers that
+// find a thread missing use it when the store has it.
+type ThreadStarter interface {
+	// StartThread creates t, as [Store.CreateThread] does, and stores msgs
+	// in it, as [Store.SaveMessages] does, all or none. A thread with that
+	// ID already existing, of any resource, is an error wrapping
+	// [ErrConflict] and changes nothing, so that the caller can load the
+	// thread and save msgs in it instead. It returns the thread and the
+	// messages as stored.
+	StartThread(ctx context.Context, t Thread, msgs []keel.Message) (Thread, []keel.Message, error)
+}
+
 // Thread is a conversation owned by a resource (a user, an account).
 type Thread struct {
 	ID         string

@@ -42,6 +42,10 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"ConcurrentCreate", testConcurrentCreate},
 		{"CancelledContext", testCancelled},
+		{"StartThread", testStartThread},
+		{"StartThreadConflict", testStartThreadConflict},
+		{"StartThreadInvalid", testStartThreadInvalid},
+		{"ConcurrentStart", testConcurrentStart},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
