@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Long strings (files as base64 or data: URLs) would make encoding/json
@@ -36,6 +37,11 @@ type lifted struct {
 // bytes that is printable ASCII without escapes replaced by a
 // placeholder, and the strings taken out. Anything else is left for
 // encoding/json, so what the body means is unchanged.
+//
+// The strings taken out share body's memory rather than copy it (a
+// megabyte file would cost a megabyte allocated, cleared and copied), so
+// body must not change once it is given here: the caller reads it for
+// this call only and drops it.
 func liftStrings(body []byte) ([]byte, *lifted) {
 	var out []byte
 	var l *lifted
@@ -59,7 +65,7 @@ func liftStrings(body []byte) ([]byte, *lifted) {
 			out = append(out, `\u0000`...)
 			out = append(out, liftTag[1:]...)
 			out = strconv.AppendInt(out, int64(len(l.strs)), 10)
-			l.strs = append(l.strs, string(body[start:end]))
+			l.strs = append(l.strs, unsafe.String(&body[start], end-start))
 			last = end
 		}
 		pos = end + 1
