@@ -50,3 +50,10 @@ func BenchmarkGenerate10MiBPDF(b *testing.B) {
 	req := providertest.PDFRequest(keel.FilePart{Data: providertest.PDF10MiB(), MediaType: "application/pdf", Filename: "report.pdf"})
 	providertest.BenchmarkPeakHeap(b, newModel(b, discardServer(b, nil).URL), req)
 }
+
+// BenchmarkGenerate10MiBPDFDataURL is BenchmarkGenerate10MiBPDF with the
+// PDF given as a data: URL, whose base64 is sent as it is.
+func BenchmarkGenerate10MiBPDFDataURL(b *testing.B) {
+	req := providertest.PDFRequest(keel.FilePart{URL: keel.DataURL("application/pdf", providertest.PDF10MiB()), MediaType: "application/pdf", Filename: "report.pdf"})
+	providertest.BenchmarkPeakHeap(b, newModel(b, discardServer(b, nil).URL), req)
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // The SDK turns a request into JSON three times over (struct → JSON → map
@@ -14,6 +15,8 @@ import (
 // Instead each inline file goes through the SDK as a small placeholder,
 // and the transport writes the file's base64 into the body while it is
 // sent, straight from the caller's bytes: a file costs no copy at all.
+// A file that already is standard base64 (a data: URL's payload) is
+// written as it is, neither decoded nor encoded again.
 
 // placeholderLen is the length of a placeholder's bytes: a random nonce
 // and the file's index. Its base64 has no padding, so it appears in the
@@ -23,8 +26,32 @@ const placeholderLen = 24
 // inlineFiles are the inline files of one request and their placeholders.
 type inlineFiles struct {
 	nonce  [placeholderLen - 8]byte
-	files  [][]byte
+	files  []inlineFile
 	tokens [][]byte // the base64 of each file's placeholder
+}
+
+// inlineFile is a file's bytes, or their standard base64 as the caller
+// gave it.
+type inlineFile struct {
+	data []byte
+	b64  string
+	enc  bool // b64 holds the file
+}
+
+// encodedLen is the length of the file's base64.
+func (f inlineFile) encodedLen() int {
+	if f.enc {
+		return len(f.b64)
+	}
+	return base64.StdEncoding.EncodedLen(len(f.data))
+}
+
+// reader reads the file's base64.
+func (f inlineFile) reader() io.Reader {
+	if f.enc {
+		return strings.NewReader(f.b64)
+	}
+	return &base64Reader{src: f.data}
 }
 
 func newInlineFiles() *inlineFiles {
@@ -35,12 +62,48 @@ func newInlineFiles() *inlineFiles {
 
 // add records data and returns the placeholder to give the SDK instead.
 func (f *inlineFiles) add(data []byte) []byte {
+	return f.record(inlineFile{data: data})
+}
+
+// addBase64 records a file given as standard, padded base64 (see
+// isStdBase64), to be sent as it is, and returns the placeholder to give
+// the SDK instead.
+func (f *inlineFiles) addBase64(b64 string) []byte {
+	return f.record(inlineFile{b64: b64, enc: true})
+}
+
+func (f *inlineFiles) record(file inlineFile) []byte {
 	ph := make([]byte, placeholderLen)
 	copy(ph, f.nonce[:])
 	binary.BigEndian.PutUint64(ph[len(f.nonce):], uint64(len(f.files)))
-	f.files = append(f.files, data)
+	f.files = append(f.files, file)
 	f.tokens = append(f.tokens, []byte(base64.StdEncoding.EncodeToString(ph)))
 	return ph
+}
+
+// stdBase64Alphabet marks the bytes of the standard base64 alphabet.
+var stdBase64Alphabet = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/") {
+		t[c] = true
+	}
+	return t
+}()
+
+// isStdBase64 reports whether s is standard base64 with its padding, as
+// the API decodes it: a length that is a multiple of 4, the standard
+// alphabet, and at most two '=' at the end. Checking costs a fraction of
+// decoding and encoding again.
+func isStdBase64(s string) bool {
+	if len(s)%4 != 0 {
+		return false
+	}
+	body := strings.TrimSuffix(strings.TrimSuffix(s, "="), "=")
+	for i := 0; i < len(body); i++ {
+		if !stdBase64Alphabet[body[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // body returns the request body with every placeholder replaced by its
@@ -69,13 +132,13 @@ func (f *inlineFiles) body(body []byte) (newBody func() io.Reader, length int64,
 	}
 	length = int64(len(body))
 	for _, c := range cuts {
-		length += int64(base64.StdEncoding.EncodedLen(len(f.files[c.file])) - len(f.tokens[c.file]))
+		length += int64(f.files[c.file].encodedLen() - len(f.tokens[c.file]))
 	}
 	newBody = func() io.Reader {
 		readers := make([]io.Reader, 0, 2*len(cuts)+1)
 		prev := 0
 		for _, c := range cuts {
-			readers = append(readers, bytes.NewReader(body[prev:c.at]), &base64Reader{src: f.files[c.file]})
+			readers = append(readers, bytes.NewReader(body[prev:c.at]), f.files[c.file].reader())
 			prev = c.at + len(f.tokens[c.file])
 		}
 		readers = append(readers, bytes.NewReader(body[prev:]))

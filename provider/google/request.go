@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/keel-go/keel"
 	"google.golang.org/genai"
@@ -162,19 +163,30 @@ func filePart(f keel.FilePart, inline *inlineFiles) (*genai.Part, error) {
 		}
 		return &genai.Part{FileData: &genai.FileData{FileURI: f.URL, MIMEType: mediaType}}, nil
 	}
-	if mediaType == "" && f.Source() == keel.SourceDataURL {
-		if t, _, err := keel.ParseDataURL(f.URL); err == nil {
-			mediaType = keel.NormalizeMediaType(t)
+	if f.Source() == keel.SourceDataURL {
+		header, payload, comma := strings.Cut(f.URL[len("data:"):], ",")
+		header, isBase64 := strings.CutSuffix(header, ";base64")
+		if mediaType == "" && comma {
+			mediaType = keel.NormalizeMediaType(header)
 		}
-	}
-	if mediaType == "" {
-		mediaType = "application/octet-stream"
+		if comma && isBase64 && isStdBase64(payload) {
+			// Sent as it is: decoding it only to encode it again would
+			// cost two passes over the file and a copy of it.
+			return &genai.Part{InlineData: &genai.Blob{MIMEType: orOctetStream(mediaType), Data: inline.addBase64(payload)}}, nil
+		}
 	}
 	data, err := f.InlineData()
 	if err != nil {
 		return nil, fmt.Errorf("file %q: %w", f.Filename, err)
 	}
-	return &genai.Part{InlineData: &genai.Blob{MIMEType: mediaType, Data: inline.add(data)}}, nil
+	return &genai.Part{InlineData: &genai.Blob{MIMEType: orOctetStream(mediaType), Data: inline.add(data)}}, nil
+}
+
+func orOctetStream(mediaType string) string {
+	if mediaType == "" {
+		return "application/octet-stream"
+	}
+	return mediaType
 }
 
 // toolArgs decodes a tool call's input, which Gemini takes as an object.
