@@ -155,9 +155,23 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 	for i := range outs[1:] {
 		outs[i+1].again = true
 	}
-	// Shared, the transaction must outlive any one write's context; the
-	// wait for another process's lock is bounded by BusyTimeout.
-	tx, err := s.db.BeginTx(context.WithoutCancel(own.ctx), nil)
+	// Shared, the transaction must outlive any one write's context, but
+	// not all of them: once every caller gave up, waiting on for another
+	// process's lock (or committing) serves no one, and ending the
+	// transaction leaves nothing of theirs written.
+	gctx, cancel := context.WithCancel(context.WithoutCancel(own.ctx))
+	defer cancel()
+	go func() {
+		for _, op := range group {
+			select {
+			case <-op.ctx.Done():
+			case <-gctx.Done():
+				return
+			}
+		}
+		cancel()
+	}()
+	tx, err := s.db.BeginTx(gctx, nil)
 	if err != nil {
 		outs[0].err = err
 		return outs
