@@ -39,6 +39,14 @@
 // outside [ValidID], text, titles or file names that are not UTF-8, a
 // file with both bytes and a URL, metadata that is not JSON.
 //
+// # Optional capabilities
+//
+// A store may implement more, found by type assertion: [ThreadStarter]
+// creates a thread and saves its first messages in one transaction (the
+// agent uses it for a run's first turn, saving a commit), and
+// [BlobReporter] counts blobs and blob reads (for tests and benchmarks).
+// All three stores implement both.
+//
 // # Writing a store
 //
 // [EncodeMessages] and [DecodeMessage] give the stored form every store
