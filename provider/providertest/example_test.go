@@ -36,9 +36,11 @@ func ExampleServer() {
 func ExamplePeakHeap() {
 	var kept []byte
 	peak := providertest.PeakHeap(func() {
-		kept = make([]byte, 4<<20)
+		kept = make([]byte, 64<<20)
 	})
-	fmt.Println(len(kept)>>20, "MiB kept;", "peak at least 4 MiB:", peak >= 4<<20)
+	// The heap is shared with every goroutine of the process, so the figure
+	// is compared with a margin: other garbage collected meanwhile lowers it.
+	fmt.Println(len(kept)>>20, "MiB kept;", "peak at least 32 MiB:", peak >= 32<<20)
 	// Output:
-	// 4 MiB kept; peak at least 4 MiB: true
+	// 64 MiB kept; peak at least 32 MiB: true
 }
