@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
+)
+
+// loadThread checks the run's thread for its resource and returns its
+// stored messages. A thread that is missing is reported, not made: the
+// first save of the run makes it (see saveInput), so that a new thread's
+// first turn can cost the store one commit.
+func (a *Agent) loadThread(ctx context.Context, o runOptions) (history []keel.Message, missing bool, err error) {
+	if o.threadID == "" {
+		return nil, false, nil
+	}
+	mem := a.cfg.Memory
+	if mem == nil {
+		return nil, false, ErrNoMemory
+	}
+	if o.resourceID == "" {
+		return nil, false, ErrNoResource
+	}
+	_, err = mem.GetThread(ctx, o.resourceID, o.threadID)
+	if errors.Is(err, memory.ErrNotFound) {
+		// Missing, or another resource's: saveInput tells them apart.
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("agent: thread %s: %w", o.threadID, err)
+	}
+	history, err = a.listThread(ctx, o)
+	return history, false, err
+}
+
+func (a *Agent) listThread(ctx context.Context, o runOptions) ([]keel.Message, error) {
+	page, err := a.cfg.Memory.ListMessages(ctx, o.resourceID, o.threadID, memory.ListMessagesOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("agent: load thread %s: %w", o.threadID, err)
+	}
+	return page.Messages, nil
+}
+
+// saveInput stores the turn's input, first making the thread if
+// loadThread found it missing: in one step with the input when the store
+// is a [memory.ThreadStarter]. If the thread was made meanwhile, by a
+// concurrent run of its resource, the input joins it and the history it
+// has by then is returned; a thread of another resource is an error
+// wrapping [memory.ErrNotFound], and nothing is stored.
+func (a *Agent) saveInput(ctx context.Context, o runOptions, missing bool, history, msgs []keel.Message) (hist, stored []keel.Message, err error) {
+	if !missing {
+		stored, err = a.save(ctx, o, msgs)
+		return history, stored, err
+	}
+	mem := a.cfg.Memory
+	th := memory.Thread{ID: o.threadID, ResourceID: o.resourceID}
+	if st, ok := mem.(memory.ThreadStarter); ok && len(msgs) > 0 {
+		_, stored, err = st.StartThread(ctx, th, msgs)
+	} else {
+		_, err = mem.CreateThread(ctx, th)
+		if err == nil {
+			stored, err = a.save(ctx, o, msgs)
+			return nil, stored, err
+		}
+	}
+	if err == nil {
+		return nil, stored, nil
+	}
+	if !errors.Is(err, memory.ErrConflict) {
+		return nil, nil, fmt.Errorf("agent: thread %s: %w", o.threadID, err)
+	}
+	// Made meanwhile by a concurrent run, or owned by another resource:
+	// only the first may be used.
+	if _, err := mem.GetThread(ctx, o.resourceID, o.threadID); err != nil {
+		return nil, nil, fmt.Errorf("agent: thread %s: %w", o.threadID, err)
+	}
+	if hist, err = a.listThread(ctx, o); err != nil {
+		return nil, nil, err
+	}
+	stored, err = a.save(ctx, o, msgs)
+	return hist, stored, err
+}
+
+// save stores msgs in the run's thread and returns them as stored; without
+// a thread it returns them unchanged.
+func (a *Agent) save(ctx context.Context, o runOptions, msgs []keel.Message) ([]keel.Message, error) {
+	if o.threadID == "" || len(msgs) == 0 {
+		return msgs, nil
+	}
+	stored, err := a.cfg.Memory.SaveMessages(ctx, o.resourceID, o.threadID, msgs)
+	if err != nil {
+		return nil, fmt.Errorf("agent: save messages: %w", err)
+	}
+	return stored, nil
+}
