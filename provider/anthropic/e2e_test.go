@@ -2,7 +2,6 @@ package anthropic_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -212,18 +211,7 @@ func TestE2EErrorsSurface(t *testing.T) {
 // TestE2EToolRoundTrip: Claude calls a tool, the agent runs it, the
 // result goes back as a tool_result, and the final answer comes back.
 func TestE2EToolRoundTrip(t *testing.T) {
-	weather := tool.Tool{
-		Name:        "get_weather",
-		Description: "Gets the weather of a city.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
-		Execute: func(_ context.Context, c tool.Call) (any, error) {
-			var in struct{ City string }
-			if err := json.Unmarshal(c.Input, &in); err != nil {
-				return nil, err
-			}
-			return "sunny in " + in.City, nil
-		},
-	}
+	weather := providertest.WeatherTool()
 	runBoth(t, func(t *testing.T, stream bool, run runFunc) {
 		call := providertest.Reply{Body: toolCallBody("toolu_01A", "get_weather", `{"city":"Paris"}`)}
 		if stream {

@@ -2,7 +2,6 @@ package google_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -202,18 +201,7 @@ func TestE2EErrorsSurface(t *testing.T) {
 // runs it, and the result goes back as a functionResponse with the call's
 // made-up ID; the final answer comes back.
 func TestE2EToolRoundTrip(t *testing.T) {
-	weather := tool.Tool{
-		Name:        "get_weather",
-		Description: "Gets the weather of a city.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
-		Execute: func(_ context.Context, c tool.Call) (any, error) {
-			var in struct{ City string }
-			if err := json.Unmarshal(c.Input, &in); err != nil {
-				return nil, err
-			}
-			return "sunny in " + in.City, nil
-		},
-	}
+	weather := providertest.WeatherTool()
 	runBoth(t, func(t *testing.T, run func(*agent.Agent, []keel.Message) (*agent.Result, error)) {
 		srv := googletest.NewServer(t, googletest.Options{Text: "It is sunny.", Respond: func(r googletest.Request, n int) (providertest.Reply, bool) {
 			if n > 0 {

@@ -2,7 +2,6 @@ package openai_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -239,18 +238,7 @@ func TestE2EFinalErrorsSurface(t *testing.T) {
 // TestE2EToolRoundTrip: the model calls a tool, gets its result, and
 // answers, on both APIs.
 func TestE2EToolRoundTrip(t *testing.T) {
-	weather := tool.Tool{
-		Name:        "get_weather",
-		Description: "Gets the weather of a city.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`),
-		Execute: func(_ context.Context, c tool.Call) (any, error) {
-			var in struct{ City string }
-			if err := json.Unmarshal(c.Input, &in); err != nil {
-				return nil, err
-			}
-			return "sunny in " + in.City, nil
-		},
-	}
+	weather := providertest.WeatherTool()
 	for _, api := range []string{openai.APIChat, openai.APIResponses} {
 		t.Run(api, func(t *testing.T) {
 			runModes(t, api, func(t *testing.T, w wire, run runFunc) {
