@@ -26,6 +26,7 @@ type config struct {
 	pdfCalls, warmup       int
 	pdfBytes               int
 	store                  string
+	cpuProfile             string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -44,6 +45,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.clients, "clients", 32, "concurrent clients of the throughput rounds")
 	fs.IntVar(&c.pdfCalls, "pdf-calls", 50, "generates with a PDF, through keel and straight to the model")
 	fs.IntVar(&c.pdfBytes, "pdf-bytes", 1<<20, "size of the PDF")
+	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write the started server's CPU profile to this file")
 	fs.StringVar(&c.store, "store", "sqlite", "memory of the started server: sqlite, or inmemory to measure the server without storage costs")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -53,7 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if c.child {
-		if err := serveChild(ctx, c.modelURL, fs.Arg(0), c.store, c.logs, stdout); err != nil {
+		if err := serveChild(ctx, c.modelURL, fs.Arg(0), c.store, c.logs, c.cpuProfile, stdout); err != nil {
 			fmt.Fprintln(stderr, "keelbench: serve:", err)
 			return 1
 		}
@@ -122,6 +124,9 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 	args := []string{"-serve-child", "-model-url", model.URL(), "-store", c.store}
 	if c.logs {
 		args = append(args, "-logs")
+	}
+	if c.cpuProfile != "" {
+		args = append(args, "-cpuprofile", c.cpuProfile)
 	}
 	cmd := exec.CommandContext(ctx, exe, append(args, db)...)
 	cmd.Stderr = stderr

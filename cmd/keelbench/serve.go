@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/pprof"
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
@@ -73,10 +74,21 @@ func startKeel(ctx context.Context, modelURL, dbPath, kind string, logs io.Write
 
 // serveChild is the child process: it serves keel, prints its URL on
 // stdout, and runs until stdin closes (the parent went away or is done).
-func serveChild(ctx context.Context, modelURL, dbPath, kind string, logs bool, stdout io.Writer) error {
+func serveChild(ctx context.Context, modelURL, dbPath, kind string, logs bool, cpuProfile string, stdout io.Writer) error {
 	var w io.Writer
 	if logs {
 		w = os.Stderr
+	}
+	if cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	ks, err := startKeel(ctx, modelURL, dbPath, kind, w)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/httpclient"
 )
 
 // ProviderName is the name [Model.Provider] returns and the Provider of
@@ -45,7 +46,9 @@ type Options struct {
 	// adds "/v1/messages". Empty means ANTHROPIC_BASE_URL, else the SDK's
 	// default (https://api.anthropic.com).
 	BaseURL string
-	// HTTPClient sends the requests. Nil means the SDK's default client.
+	// HTTPClient sends the requests. Nil means a client over a transport
+	// that all adapters share and that keeps idle connections for many
+	// concurrent calls.
 	HTTPClient *http.Client
 	// Headers are sent with every request; a header the SDK sets itself
 	// (such as anthropic-version) is replaced.
@@ -89,6 +92,8 @@ func New(model string, opts Options) (*Model, error) {
 	}
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	} else {
+		ro = append(ro, option.WithHTTPClient(httpclient.Client()))
 	}
 	for k, vs := range opts.Headers {
 		// The first value replaces the SDK's own header of that name

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"google.golang.org/genai"
+
+	"github.com/keel-go/keel/provider/internal/httpclient"
 )
 
 // ProviderName is what [Model.Provider] returns and what the
@@ -48,8 +50,9 @@ type Options struct {
 	// adds "/v1beta/models/..."). Empty means GOOGLE_GEMINI_BASE_URL, else
 	// [DefaultBaseURL].
 	BaseURL string
-	// HTTPClient sends the requests; nil means a client of its own with
-	// http.DefaultTransport. Its Transport is wrapped, never changed.
+	// HTTPClient sends the requests; nil means a client over a transport
+	// that all adapters share and that keeps idle connections for many
+	// concurrent calls. Its Transport is wrapped, never changed.
 	HTTPClient *http.Client
 	// Headers are added to every request.
 	Headers http.Header
@@ -90,7 +93,7 @@ func New(name string, opts Options) (*Model, error) {
 	if baseURL == "" {
 		baseURL = DefaultBaseURL
 	}
-	hc := http.Client{}
+	hc := *httpclient.Client()
 	if opts.HTTPClient != nil {
 		hc = *opts.HTTPClient
 	}

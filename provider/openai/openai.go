@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/httpclient"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -57,8 +58,9 @@ type Options struct {
 	// OpenAI-compatible server, OPENAI_COMPATIBLE_BASE_URL), else the
 	// SDK's default.
 	BaseURL string
-	// HTTPClient sends the requests; nil means a plain http.Client of the
-	// model's own (no timeout: cancel through the context).
+	// HTTPClient sends the requests; nil means a client (no timeout: cancel
+	// through the context) over a transport that all adapters share and
+	// that keeps idle connections for many concurrent calls.
 	HTTPClient *http.Client
 	// Headers are added to every request.
 	Headers http.Header
@@ -141,7 +143,7 @@ func New(name string, opts Options) (*Model, error) {
 	if opts.HTTPClient != nil {
 		ropts = append(ropts, option.WithHTTPClient(opts.HTTPClient))
 	} else {
-		ropts = append(ropts, option.WithHTTPClient(&http.Client{}))
+		ropts = append(ropts, option.WithHTTPClient(httpclient.Client()))
 	}
 	if baseURL != "" {
 		ropts = append(ropts, option.WithBaseURL(baseURL))
