@@ -45,6 +45,7 @@ type memBlob struct {
 var _ Store = (*InMemory)(nil)
 var _ BlobReporter = (*InMemory)(nil)
 var _ ThreadStarter = (*InMemory)(nil)
+var _ ThreadOwnerFinder = (*InMemory)(nil)
 
 // NewInMemory returns an empty in-memory store.
 func NewInMemory() *InMemory {
@@ -101,6 +102,23 @@ func (s *InMemory) thread(resourceID, threadID string) (*memThread, error) {
 		return nil, fmt.Errorf("%w: thread %q of resource %q", ErrNotFound, threadID, resourceID)
 	}
 	return th, nil
+}
+
+// ThreadOwner implements [ThreadOwnerFinder].
+func (s *InMemory) ThreadOwner(ctx context.Context, threadID string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := CheckID("thread", threadID); err != nil {
+		return "", fmt.Errorf("memory: thread owner: %w", err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	th, ok := s.threads[threadID]
+	if !ok {
+		return "", fmt.Errorf("memory: thread owner: %w: thread %q", ErrNotFound, threadID)
+	}
+	return th.t.ResourceID, nil
 }
 
 // GetThread implements [Store.GetThread].

@@ -50,6 +50,19 @@ type ThreadStarter interface {
 	StartThread(ctx context.Context, t Thread, msgs []keel.Message) (Thread, []keel.Message, error)
 }
 
+// ThreadOwnerFinder is implemented by stores that can say which resource
+// owns a thread. The agent uses it to tell a new thread from another
+// resource's before a run's first model call, so that it may store the
+// turn's input while that call is under way. It is for the runtime's own
+// checks: a caller must never learn from it that another resource's thread
+// exists.
+type ThreadOwnerFinder interface {
+	// ThreadOwner returns the ID of the resource that owns the thread, or
+	// an error wrapping [ErrNotFound] when there is no such thread, and
+	// one wrapping [ErrInvalid] for an ID that cannot be stored.
+	ThreadOwner(ctx context.Context, threadID string) (string, error)
+}
+
 // Thread is a conversation owned by a resource (a user, an account).
 type Thread struct {
 	ID         string

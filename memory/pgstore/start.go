@@ -11,7 +11,10 @@ import (
 	"github.com/keel-go/keel/memory"
 )
 
-var _ memory.ThreadStarter = (*Store)(nil)
+var (
+	_ memory.ThreadStarter     = (*Store)(nil)
+	_ memory.ThreadOwnerFinder = (*Store)(nil)
+)
 
 // StartThread implements [memory.ThreadStarter]: the thread's INSERT and
 // its messages' share one transaction, and so one commit.

@@ -63,6 +63,22 @@ func (s *Store) GetThread(ctx context.Context, resourceID, threadID string) (mem
 	return t, nil
 }
 
+// ThreadOwner implements [memory.ThreadOwnerFinder].
+func (s *Store) ThreadOwner(ctx context.Context, threadID string) (string, error) {
+	if err := memory.CheckID("thread", threadID); err != nil {
+		return "", fmt.Errorf("pgstore: thread owner: %w", err)
+	}
+	var owner string
+	err := s.pool.QueryRow(ctx, `SELECT resource_id FROM keel_threads WHERE id = $1`, threadID).Scan(&owner)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", fmt.Errorf("pgstore: thread owner: %w: thread %q", memory.ErrNotFound, threadID)
+	}
+	if err != nil {
+		return "", fmt.Errorf("pgstore: thread owner: %w", err)
+	}
+	return owner, nil
+}
+
 func getThread(ctx context.Context, q querier, resourceID, threadID string) (memory.Thread, error) {
 	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return memory.Thread{}, err

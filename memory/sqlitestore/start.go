@@ -9,7 +9,10 @@ import (
 	"github.com/keel-go/keel/memory"
 )
 
-var _ memory.ThreadStarter = (*Store)(nil)
+var (
+	_ memory.ThreadStarter     = (*Store)(nil)
+	_ memory.ThreadOwnerFinder = (*Store)(nil)
+)
 
 // StartThread implements [memory.ThreadStarter]: the thread's INSERT and
 // its messages' share one write, and so one commit, the cost of a new

@@ -60,6 +60,22 @@ func (s *Store) GetThread(ctx context.Context, resourceID, threadID string) (mem
 	return t, nil
 }
 
+// ThreadOwner implements [memory.ThreadOwnerFinder].
+func (s *Store) ThreadOwner(ctx context.Context, threadID string) (string, error) {
+	if err := memory.CheckID("thread", threadID); err != nil {
+		return "", fmt.Errorf("sqlitestore: thread owner: %w", err)
+	}
+	var owner string
+	err := s.one(ctx).queryRow(qThreadOwner, threadID).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("sqlitestore: thread owner: %w: thread %q", memory.ErrNotFound, threadID)
+	}
+	if err != nil {
+		return "", fmt.Errorf("sqlitestore: thread owner: %w", err)
+	}
+	return owner, nil
+}
+
 func getThread(c conn, resourceID, threadID string) (memory.Thread, error) {
 	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
 		return memory.Thread{}, err

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 		{"StartThreadConflict", testStartThreadConflict},
 		{"StartThreadInvalid", testStartThreadInvalid},
 		{"ConcurrentStart", testConcurrentStart},
+		{"ThreadOwner", testThreadOwner},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
