@@ -68,13 +68,19 @@ func (a *Agent) Stream(ctx context.Context, input []keel.Message, opts ...RunOpt
 
 // runner is the state of one run of the loop.
 type runner struct {
-	a      *Agent
-	emit   func(Event) bool // nil for Generate
-	opts   runOptions
-	run    *processor.Run
-	system []keel.Message
-	input  []keel.Message // the turn's messages, as stored
-	steps  []keel.Message // assistant and tool messages of this run
+	a       *Agent
+	emit    func(Event) bool // nil for Generate
+	opts    runOptions
+	run     *processor.Run
+	system  []keel.Message
+	history []keel.Message // the thread's messages before this turn
+	input   []keel.Message // the turn's messages, as stored once saved
+	steps   []keel.Message // assistant and tool messages of this run
+
+	// saving is the turn's input being stored during the first model
+	// call, nil once settled; failed is the save's error.
+	saving *inputSave
+	failed error
 
 	mu      sync.Mutex
 	pending []processor.Recovery
@@ -94,11 +100,11 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	if len(input) == 0 {
 		return nil, ErrNoInput
 	}
-	history, missing, err := a.loadThread(ctx, o)
+	history, missing, checked, err := a.loadThread(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{a: a, emit: emit, opts: o}
+	r := &runner{a: a, emit: emit, opts: o, history: history}
 	r.run = processor.NewRun(o.runID, r.onRecovery)
 	r.run.AgentID, r.run.ThreadID, r.run.ResourceID = a.cfg.ID, o.threadID, o.resourceID
 	r.run.Workspace, r.run.Logger = a.cfg.Workspace, a.logger
@@ -111,17 +117,26 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	if err := a.pipeline.ProcessInput(ctx, in); err != nil {
 		return nil, err
 	}
-	if history, r.input, err = a.saveInput(ctx, o, missing, history, in.Messages); err != nil {
-		return nil, err
+	if checked && o.threadID != "" && emit == nil {
+		// The thread is the caller's, or known to be new: the input is
+		// stored while the model is first called (see inputSave).
+		s := a.startSaveInput(ctx, o, missing, history, in.Messages)
+		r.input, r.saving = in.Messages, s
+		// A run that ends early still waits for its input to be stored.
+		defer func() { <-s.done; s.cancelCall() }()
+	} else {
+		if r.history, r.input, err = a.saveInput(ctx, o, missing, history, in.Messages); err != nil {
+			return nil, err
+		}
 	}
-	r.run.Messages = concat(history, r.input)
+	r.run.Messages = concat(r.history, r.input)
 	if !r.send(Event{Type: EventStart, RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID}) {
 		return nil, errStopped
 	}
 
 	res := &Result{RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID}
 	for step := 0; ; step++ {
-		st, resp, err := r.step(ctx, step, history)
+		st, resp, err := r.step(ctx, step)
 		if err != nil {
 			return nil, err
 		}
@@ -136,6 +151,9 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 		}
 	}
 
+	if err := r.settleInput(); err != nil {
+		return nil, err
+	}
 	added := r.run.AddedMessages()
 	res.Input = concat(r.input, nil)
 	reply, err := a.save(ctx, o, concat(added, r.steps))
@@ -150,7 +168,7 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 
 // step makes one model call, retrying as the processors decide, then runs
 // the tools it asked for.
-func (r *runner) step(ctx context.Context, step int, history []keel.Message) (Step, *keel.Response, error) {
+func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, error) {
 	if !r.send(Event{Type: EventStepStart, Step: step}) {
 		return Step{}, nil, errStopped
 	}
@@ -158,7 +176,7 @@ func (r *runner) step(ctx context.Context, step int, history []keel.Message) (St
 	var resp *keel.Response
 	for {
 		st.Attempts++
-		prompt := r.prompt(history)
+		prompt := r.prompt()
 		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step}
 		err := r.a.pipeline.RewriteLLMRequest(ctx, lreq)
 		r.flushRecoveries(step)
@@ -170,7 +188,16 @@ func (r *runner) step(ctx context.Context, step int, history []keel.Message) (St
 		}
 		req := &keel.Request{Messages: lreq.Prompt, Tools: r.a.defs}
 		var sent bool
-		resp, sent, err = r.call(ctx, step, req)
+		callCtx := ctx
+		if r.saving != nil {
+			callCtx = r.saving.callCtx
+		}
+		resp, sent, err = r.call(callCtx, step, req)
+		// Nothing the call asked for (tools, error handling) happens
+		// before the input is stored.
+		if serr := r.settleInput(); serr != nil {
+			return st, nil, serr
+		}
 		if err == nil {
 			break
 		}
@@ -216,11 +243,11 @@ func (r *runner) step(ctx context.Context, step int, history []keel.Message) (St
 // prompt is what the model is sent before rewriting: the instructions, the
 // thread's history, the turn, this run's earlier steps, and any message a
 // processor added.
-func (r *runner) prompt(history []keel.Message) []keel.Message {
+func (r *runner) prompt() []keel.Message {
 	added := r.run.AddedMessages()
-	p := make([]keel.Message, 0, len(r.system)+len(history)+len(r.input)+len(r.steps)+len(added))
+	p := make([]keel.Message, 0, len(r.system)+len(r.history)+len(r.input)+len(r.steps)+len(added))
 	p = append(p, r.system...)
-	p = append(p, history...)
+	p = append(p, r.history...)
 	p = append(p, r.input...)
 	p = append(p, r.steps...)
 	return append(p, added...)
