@@ -23,6 +23,12 @@ type FilePart struct {
 	MediaType string
 	// Filename is the name the sender gave the file. It may be empty.
 	Filename string
+
+	// b64 is Data's standard base64 when the part was made from it by
+	// FileFromBase64, and b64Of the first byte of the Data decoded then,
+	// so that a copy whose Data was replaced does not use it.
+	b64   string
+	b64Of *byte
 }
 
 // PartType returns "file".

@@ -109,10 +109,11 @@ func decodePart(field string, v any) (keel.Part, *Issue) {
 
 // decodeFile checks a file's data and returns its part. A data: URL
 // whose form keel writes back identically (canonical base64, the part's
-// own media type) is decoded once and kept as bytes, which the store and
-// the providers use without decoding again; any other data: URL is
-// checked and kept as the caller wrote it. Either way the stored file
-// reads back as it was sent.
+// own media type) is decoded once and kept as bytes, which the store uses
+// without decoding again and the providers send as the base64 received
+// (see keel.FileFromBase64); any other data: URL is checked and kept as
+// the caller wrote it. Either way the stored file reads back as it was
+// sent.
 func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part, *Issue) {
 	f := keel.FilePart{MediaType: mediaType, Filename: filename}
 	lower := strings.ToLower(data[:min(len(data), 8)])
@@ -126,7 +127,9 @@ func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part,
 			f.MediaType = mt
 		}
 		if isBase64 && mt == f.MediaType && data[:len("data:")] == "data:" {
-			f.Data = canonicalBase64(payload)
+			if g, err := keel.FileFromBase64(payload, f.MediaType, f.Filename); err == nil {
+				f = g
+			}
 		}
 		if f.Data == nil {
 			if _, _, err := keel.ParseDataURL(data); err != nil {
@@ -137,13 +140,17 @@ func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part,
 	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"):
 		f.URL = data
 	default:
-		b, err := keel.DecodeBase64(data)
+		g, err := keel.FileFromBase64(data, f.MediaType, f.Filename)
 		if err != nil {
-			return nil, &Issue{Field: field, Message: "is neither a data: URL, an http(s) URL nor base64"}
+			b, err := keel.DecodeBase64(data)
+			if err != nil {
+				return nil, &Issue{Field: field, Message: "is neither a data: URL, an http(s) URL nor base64"}
+			}
+			g = keel.FilePart{Data: b, MediaType: f.MediaType, Filename: f.Filename}
 		}
-		f.Data = b
+		f = g
 		if f.MediaType == "" && image {
-			f.MediaType = http.DetectContentType(b)
+			f.MediaType = http.DetectContentType(f.Data)
 		}
 	}
 	if f.MediaType == "" {

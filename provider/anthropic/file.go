@@ -94,9 +94,13 @@ func documentBlock(f keel.FilePart, mediaType string, inline *inlineFiles) (anth
 
 // base64Data registers the part's content with inline and returns the
 // placeholder that stands for its base64 in the JSON. A data: URL that
-// already holds standard base64 is passed on as is, which spares a decode
-// and an encode of a large file.
+// already holds standard base64, or bytes made from base64 by
+// keel.FileFromBase64, are passed on as that text, which spares a decode
+// or an encode of a large file.
 func base64Data(f keel.FilePart, inline *inlineFiles) (string, error) {
+	if b64, ok := f.StdBase64(); ok {
+		return inline.add(inlineFile{base64: b64}), nil
+	}
 	if f.Source() == keel.SourceDataURL {
 		header, payload, ok := strings.Cut(f.URL, ",")
 		if ok && strings.HasSuffix(strings.ToLower(header), ";base64") && isStdBase64(payload) {

@@ -175,6 +175,11 @@ func filePart(f keel.FilePart, inline *inlineFiles) (*genai.Part, error) {
 			return &genai.Part{InlineData: &genai.Blob{MIMEType: orOctetStream(mediaType), Data: inline.addBase64(payload)}}, nil
 		}
 	}
+	if b64, ok := f.StdBase64(); ok {
+		// Bytes made from this text (keel.FileFromBase64): sent as it is
+		// rather than encoded again.
+		return &genai.Part{InlineData: &genai.Blob{MIMEType: orOctetStream(mediaType), Data: inline.addBase64(b64)}}, nil
+	}
 	data, err := f.InlineData()
 	if err != nil {
 		return nil, fmt.Errorf("file %q: %w", f.Filename, err)

@@ -84,9 +84,13 @@ func (d *inlineData) fileBase64(f keel.FilePart) (string, error) {
 	return d.add("", data), nil
 }
 
-// standardBase64 returns the payload of a base64 data: URL when it is
-// standard, padded base64 that can go into the body as is.
+// standardBase64 returns the part's content as standard, padded base64
+// that can go into the body as is, when it has it: the text its bytes were
+// made from (keel.FileFromBase64), or the payload of a base64 data: URL.
 func standardBase64(f keel.FilePart) (string, bool) {
+	if b64, ok := f.StdBase64(); ok {
+		return b64, true
+	}
 	if f.Source() != keel.SourceDataURL {
 		return "", false
 	}

@@ -3,6 +3,7 @@ package providertest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"testing"
 
@@ -36,7 +37,26 @@ func fileCases() []fileCase {
 		{"text", keel.FilePart{Data: textBytes, MediaType: "text/plain", Filename: "notes.txt"}, textBytes},
 		{"xlsx", keel.FilePart{Data: xlsxBytes, MediaType: XLSX, Filename: "leads.xlsx"}, xlsxBytes},
 		{"wav", keel.FilePart{Data: wavBytes, MediaType: "audio/wav", Filename: "hello.wav"}, wavBytes},
+		// Bytes made from base64 go out as that text; a copy whose Data
+		// was replaced must send its own bytes.
+		{"pdf-from-base64", fromBase64(pdfBytes, "application/pdf", "report.pdf"), pdfBytes},
+		{"png-from-base64", fromBase64(pngBytes, "image/png", "dot.png"), pngBytes},
+		{"pdf-from-base64-replaced", replacedData(fromBase64(textBytes, "application/pdf", "report.pdf"), pdfBytes), pdfBytes},
 	}
+}
+
+// fromBase64 returns a part made by keel.FileFromBase64 from data's base64.
+func fromBase64(data []byte, mediaType, filename string) keel.FilePart {
+	f, err := keel.FileFromBase64(base64.StdEncoding.EncodeToString(data), mediaType, filename)
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+func replacedData(f keel.FilePart, data []byte) keel.FilePart {
+	f.Data = data
+	return f
 }
 
 // testFiles sends one file of each kind with a text part: a type the

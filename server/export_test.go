@@ -1,4 +1,0 @@
-package server
-
-// CanonicalBase64 exposes the data: URL decoder to the tests.
-var CanonicalBase64 = canonicalBase64
