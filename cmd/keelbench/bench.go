@@ -67,6 +67,18 @@ func bench(ctx context.Context, c config, out, stderr io.Writer) error {
 		}
 		p50k, p50d := percentile(viaKeel, 50), percentile(straight, 50)
 		fmt.Fprintf(out, "same PDF straight to the model server: p50 %s; keel/direct %.2fx\n", ms(p50d), float64(p50k)/float64(p50d))
+		fw, err := startForwarder(t.modelURL)
+		if err != nil {
+			return err
+		}
+		defer fw.Close()
+		forwarded, _, err := d.latencies(ctx, c.pdfCalls, func() []byte { return direct }, fw.URL()+"/v1beta/models/gemini-2.5-flash:generateContent")
+		if err != nil {
+			return fmt.Errorf("pdf through a forwarder: %w", err)
+		}
+		p50f := percentile(forwarded, 50)
+		fmt.Fprintf(out, "same PDF through a server that only forwards it: p50 %s; forwarder/direct %.2fx, keel/forwarder %.2fx\n",
+			ms(p50f), float64(p50f)/float64(p50d), float64(p50k)/float64(p50f))
 	}
 	return nil
 }

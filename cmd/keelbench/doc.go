@@ -24,7 +24,12 @@
 //     -round-calls calls each, with the server's VmRSS after each round;
 //   - for a 1 MiB PDF (-pdf-calls at 1 client): the p50 through keel, the
 //     p50 of the same request sent straight to the model server, their
-//     ratio, and the size of keel's response.
+//     ratio, and the size of keel's response; then, as the floor under
+//     that ratio, the p50 of the same request through a server that only
+//     reads the body and forwards it (no decoding, no storage) — any
+//     server between a client and the model moves the file twice.
+//
+// -cpuprofile FILE writes the CPU profile of the server keelbench starts.
 //
 // -store inmemory serves with in-memory storage instead of SQLite, to
 // tell the server's own cost from the store's.

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,6 +89,7 @@ func TestRunInProcess(t *testing.T) {
 		`text generate, 4 clients, round 2 of 40 calls: [0-9]+ requests/s; server VmRSS [0-9.]+ MiB`,
 		`65536 byte PDF through keel, 3 calls: p50 [0-9.]+ ms, response [0-9]+ bytes`,
 		`same PDF straight to the model server: p50 [0-9.]+ ms; keel/direct [0-9.]+x`,
+		`same PDF through a server that only forwards it: p50 [0-9.]+ ms; forwarder/direct [0-9.]+x, keel/forwarder [0-9.]+x`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("Got(output) = %q; want a line matching %q", out.String(), re)
@@ -96,6 +100,38 @@ func TestRunInProcess(t *testing.T) {
 	}
 	if strings.Contains(errOut.String(), "error") {
 		t.Errorf("Got(stderr) = %q; want no errors", errOut.String())
+	}
+}
+
+// TestForwarder checks the reference server: it passes the request's path
+// and body to its target and the target's answer back.
+func TestForwarder(t *testing.T) {
+	var gotPath, gotBody string
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		gotPath, gotBody = r.URL.Path, string(b)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTeapot)
+		_, _ = io.WriteString(w, `{"ok":true}`)
+	}))
+	defer target.Close()
+	fw, err := startForwarder(target.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fw.Close()
+	body := strings.Repeat("x", 100_000)
+	resp, err := http.Post(fw.URL()+"/v1beta/models/m:generateContent", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusTeapot || string(answer) != `{"ok":true}` || resp.Header.Get("Content-Type") != "application/json" {
+		t.Errorf("Got(answer) = %d %q %q; want the target's", resp.StatusCode, answer, resp.Header.Get("Content-Type"))
+	}
+	if gotPath != "/v1beta/models/m:generateContent" || gotBody != body {
+		t.Errorf("Got(forwarded) = %q, %d bytes; want the path and the %d bytes sent", gotPath, len(gotBody), len(body))
 	}
 }
 
