@@ -27,6 +27,7 @@ type Store struct {
 	// context ends rather than spin on SQLite's busy handler, and commits
 	// those that wait together.
 	w     writer
+	ckpt  *checkpointer
 	reads atomic.Int64
 	now   func() time.Time
 }
@@ -63,7 +64,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	return &Store{db: db, st: st, now: time.Now}, nil
+	return &Store{db: db, st: st, now: time.Now, ckpt: startCheckpointer(db)}, nil
 }
 
 // maxConns bounds the store's connections. Readers in WAL mode run in
@@ -102,11 +103,13 @@ func dsn(path string) string {
 	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	return "file:" + esc + "?_txlock=immediate" +
 		fmt.Sprintf("&_pragma=busy_timeout(%d)", BusyTimeout.Milliseconds()) +
-		"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+		"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=wal_autocheckpoint(0)" // see checkpointer
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.ckpt.close()
 	closeAll(s.st)
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)

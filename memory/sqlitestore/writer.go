@@ -208,7 +208,9 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 			return redo(outs, ran, i)
 		}
 	}
-	err = tx.Commit()
+	if err = tx.Commit(); err == nil {
+		s.ckpt.committed()
+	}
 	for i := range outs {
 		if ran[i] && outs[i].err == nil {
 			outs[i].err = err
@@ -238,7 +240,11 @@ func (s *Store) commitOne(op *writeOp) error {
 	if err := run(op, newConn(op.ctx, s.st, tx)); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.ckpt.committed()
+	return nil
 }
 
 // run runs op's fn with c. A panic in fn becomes an error, so that the

@@ -1,0 +1,61 @@
+package sqlitestore_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/sqlitestore"
+	"github.com/keel-go/keel/memory/storetest"
+)
+
+// TestCheckpointsInTheBackground checks that commits leave the log to a
+// goroutine of the store's: no connection checkpoints as it commits, and
+// the database file still takes in what was written, well before the
+// log reaches the 1,000 pages at which SQLite would have done it.
+func TestCheckpointsInTheBackground(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "keel.db")
+	s, err := sqlitestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n, err := s.AutoCheckpointForTest(ctx); err != nil || n != 0 {
+		t.Fatalf("Got(wal_autocheckpoint) = %d, %v; want 0", n, err)
+	}
+	before := fileSize(t, path)
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	const files, size = 48, 32 << 10 // 1.5 MiB: about 400 pages
+	for i := range files {
+		msg := keel.Message{Role: keel.RoleUser, Parts: []keel.Part{
+			keel.FilePart{Data: storetest.Bytes(uint64(i), size), MediaType: "application/pdf", Filename: fmt.Sprintf("%d.pdf", i)},
+		}}
+		if _, err := s.SaveMessages(ctx, "r", "t", []keel.Message{msg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for fileSize(t, path) < before+files*size {
+		if time.Now().After(deadline) {
+			t.Fatalf("Got(database file) = %d bytes after writing %d; want the log checkpointed into it", fileSize(t, path), files*size)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
