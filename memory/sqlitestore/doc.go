@@ -17,6 +17,8 @@
 // killed while saving leaves the whole message or none of it. The file
 // syncs at checkpoints rather than at every commit (synchronous=NORMAL):
 // a power failure may lose the last saves, but never leaves half of one.
+// Checkpoints run in a goroutine of the store's, never inside a caller's
+// commit (see checkpoint.go), so no save waits for the log to be copied.
 //
 // # Performance
 //
