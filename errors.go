@@ -42,6 +42,10 @@ type APICallError struct {
 	// Retryable reports that sending the same request again may succeed.
 	// [IsRetryableStatus] gives the usual value.
 	Retryable bool
+	// RetryDelay is the wait the provider asked for in the error's body
+	// rather than in a header (Gemini's google.rpc.RetryInfo); 0 when it
+	// asked for none there.
+	RetryDelay time.Duration
 	// Cause is the SDK's error, reachable with errors.As.
 	Cause error
 }
@@ -87,10 +91,16 @@ func IsRetryableStatus(status int, h http.Header) bool {
 }
 
 // RetryAfter returns how long the provider asked to wait, from the
-// Retry-After-Ms header or else Retry-After (seconds or an HTTP date), and
-// whether it asked at all.
+// Retry-After-Ms header, else Retry-After (seconds or an HTTP date), else
+// the body's [APICallError.RetryDelay], and whether it asked at all.
 func (e *APICallError) RetryAfter() (time.Duration, bool) {
-	return RetryAfter(e.Header, time.Now())
+	if d, ok := RetryAfter(e.Header, time.Now()); ok {
+		return d, true
+	}
+	if e.RetryDelay > 0 {
+		return e.RetryDelay, true
+	}
+	return 0, false
 }
 
 // RetryAfter reads Retry-After-Ms, then Retry-After (seconds or an HTTP

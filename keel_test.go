@@ -101,6 +101,26 @@ func TestRetryAfter(t *testing.T) {
 	}
 }
 
+// TestAPICallErrorRetryAfter checks that a wait asked for in a header
+// wins over one asked for in the body, which counts when no header does.
+func TestAPICallErrorRetryAfter(t *testing.T) {
+	tests := []struct {
+		err  *keel.APICallError
+		want time.Duration
+		ok   bool
+	}{
+		{&keel.APICallError{RetryDelay: 38 * time.Second}, 38 * time.Second, true},
+		{&keel.APICallError{Header: http.Header{"Retry-After": {"2"}}, RetryDelay: 38 * time.Second}, 2 * time.Second, true},
+		{&keel.APICallError{Header: http.Header{"Retry-After": {"soon"}}, RetryDelay: time.Second}, time.Second, true},
+		{&keel.APICallError{}, 0, false},
+	}
+	for _, tt := range tests {
+		if got, ok := tt.err.RetryAfter(); got != tt.want || ok != tt.ok {
+			t.Errorf("Got(RetryAfter() of %v, %v) = %v, %v; want %v, %v", tt.err.Header, tt.err.RetryDelay, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
 func TestAPICallErrorMessageAndCause(t *testing.T) {
 	cause := errors.New("sdk error")
 	err := &keel.APICallError{Provider: "openai", StatusCode: 400, Message: "Invalid MIME type.", Cause: cause}

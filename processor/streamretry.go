@@ -70,7 +70,8 @@ type StreamErrorRetryOptions struct {
 	// usually means the request itself is wrong.
 	RetryBadRequest bool
 	// MaxRetryAfter caps the wait a provider's Retry-After-Ms or
-	// Retry-After header may ask for. 0 means [DefaultMaxRetryAfter].
+	// Retry-After header, or its error body (keel.APICallError.RetryDelay),
+	// may ask for. 0 means [DefaultMaxRetryAfter].
 	MaxRetryAfter time.Duration
 	// Matchers are the caller's own matchers, tried before the built-in
 	// ones in order; the first that matches decides.
@@ -116,9 +117,10 @@ type RetryMatcher struct {
 // override that.
 //
 // The wait before a retry is the larger of the configured delay and the
-// provider's Retry-After-Ms or Retry-After, the latter capped by
-// MaxRetryAfter. Retries are counted per run and per matcher, in the run's
-// state; one value serves any number of concurrent runs.
+// wait the provider asked for (Retry-After-Ms, Retry-After, or the error
+// body's RetryDelay), the latter capped by MaxRetryAfter. Retries are
+// counted per run and per matcher, in the run's state; one value serves
+// any number of concurrent runs.
 type StreamErrorRetry struct {
 	opts     StreamErrorRetryOptions
 	builtins []RetryMatcher

@@ -26,6 +26,13 @@ func apiErr(status int, header ...string) *keel.APICallError {
 	return &keel.APICallError{Provider: "openai", StatusCode: status, Header: h, Retryable: keel.IsRetryableStatus(status, h)}
 }
 
+// withRetryDelay sets the wait e's body asked for, as Gemini's RetryInfo
+// does.
+func withRetryDelay(e *keel.APICallError, d time.Duration) *keel.APICallError {
+	e.RetryDelay = d
+	return e
+}
+
 // deepWrap wraps err in n layers of fmt.Errorf.
 func deepWrap(err error, n int) error {
 	for i := range n {
@@ -63,6 +70,9 @@ func TestStreamErrorRetryMatches(t *testing.T) {
 		{"429 retry-after shorter", processor.StreamErrorRetryOptions{Delay: 3 * time.Second}, apiErr(429, "Retry-After-Ms", "1500"), true, 3 * time.Second},
 		{"retry-after-ms wins", base, apiErr(429, "Retry-After-Ms", "2500", "Retry-After", "9"), true, 2500 * time.Millisecond},
 		{"retry-after capped", base, apiErr(429, "Retry-After", "120"), true, 30 * time.Second},
+		{"retry delay in the body", base, withRetryDelay(apiErr(429), 5*time.Second), true, 5 * time.Second},
+		{"retry delay in the body capped", base, withRetryDelay(apiErr(429), 2*time.Minute), true, 30 * time.Second},
+		{"retry-after header over the body's", base, withRetryDelay(apiErr(429, "Retry-After", "3"), 9*time.Second), true, 3 * time.Second},
 		{"retry-after custom cap", processor.StreamErrorRetryOptions{MaxRetryAfter: 10 * time.Second}, apiErr(429, "Retry-After", "120"), true, 10 * time.Second},
 		{"code rate_limit", base, &keel.APICallError{StatusCode: 400, Code: "rate_limit_exceeded"}, true, time.Second},
 		{"type server_error", base, &keel.APICallError{Type: "server_error"}, true, time.Second},

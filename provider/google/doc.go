@@ -66,7 +66,11 @@
 // is one with the chunk's code as its status. Context cancellation and
 // deadlines come back as the context's error. An answer that ends with
 // MALFORMED_FUNCTION_CALL and no tool call is an APICallError with Code
-// [FinishMalformedFunctionCall], for keel's retry processor.
+// [FinishMalformedFunctionCall], for keel's retry processor. A 429
+// RESOURCE_EXHAUSTED says how long to wait in its body (a
+// google.rpc.RetryInfo detail, "retryDelay": "38s") rather than in a
+// Retry-After header: it becomes the error's RetryDelay, which
+// keel.APICallError.RetryAfter and so the retry processor honour.
 //
 // The SDK's retries are off (no RetryOptions), and so is its automatic
 // continuation of unfinished answers: one keel call is one HTTP request.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/keel-go/keel"
 	"google.golang.org/genai"
@@ -70,8 +72,31 @@ func fromAPIError(url string, status int, header http.Header, body []byte, apiEr
 		Code:       code,
 		Message:    apiErr.Message,
 		Retryable:  keel.IsRetryableStatus(status, header),
+		RetryDelay: retryDelay(apiErr.Details),
 		Cause:      cause,
 	}
+}
+
+// retryDelay returns the wait of the google.rpc.RetryInfo detail, which
+// Gemini's 429 RESOURCE_EXHAUSTED carries instead of a Retry-After
+// header: a protobuf Duration in JSON, such as "38s" or "12.771204034s".
+// It is 0 when there is none or it cannot be read.
+func retryDelay(details []map[string]any) time.Duration {
+	for _, d := range details {
+		if t, _ := d["@type"].(string); t != "type.googleapis.com/google.rpc.RetryInfo" {
+			continue
+		}
+		s, _ := d["retryDelay"].(string)
+		if !strings.HasSuffix(s, "s") {
+			return 0
+		}
+		delay, err := time.ParseDuration(s)
+		if err != nil || delay < 0 {
+			return 0
+		}
+		return delay
+	}
+	return 0
 }
 
 // errorReason returns the reason of the google.rpc.ErrorInfo detail, such

@@ -5,8 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/google"
@@ -175,6 +177,48 @@ func TestErrorReason(t *testing.T) {
 	}
 	if want := "google: API call failed with status 400: API key not valid. Please pass a valid API key."; err.Error() != want {
 		t.Errorf("Got(Error()) = %q; want %q", err.Error(), want)
+	}
+}
+
+// TestQuotaRetryDelay checks that the wait a 429 RESOURCE_EXHAUSTED asks
+// for in its RetryInfo detail becomes the error's RetryDelay, so that the
+// retry waits for the quota to refill; a Retry-After header still wins,
+// and a delay that cannot be read is none.
+func TestQuotaRetryDelay(t *testing.T) {
+	tests := []struct {
+		name   string
+		delay  string
+		header http.Header
+		want   time.Duration
+	}{
+		{"seconds", "38s", nil, 38 * time.Second},
+		{"fraction", "12.771204034s", nil, 12771204034 * time.Nanosecond},
+		{"header wins", "38s", http.Header{"Retry-After": {"2"}}, 2 * time.Second},
+		{"unreadable", "soon", nil, 0},
+		{"negative", "-3s", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := googletest.QuotaBody(tt.delay)
+			for _, stream := range []bool{false, true} {
+				srv := providertest.NewServer(t, providertest.Reply{Status: 429, Header: tt.header, Body: body})
+				m := newModel(t, srv.URL())
+				var err error
+				if stream {
+					err = providertest.Collect(t, m.Stream(context.Background(), hi())).Err
+				} else {
+					_, err = m.Generate(context.Background(), hi())
+				}
+				var api *keel.APICallError
+				if !errors.As(err, &api) || api.StatusCode != 429 || !api.Retryable || api.Body != body {
+					t.Fatalf("Got(error, stream %v) = %v; want the retryable 429 APICallError with its body", stream, err)
+				}
+				got, asked := api.RetryAfter()
+				if got != tt.want || asked != (tt.want > 0) {
+					t.Errorf("Got(RetryAfter(), stream %v) = %v, %v; want %v", stream, got, asked, tt.want)
+				}
+			}
+		})
 	}
 }
 

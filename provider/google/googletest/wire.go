@@ -44,6 +44,28 @@ func ErrorBody(code int, status, message string) string {
 	return mustJSON(map[string]any{"error": map[string]any{"code": code, "message": message, "status": status}})
 }
 
+// QuotaBody is the body of Gemini's 429 RESOURCE_EXHAUSTED for a quota
+// that refills: a QuotaFailure, a Help link and a RetryInfo holding the
+// wait, such as "38s" or "12.771204034s".
+func QuotaBody(retryDelay string) string {
+	return mustJSON(map[string]any{"error": map[string]any{
+		"code": 429, "message": RateLimitedMessage, "status": "RESOURCE_EXHAUSTED",
+		"details": []map[string]any{
+			{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []map[string]any{{
+				"quotaMetric":     "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+				"quotaId":         "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+				"quotaDimensions": map[string]string{"location": "global", "model": "gemini-2.5-flash"},
+				"quotaValue":      "10",
+			}}},
+			{"@type": "type.googleapis.com/google.rpc.Help", "links": []map[string]any{{
+				"description": "Learn more about Gemini API quotas",
+				"url":         "https://ai.google.dev/gemini-api/docs/rate-limits",
+			}}},
+			{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": retryDelay},
+		},
+	}})
+}
+
 // UnsupportedMIMEBody is the 400 INVALID_ARGUMENT body Gemini answers an
 // inline file of a type it does not read with.
 func UnsupportedMIMEBody(mediaType string) string {
