@@ -171,6 +171,8 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 		}
 		cancel()
 	}()
+	s.ckpt.writes.RLock()
+	defer s.ckpt.writes.RUnlock()
 	tx, err := s.db.BeginTx(gctx, nil)
 	if err != nil {
 		outs[0].err = err
@@ -232,6 +234,8 @@ func redo(outs []outcome, ran []bool, failed int) []outcome {
 
 // commitOne runs op alone in a transaction.
 func (s *Store) commitOne(op *writeOp) error {
+	s.ckpt.writes.RLock()
+	defer s.ckpt.writes.RUnlock()
 	tx, err := s.db.BeginTx(op.ctx, nil)
 	if err != nil {
 		return err
