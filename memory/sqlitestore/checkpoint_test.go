@@ -22,12 +22,7 @@ import (
 // log reaches the 1,000 pages at which SQLite would have done it.
 func TestCheckpointsInTheBackground(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "keel.db")
-	s, err := sqlitestore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, path := openFile(t)
 	if n, err := s.AutoCheckpointForTest(ctx); err != nil || n != 0 {
 		t.Fatalf("Got(wal_autocheckpoint) = %d, %v; want 0", n, err)
 	}
@@ -59,12 +54,7 @@ func TestCheckpointsInTheBackground(t *testing.T) {
 // ever written.
 func TestLogStaysSmall(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "keel.db")
-	s, err := sqlitestore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, path := openFile(t)
 	const writers, saves, size = 4, 150, 128 << 10 // 75 MiB written
 	for w := range writers {
 		if _, err := s.CreateThread(ctx, memory.Thread{ID: fmt.Sprintf("t%d", w), ResourceID: "r"}); err != nil {
@@ -114,6 +104,18 @@ func TestLogStaysSmall(t *testing.T) {
 	if n := largest.Load(); n > limit {
 		t.Errorf("Got(largest log) = %.1f MiB after writing %d MiB; want at most %d MiB", float64(n)/(1<<20), writers*saves*size>>20, limit>>20)
 	}
+}
+
+// openFile opens a store in a new file, closed when the test ends.
+func openFile(t *testing.T) (*sqlitestore.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "keel.db")
+	s, err := sqlitestore.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
 }
 
 func fileSize(t *testing.T, path string) int64 {
