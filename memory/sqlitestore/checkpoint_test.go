@@ -12,7 +12,6 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
-	"github.com/keel-go/keel/memory/sqlitestore"
 	"github.com/keel-go/keel/memory/storetest"
 )
 
@@ -22,7 +21,8 @@ import (
 // log reaches the 1,000 pages at which SQLite would have done it.
 func TestCheckpointsInTheBackground(t *testing.T) {
 	ctx := context.Background()
-	s, path := openFile(t)
+	path := filepath.Join(t.TempDir(), "keel.db")
+	s := open(t, path)
 	if n, err := s.AutoCheckpointForTest(ctx); err != nil || n != 0 {
 		t.Fatalf("Got(wal_autocheckpoint) = %d, %v; want 0", n, err)
 	}
@@ -54,7 +54,8 @@ func TestCheckpointsInTheBackground(t *testing.T) {
 // ever written.
 func TestLogStaysSmall(t *testing.T) {
 	ctx := context.Background()
-	s, path := openFile(t)
+	path := filepath.Join(t.TempDir(), "keel.db")
+	s := open(t, path)
 	const writers, saves, size = 4, 150, 128 << 10 // 75 MiB written
 	for w := range writers {
 		if _, err := s.CreateThread(ctx, memory.Thread{ID: fmt.Sprintf("t%d", w), ResourceID: "r"}); err != nil {
@@ -104,18 +105,6 @@ func TestLogStaysSmall(t *testing.T) {
 	if n := largest.Load(); n > limit {
 		t.Errorf("Got(largest log) = %.1f MiB after writing %d MiB; want at most %d MiB", float64(n)/(1<<20), writers*saves*size>>20, limit>>20)
 	}
-}
-
-// openFile opens a store in a new file, closed when the test ends.
-func openFile(t *testing.T) (*sqlitestore.Store, string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "keel.db")
-	s, err := sqlitestore.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s, path
 }
 
 func fileSize(t *testing.T, path string) int64 {
