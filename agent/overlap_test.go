@@ -236,3 +236,25 @@ func TestToolsWaitForTheInput(t *testing.T) {
 		t.Errorf("Got(Text) = %q; want %q", res.Text, "done")
 	}
 }
+
+// panickyStore panics when a new thread's first turn is stored.
+type panickyStore struct{ *memory.InMemory }
+
+func (panickyStore) StartThread(context.Context, memory.Thread, []keel.Message) (memory.Thread, []keel.Message, error) {
+	panic("store bug")
+}
+
+// TestInputSavePanicReachesTheCaller checks that a store's panic while
+// the input is stored beside the model call is raised in the caller's
+// goroutine, where it can be recovered, not in one the process cannot.
+func TestInputSavePanicReachesTheCaller(t *testing.T) {
+	model := keeltest.NewModel(keelReply{Text: "hello"})
+	a := newAgent(t, agent.Config{Model: model, Memory: panickyStore{memory.NewInMemory()}})
+	defer func() {
+		if v := recover(); v != "store bug" {
+			t.Errorf("Got(recovered) = %v; want the store's panic", v)
+		}
+	}()
+	_, err := a.Generate(context.Background(), []keel.Message{keel.UserText("hi")}, agent.WithThread("t1"), agent.WithResource("alice"))
+	t.Errorf("Generate = %v; want the store's panic", err)
+}

@@ -123,7 +123,12 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 		s := a.startSaveInput(ctx, o, missing, history, in.Messages)
 		r.input, r.saving = in.Messages, s
 		// A run that ends early still waits for its input to be stored.
-		defer func() { <-s.done; s.cancelCall() }()
+		defer func() {
+			if r.saving != nil {
+				r.saving = nil
+				s.wait()
+			}
+		}()
 	} else {
 		if r.history, r.input, err = a.saveInput(ctx, o, missing, history, in.Messages); err != nil {
 			return nil, err

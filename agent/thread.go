@@ -127,6 +127,10 @@ type inputSave struct {
 	err        error
 	callCtx    context.Context // the first call's context, cancelled when the save fails
 	cancelCall context.CancelFunc
+	// panicked is the value of a panic of the store, raised again in the
+	// run's goroutine (see rethrow), as it was before the save had one of
+	// its own.
+	panicked any
 }
 
 func (a *Agent) startSaveInput(ctx context.Context, o runOptions, missing bool, history, msgs []keel.Message) *inputSave {
@@ -134,12 +138,28 @@ func (a *Agent) startSaveInput(ctx context.Context, o runOptions, missing bool, 
 	s.callCtx, s.cancelCall = context.WithCancel(ctx)
 	go func() {
 		defer close(s.done)
+		defer func() {
+			if v := recover(); v != nil {
+				s.panicked, s.err = v, fmt.Errorf("agent: save input: store panicked: %v", v)
+				s.cancelCall()
+			}
+		}()
 		_, s.stored, s.err = a.saveInput(ctx, o, missing, history, msgs)
 		if s.err != nil {
 			s.cancelCall()
 		}
 	}()
 	return s
+}
+
+// wait waits for the save to end, releases the first call's context, and
+// raises again a panic of the store.
+func (s *inputSave) wait() {
+	<-s.done
+	s.cancelCall()
+	if s.panicked != nil {
+		panic(s.panicked)
+	}
 }
 
 // settleInput waits for the input being stored, if it still is, and makes
@@ -150,8 +170,8 @@ func (r *runner) settleInput() error {
 	if s == nil {
 		return r.failed
 	}
-	<-s.done
 	r.saving = nil
+	s.wait()
 	if s.err != nil {
 		r.failed = s.err
 		return s.err
