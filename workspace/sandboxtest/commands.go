@@ -84,12 +84,14 @@ func testCommands(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox)
 		sb := newSandbox(t)
 		r := runner(t, sb)
 		start := time.Now()
-		_, err := r.RunCommand(ctx, workspace.Command{Line: tickLine + "\nsleep 30", Timeout: 500 * time.Millisecond})
+		// The limit leaves a loaded machine time to start the shell and
+		// its ticker; the first tick is written before the ticker starts.
+		_, err := r.RunCommand(ctx, workspace.Command{Line: "echo 0 > tick\n" + tickLine + "\nsleep 30", Timeout: 2 * time.Second})
 		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Errorf("Got(RunCommand(sleep 30) with a 500ms limit) error %v; want context.DeadlineExceeded", err)
+			t.Errorf("Got(RunCommand(sleep 30) with a 2s limit) error %v; want context.DeadlineExceeded", err)
 		}
-		if d := time.Since(start); d > 10*time.Second {
-			t.Errorf("Got(RunCommand) returned after %v; want soon after 500ms", d)
+		if d := time.Since(start); d > 12*time.Second {
+			t.Errorf("Got(RunCommand) returned after %v; want soon after 2s", d)
 		}
 		wantTreeGone(t, sb)
 	})
