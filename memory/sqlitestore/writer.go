@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -175,7 +176,7 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 	defer s.ckpt.writes.RUnlock()
 	tx, err := s.db.BeginTx(gctx, nil)
 	if err != nil {
-		outs[0].err = err
+		outs[0].err = ownErr(own, err)
 		return outs
 	}
 	defer tx.Rollback()
@@ -214,11 +215,22 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 		s.ckpt.committed()
 	}
 	for i := range outs {
-		if ran[i] && outs[i].err == nil {
-			outs[i].err = err
+		if ran[i] && outs[i].err == nil && err != nil {
+			outs[i].err = ownErr(group[i], err)
 		}
 	}
 	return outs
+}
+
+// ownErr is the error a write of a group gets for its transaction's
+// failure: its own context's error when that ended, since a shared
+// transaction is cancelled (context.Canceled) only once every caller's
+// context has ended, whatever ended each.
+func ownErr(op *writeOp, err error) error {
+	if cerr := op.ctx.Err(); cerr != nil && errors.Is(err, context.Canceled) {
+		return cerr
+	}
+	return err
 }
 
 // redo marks the writes besides failed that ran, or were to run, to run

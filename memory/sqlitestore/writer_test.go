@@ -266,3 +266,52 @@ func TestWritePanics(t *testing.T) {
 		t.Errorf("Got(CreateThread() after the panic) = %v; want no error", err)
 	}
 }
+
+// TestGroupGivesUpWithOwnErrors checks that writes sharing a transaction
+// that waits in vain for another process's lock each get their own
+// context's error (context.DeadlineExceeded here), not the shared
+// transaction's context.Canceled.
+func TestGroupGivesUpWithOwnErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keel.db")
+	s := open(t, path)
+	ctx := context.Background()
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t1", ResourceID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	other, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer other.ExecContext(ctx, `ROLLBACK`)
+	save := func(id string, d time.Duration) error {
+		callCtx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		m := keel.Message{ID: id, Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "hi"}}}
+		_, err := s.SaveMessages(callCtx, "r1", "t1", []keel.Message{m})
+		return err
+	}
+	// m0 leads alone and waits for the lock; m1 and m2 queue meanwhile,
+	// and share the next transaction once m0 gives up.
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	wg.Go(func() { errs[0] = save("m0", 300*time.Millisecond) })
+	time.Sleep(50 * time.Millisecond)
+	for i := 1; i <= 2; i++ {
+		wg.Go(func() { errs[i] = save(fmt.Sprintf("m%d", i), time.Second) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Got(SaveMessages(m%d) under another's lock) = %v; want context.DeadlineExceeded", i, err)
+		}
+	}
+}
