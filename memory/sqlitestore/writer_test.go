@@ -155,13 +155,14 @@ func TestGroupUndone(t *testing.T) {
 	}
 }
 
-// TestWriteGivesUpOnLock has another process's connection hold the write
-// lock: a save, and one queued behind it, end with their contexts rather
-// than wait out BusyTimeout, and write nothing.
-func TestWriteGivesUpOnLock(t *testing.T) {
+// lockedStore opens a store with thread t1 of r1, and another connection
+// to its file (as another process would have) that holds the write lock
+// until the test rolls it back or ends.
+func lockedStore(t *testing.T) (*sqlitestore.Store, *sql.Conn) {
+	t.Helper()
+	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "keel.db")
 	s := open(t, path)
-	ctx := context.Background()
 	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t1", ResourceID: "r1"}); err != nil {
 		t.Fatal(err)
 	}
@@ -169,15 +170,28 @@ func TestWriteGivesUpOnLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer raw.Close()
 	other, err := raw.Conn(ctx)
 	if err != nil {
+		raw.Close()
 		t.Fatal(err)
 	}
-	defer other.Close()
+	// Cleanups run last first: the store closes after the other
+	// connection has let go of the lock.
+	t.Cleanup(func() { raw.Close() })
+	t.Cleanup(func() { other.Close() })
+	t.Cleanup(func() { _, _ = other.ExecContext(ctx, `ROLLBACK`) })
 	if _, err := other.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 		t.Fatal(err)
 	}
+	return s, other
+}
+
+// TestWriteGivesUpOnLock has another process's connection hold the write
+// lock: a save, and one queued behind it, end with their contexts rather
+// than wait out BusyTimeout, and write nothing.
+func TestWriteGivesUpOnLock(t *testing.T) {
+	ctx := context.Background()
+	s, other := lockedStore(t)
 	start := time.Now()
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
@@ -272,26 +286,8 @@ func TestWritePanics(t *testing.T) {
 // context's error (context.DeadlineExceeded here), not the shared
 // transaction's context.Canceled.
 func TestGroupGivesUpWithOwnErrors(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "keel.db")
-	s := open(t, path)
 	ctx := context.Background()
-	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t1", ResourceID: "r1"}); err != nil {
-		t.Fatal(err)
-	}
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
-	other, err := raw.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	if _, err := other.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		t.Fatal(err)
-	}
-	defer other.ExecContext(ctx, `ROLLBACK`)
+	s, _ := lockedStore(t)
 	save := func(id string, d time.Duration) error {
 		callCtx, cancel := context.WithTimeout(ctx, d)
 		defer cancel()
