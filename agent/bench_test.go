@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/workspace"
 	"github.com/keel-go/keel/workspace/localsandbox"
 )
@@ -39,6 +41,44 @@ func BenchmarkLoopPerCall(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, err := range a.Stream(ctx, input) {
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkNewThreadTurn measures a turn on a new thread of the
+// in-memory store: the thread lookup, the input stored (beside the model
+// call in Generate, before it in Stream) and the reply stored.
+func BenchmarkNewThreadTurn(b *testing.B) {
+	model := keeltest.NewModel(keelReply{Text: "hello"})
+	model.RepeatLast, model.NoRecord = true, true
+	a, err := agent.New(agent.Config{ID: "bench", Model: model, Instructions: "Be brief.", Memory: memory.NewInMemory(),
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	input := []keel.Message{keel.UserText("hi")}
+	ctx := context.Background()
+	n := 0
+	thread := func() []agent.RunOption {
+		n++
+		return []agent.RunOption{agent.WithThread(fmt.Sprintf("t%d", n)), agent.WithResource("bench")}
+	}
+	b.Run("generate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := a.Generate(ctx, input, thread()...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("stream", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, err := range a.Stream(ctx, input, thread()...) {
 				if err != nil {
 					b.Fatal(err)
 				}
