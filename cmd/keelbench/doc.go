@@ -34,5 +34,22 @@
 // -store inmemory serves with in-memory storage instead of SQLite, to
 // tell the server's own cost from the store's.
 //
+// # Realistic models
+//
+// A zero-latency model shows keel's own cost, but a piece of machinery
+// that saves 0.1 ms of it may not matter beside a model call that takes
+// 20 ms or seconds. -model says which model server to start:
+//
+//   - instant (the default): answers at once;
+//   - delay: answers each call after -model-delay (20 ms);
+//   - stream: streams a twenty-word answer at -tokens-per-second (50), and
+//     a generateContent call takes as long as that stream.
+//
+// With delay and stream, keelbench also sends the text call straight to
+// the model server and prints what keel adds to it; with stream it
+// measures keel's stream route too (time to the first text and to the
+// end, beside the same stream straight from the model). Call counts
+// default to what the model's speed allows in seconds (flags override).
+//
 // Every loop is bounded by its call count; everything stays on loopback.
 package main

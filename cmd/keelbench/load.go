@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -57,6 +58,46 @@ func (d *driver) textBody() []byte {
 }
 
 func (d *driver) generateURL() string { return d.url + "/api/agents/assistant/generate" }
+
+func (d *driver) streamURL() string { return d.url + "/api/agents/assistant/stream" }
+
+// streamLatencies sends n streaming requests one after another and returns,
+// for each, the time to the first line holding marker and to the end of
+// the body.
+func (d *driver) streamLatencies(ctx context.Context, n int, body func() []byte, url, marker string) (first, total []time.Duration, err error) {
+	for range n {
+		req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body()))
+		if err != nil {
+			return nil, nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		start := time.Now()
+		resp, err := d.client.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		var firstAt time.Duration
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			if firstAt == 0 && bytes.Contains(sc.Bytes(), []byte(marker)) {
+				firstAt = time.Since(start)
+			}
+		}
+		resp.Body.Close()
+		if err := sc.Err(); err != nil {
+			return nil, nil, err
+		}
+		if resp.StatusCode != 200 {
+			return nil, nil, fmt.Errorf("POST %s: status %d", url, resp.StatusCode)
+		}
+		if firstAt == 0 {
+			return nil, nil, fmt.Errorf("POST %s: no line holding %s", url, marker)
+		}
+		first, total = append(first, firstAt), append(total, time.Since(start))
+	}
+	return first, total, nil
+}
 
 // latencies sends n requests one after another and returns their times.
 func (d *driver) latencies(ctx context.Context, n int, body func() []byte, url string) ([]time.Duration, int, error) {

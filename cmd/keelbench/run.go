@@ -27,6 +27,7 @@ type config struct {
 	pdfBytes               int
 	store                  string
 	cpuProfile             string
+	model                  modelSpec
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -47,7 +48,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.pdfBytes, "pdf-bytes", 1<<20, "size of the PDF")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write the started server's CPU profile to this file")
 	fs.StringVar(&c.store, "store", "sqlite", "memory of the started server: sqlite, or inmemory to measure the server without storage costs")
+	fs.StringVar(&c.model.kind, "model", modelInstant, "the model server: instant (answers at once), delay (answers after -model-delay) or stream (streams at -tokens-per-second)")
+	fs.DurationVar(&c.model.delay, "model-delay", 20*time.Millisecond, "how long the delay model takes to answer")
+	fs.Float64Var(&c.model.tokensPerSecond, "tokens-per-second", 50, "how fast the stream model streams")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := c.defaults(fs); err != nil {
+		fmt.Fprintln(stderr, "keelbench:", err)
 		return 2
 	}
 	if c.store != "sqlite" && c.store != "inmemory" {
@@ -66,6 +74,40 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// streamReply is the answer of the stream model: twenty words, so that
+// at 50 tokens a second a call takes 0.38 s, as a short hosted answer does.
+const streamReply = "Here is a short answer of twenty words, streamed one word at a time as a hosted model streams its reply."
+
+// defaults fills in the model's reply and the call counts a model's speed
+// allows, for the flags not given: a model that takes 20 ms a call, or
+// 0.4 s, cannot be called 2,000 times in a benchmark of a few seconds.
+func (c *config) defaults(fs *flag.FlagSet) error {
+	c.model.text = "Hello from the mock model."
+	var latency, round, pdf int
+	switch c.model.kind {
+	case modelInstant:
+		return nil
+	case modelDelay:
+		latency, round, pdf = 300, 4000, 50
+	case modelStream:
+		c.model.text = streamReply
+		latency, round, pdf = 40, 800, 20
+	default:
+		return fmt.Errorf("-model %q: want %s, %s or %s", c.model.kind, modelInstant, modelDelay, modelStream)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for name, v := range map[string]struct {
+		p *int
+		n int
+	}{"latency-calls": {&c.latencyCalls, latency}, "round-calls": {&c.roundCalls, round}, "pdf-calls": {&c.pdfCalls, pdf}, "warmup": {&c.warmup, 20}} {
+		if !set[name] {
+			*v.p = v.n
+		}
+	}
+	return nil
 }
 
 // target is the server being measured and how to read its memory.
@@ -91,7 +133,7 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 		}
 		return t, nil
 	}
-	model, err := startModelServer("Hello from the mock model.")
+	model, err := startModelServer(c.model)
 	if err != nil {
 		return nil, err
 	}
