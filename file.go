@@ -23,6 +23,13 @@ type FilePart struct {
 	MediaType string
 	// Filename is the name the sender gave the file. It may be empty.
 	Filename string
+	// SHA256 is the lower-case hex SHA-256 of the file's inline bytes when
+	// it is known, so that a digest computed once (a store computes one for
+	// every file it keeps) is carried with the file rather than computed
+	// again by each processor. Stores set it on the file parts they return;
+	// it is "" otherwise, and for files given by URL or reference. It is
+	// not checked against the bytes: set it only from a digest of them.
+	SHA256 string
 
 	// b64 is Data's standard base64 when the part was made from it by
 	// FileFromBase64, and b64Of the first byte of the Data decoded then,
