@@ -14,6 +14,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/internal/httpclient"
+	"github.com/keel-go/keel/provider/internal/inline"
 )
 
 // ProviderName is the name [Model.Provider] returns and the Provider of
@@ -123,12 +124,12 @@ func (m *Model) Name() string { return m.name }
 // file the API cannot take is refused with a
 // [*keel.UnsupportedFunctionalityError] before anything is sent.
 func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response, error) {
-	var inline inlineFiles
-	params, err := m.params(req, &inline)
+	files := inline.New()
+	params, err := m.params(req, files)
 	if err != nil {
 		return nil, err
 	}
-	msg, err := m.client.Messages.New(ctx, params, append(requestOptions(req), inline.options()...)...)
+	msg, err := m.client.Messages.New(ctx, params, append(requestOptions(req), inlineOption(files))...)
 	if err != nil {
 		return nil, callError(ctx, "generate", m.endpoint, err)
 	}
@@ -140,8 +141,8 @@ func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response
 // iteration early cancels the request.
 func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
 	return func(yield func(keel.StreamEvent, error) bool) {
-		var inline inlineFiles
-		params, err := m.params(req, &inline)
+		files := inline.New()
+		params, err := m.params(req, files)
 		if err != nil {
 			yield(keel.StreamEvent{}, err)
 			return
@@ -149,7 +150,7 @@ func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.St
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		var whole wholeAnswer
-		ro := append(requestOptions(req), inline.options()...)
+		ro := append(requestOptions(req), inlineOption(files))
 		ro = append(ro, option.WithMiddleware(whole.capture))
 		stream := m.client.Messages.NewStreaming(ctx, params, ro...)
 		defer stream.Close()
@@ -157,11 +158,23 @@ func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.St
 	}
 }
 
-func (m *Model) params(req *keel.Request, inline *inlineFiles) (anthropic.MessageNewParams, error) {
+func (m *Model) params(req *keel.Request, files *inline.Files) (anthropic.MessageNewParams, error) {
 	if req == nil {
 		return anthropic.MessageNewParams{}, errors.New("anthropic: build request: nil request")
 	}
-	return buildParams(m.name, req, inline)
+	return buildParams(m.name, req, files)
+}
+
+// inlineOption completes the request body as it is sent, writing each
+// inline file's base64 in place of its placeholder.
+func inlineOption(files *inline.Files) option.RequestOption {
+	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		req, err := files.Request(req)
+		if err != nil {
+			return nil, err
+		}
+		return next(req)
+	})
 }
 
 // requestOptions turns the per-call headers into SDK options.

@@ -1,51 +1,29 @@
 package anthropic
 
 import (
-	"strings"
-
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/inline"
 )
-
-// unknownMediaType stands for a file part that names no media type, in
-// its refusal.
-const unknownMediaType = "application/octet-stream"
 
 // fileBlock encodes a file part as the Messages API expects it: an image
 // block (base64, URL or file ID source), a PDF document block (base64, URL
 // or file ID) or a plain-text document block. Any other media type is
 // refused with "media type: <type>" before anything is sent.
-func fileBlock(f keel.FilePart, inline *inlineFiles) (anthropic.ContentBlockParamUnion, error) {
-	mediaType := fileMediaType(f)
+func fileBlock(f keel.FilePart, files *inline.Files) (anthropic.ContentBlockParamUnion, error) {
+	mediaType := inline.MediaType(f)
 	switch mediaType {
 	case "image/jpeg", "image/png", "image/gif", "image/webp":
-		return imageBlock(f, mediaType, inline)
+		return imageBlock(f, mediaType, files)
 	case "application/pdf", "text/plain":
-		return documentBlock(f, mediaType, inline)
+		return documentBlock(f, mediaType, files)
 	}
-	if mediaType == "" {
-		mediaType = unknownMediaType
-	}
-	return anthropic.ContentBlockParamUnion{}, &keel.UnsupportedFunctionalityError{Functionality: "media type: " + mediaType}
+	return anthropic.ContentBlockParamUnion{}, &keel.UnsupportedFunctionalityError{Functionality: "media type: " + inline.OrOctetStream(mediaType)}
 }
 
-// fileMediaType is the part's media type without parameters, or, when it
-// names none, the type of its data: URL.
-func fileMediaType(f keel.FilePart) string {
-	if t := keel.NormalizeMediaType(f.MediaType); t != "" {
-		return t
-	}
-	if f.Source() == keel.SourceDataURL {
-		header, _, _ := strings.Cut(f.URL[len("data:"):], ",")
-		header, _ = strings.CutSuffix(header, ";base64")
-		return keel.NormalizeMediaType(header)
-	}
-	return ""
-}
-
-func imageBlock(f keel.FilePart, mediaType string, inline *inlineFiles) (anthropic.ContentBlockParamUnion, error) {
+func imageBlock(f keel.FilePart, mediaType string, files *inline.Files) (anthropic.ContentBlockParamUnion, error) {
 	var src anthropic.ImageBlockParamSourceUnion
 	switch f.Source() {
 	case keel.SourceHTTP:
@@ -53,7 +31,7 @@ func imageBlock(f keel.FilePart, mediaType string, inline *inlineFiles) (anthrop
 	case keel.SourceReference:
 		src.OfFile = &anthropic.FileImageSourceParam{FileID: f.URL}
 	default:
-		data, err := base64Data(f, inline)
+		data, err := files.Text(f)
 		if err != nil {
 			return anthropic.ContentBlockParamUnion{}, err
 		}
@@ -62,7 +40,7 @@ func imageBlock(f keel.FilePart, mediaType string, inline *inlineFiles) (anthrop
 	return anthropic.ContentBlockParamUnion{OfImage: &anthropic.ImageBlockParam{Source: src}}, nil
 }
 
-func documentBlock(f keel.FilePart, mediaType string, inline *inlineFiles) (anthropic.ContentBlockParamUnion, error) {
+func documentBlock(f keel.FilePart, mediaType string, files *inline.Files) (anthropic.ContentBlockParamUnion, error) {
 	var src anthropic.DocumentBlockParamSourceUnion
 	switch f.Source() {
 	case keel.SourceHTTP:
@@ -79,7 +57,7 @@ func documentBlock(f keel.FilePart, mediaType string, inline *inlineFiles) (anth
 			src.OfText = &anthropic.PlainTextSourceParam{Data: string(data)}
 			break
 		}
-		data, err := base64Data(f, inline)
+		data, err := files.Text(f)
 		if err != nil {
 			return anthropic.ContentBlockParamUnion{}, err
 		}
@@ -90,47 +68,4 @@ func documentBlock(f keel.FilePart, mediaType string, inline *inlineFiles) (anth
 		doc.Title = param.NewOpt(f.Filename)
 	}
 	return anthropic.ContentBlockParamUnion{OfDocument: doc}, nil
-}
-
-// base64Data registers the part's content with inline and returns the
-// placeholder that stands for its base64 in the JSON. A data: URL that
-// already holds standard base64, or bytes made from base64 by
-// keel.FileFromBase64, are passed on as that text, which spares a decode
-// or an encode of a large file.
-func base64Data(f keel.FilePart, inline *inlineFiles) (string, error) {
-	if b64, ok := f.StdBase64(); ok {
-		return inline.add(inlineFile{base64: b64}), nil
-	}
-	if f.Source() == keel.SourceDataURL {
-		header, payload, ok := strings.Cut(f.URL, ",")
-		if ok && strings.HasSuffix(strings.ToLower(header), ";base64") && isStdBase64(payload) {
-			return inline.add(inlineFile{base64: payload}), nil
-		}
-	}
-	data, err := f.InlineData()
-	if err != nil {
-		return "", err
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	return inline.add(inlineFile{raw: data}), nil
-}
-
-// isStdBase64 reports whether s is padded standard base64, the only form
-// the API takes.
-func isStdBase64(s string) bool {
-	if len(s)%4 != 0 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '+', c == '/':
-		case c == '=' && (i == len(s)-1 || i == len(s)-2 && s[len(s)-1] == '='):
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -9,14 +9,15 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/inline"
 )
 
 // buildParams turns a keel request into the Messages API's parameters. It
 // is where every refusal happens, so a refused request sends nothing.
 //
-// Inline file content is registered with inline, and the parameters hold
+// Inline file content is registered with files, and the parameters hold
 // placeholders for it.
-func buildParams(model string, req *keel.Request, inline *inlineFiles) (anthropic.MessageNewParams, error) {
+func buildParams(model string, req *keel.Request, files *inline.Files) (anthropic.MessageNewParams, error) {
 	p := anthropic.MessageNewParams{
 		Model:     anthropic.Model(model),
 		MaxTokens: DefaultMaxOutputTokens,
@@ -30,7 +31,7 @@ func buildParams(model string, req *keel.Request, inline *inlineFiles) (anthropi
 		p.SetExtraFields(map[string]any{"temperature": req.Temperature})
 	}
 	for i, msg := range req.Messages {
-		if err := addMessage(&p, msg, inline); err != nil {
+		if err := addMessage(&p, msg, files); err != nil {
 			var unsupported *keel.UnsupportedFunctionalityError
 			if errors.As(err, &unsupported) {
 				// Processors match the refusal by type; keep it bare.
@@ -55,7 +56,7 @@ func buildParams(model string, req *keel.Request, inline *inlineFiles) (anthropi
 // consecutive messages of one role are merged, since the API expects the
 // roles to alternate. A message with nothing to send is dropped: the API
 // rejects empty content.
-func addMessage(p *anthropic.MessageNewParams, msg keel.Message, inline *inlineFiles) error {
+func addMessage(p *anthropic.MessageNewParams, msg keel.Message, files *inline.Files) error {
 	switch msg.Role {
 	case keel.RoleSystem:
 		for _, part := range msg.Parts {
@@ -65,7 +66,7 @@ func addMessage(p *anthropic.MessageNewParams, msg keel.Message, inline *inlineF
 		}
 		return nil
 	case keel.RoleUser, keel.RoleTool:
-		blocks, err := userBlocks(msg.Parts, inline)
+		blocks, err := userBlocks(msg.Parts, files)
 		if err != nil || len(blocks) == 0 {
 			return err
 		}
@@ -94,7 +95,7 @@ func addMessage(p *anthropic.MessageNewParams, msg keel.Message, inline *inlineF
 }
 
 // userBlocks converts the parts of a user or tool message.
-func userBlocks(parts []keel.Part, inline *inlineFiles) ([]anthropic.ContentBlockParamUnion, error) {
+func userBlocks(parts []keel.Part, files *inline.Files) ([]anthropic.ContentBlockParamUnion, error) {
 	blocks := make([]anthropic.ContentBlockParamUnion, 0, len(parts))
 	for _, part := range parts {
 		switch part := part.(type) {
@@ -103,7 +104,7 @@ func userBlocks(parts []keel.Part, inline *inlineFiles) ([]anthropic.ContentBloc
 				blocks = append(blocks, anthropic.NewTextBlock(part.Text))
 			}
 		case keel.FilePart:
-			b, err := fileBlock(part, inline)
+			b, err := fileBlock(part, files)
 			if err != nil {
 				return nil, err
 			}

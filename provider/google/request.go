@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/inline"
 	"google.golang.org/genai"
 )
 
@@ -23,12 +23,12 @@ const (
 )
 
 // request is one Gemini call built from a keel request: the SDK's
-// contents and config, and the inline files whose bytes the transport
-// writes into the body itself (see inlinedata.go).
+// contents and config, and the inline files whose base64 the transport
+// writes into the body itself.
 type request struct {
 	contents []*genai.Content
 	config   *genai.GenerateContentConfig
-	inline   *inlineFiles
+	files    *inline.Files
 }
 
 // buildRequest turns req into a Gemini request. It sends nothing, and
@@ -41,7 +41,7 @@ func (m *Model) buildRequest(req *keel.Request) (*request, error) {
 			// one keel call is one HTTP request.
 			AutomaticContinuation: genai.Ptr(false),
 		},
-		inline: newInlineFiles(),
+		files: inline.New(),
 	}
 	names := make(map[string]string) // tool call ID → tool name
 	for i, msg := range req.Messages {
@@ -58,7 +58,7 @@ func (m *Model) buildRequest(req *keel.Request) (*request, error) {
 		var parts []*genai.Part
 		signed := false
 		for j, p := range msg.Parts {
-			part, err := m.buildPart(p, out.inline, names, &signed)
+			part, err := m.buildPart(p, out.files, names, &signed)
 			if err != nil {
 				return nil, fmt.Errorf("google: build request: message %d part %d: %w", i, j, err)
 			}
@@ -117,7 +117,7 @@ func addSystem(cfg *genai.GenerateContentConfig, msg keel.Message) error {
 // to send (empty text). signed tells whether the content already carries
 // a thought signature: Gemini wants one on the first function call of a
 // step only.
-func (m *Model) buildPart(p keel.Part, inline *inlineFiles, names map[string]string, signed *bool) (*genai.Part, error) {
+func (m *Model) buildPart(p keel.Part, files *inline.Files, names map[string]string, signed *bool) (*genai.Part, error) {
 	switch p := p.(type) {
 	case keel.TextPart:
 		if p.Text == "" {
@@ -125,7 +125,7 @@ func (m *Model) buildPart(p keel.Part, inline *inlineFiles, names map[string]str
 		}
 		return &genai.Part{Text: p.Text}, nil
 	case keel.FilePart:
-		return filePart(p, inline)
+		return filePart(p, files)
 	case keel.ToolCallPart:
 		args, err := toolArgs(p.Input)
 		if err != nil {
@@ -155,43 +155,16 @@ func (m *Model) buildPart(p keel.Part, inline *inlineFiles, names map[string]str
 // filePart sends inline content as inlineData and everything else (http(s)
 // URLs, Gemini file URIs) as fileData. Gemini refuses nothing up front:
 // the API itself answers the types it does not read.
-func filePart(f keel.FilePart, inline *inlineFiles) (*genai.Part, error) {
-	mediaType := keel.NormalizeMediaType(f.MediaType)
+func filePart(f keel.FilePart, files *inline.Files) (*genai.Part, error) {
+	mediaType := inline.OrOctetStream(inline.MediaType(f))
 	if !f.IsInline() {
-		if mediaType == "" {
-			mediaType = "application/octet-stream"
-		}
 		return &genai.Part{FileData: &genai.FileData{FileURI: f.URL, MIMEType: mediaType}}, nil
 	}
-	if f.Source() == keel.SourceDataURL {
-		header, payload, comma := strings.Cut(f.URL[len("data:"):], ",")
-		header, isBase64 := strings.CutSuffix(header, ";base64")
-		if mediaType == "" && comma {
-			mediaType = keel.NormalizeMediaType(header)
-		}
-		if comma && isBase64 && isStdBase64(payload) {
-			// Sent as it is: decoding it only to encode it again would
-			// cost two passes over the file and a copy of it.
-			return &genai.Part{InlineData: &genai.Blob{MIMEType: orOctetStream(mediaType), Data: inline.addBase64(payload)}}, nil
-		}
-	}
-	if b64, ok := f.StdBase64(); ok {
-		// Bytes made from this text (keel.FileFromBase64): sent as it is
-		// rather than encoded again.
-		return &genai.Part{InlineData: &genai.Blob{MIMEType: orOctetStream(mediaType), Data: inline.addBase64(b64)}}, nil
-	}
-	data, err := f.InlineData()
+	data, err := files.Bytes(f)
 	if err != nil {
 		return nil, fmt.Errorf("file %q: %w", f.Filename, err)
 	}
-	return &genai.Part{InlineData: &genai.Blob{MIMEType: orOctetStream(mediaType), Data: inline.add(data)}}, nil
-}
-
-func orOctetStream(mediaType string) string {
-	if mediaType == "" {
-		return "application/octet-stream"
-	}
-	return mediaType
+	return &genai.Part{InlineData: &genai.Blob{MIMEType: mediaType, Data: data}}, nil
 }
 
 // toolArgs decodes a tool call's input, which Gemini takes as an object.

@@ -8,6 +8,8 @@ import (
 	"mime"
 	"net/http"
 	"sync"
+
+	"github.com/keel-go/keel/provider/internal/inline"
 )
 
 // maxErrorBody caps how much of an error response is kept.
@@ -17,7 +19,7 @@ const maxErrorBody = 1 << 20
 // call: the SDK's errors keep neither the response's headers nor its raw
 // body, which keel's errors carry.
 type call struct {
-	inline *inlineFiles
+	files *inline.Files
 
 	mu     sync.Mutex
 	sent   bool
@@ -55,8 +57,8 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if c == nil {
 		return base.RoundTrip(req)
 	}
-	if c.inline != nil && len(c.inline.files) > 0 && req.Body != nil {
-		spliced, err := splice(req, c.inline)
+	if c.files != nil {
+		spliced, err := c.files.Request(req)
 		if err != nil {
 			return nil, err
 		}
@@ -87,25 +89,6 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	return resp, nil
-}
-
-// splice returns a copy of req whose body holds the inline files in place
-// of their placeholders.
-func splice(req *http.Request, inline *inlineFiles) (*http.Request, error) {
-	body, err := io.ReadAll(req.Body)
-	req.Body.Close()
-	if err != nil {
-		return nil, err
-	}
-	newBody, length, err := inline.body(body)
-	if err != nil {
-		return nil, err
-	}
-	out := req.Clone(req.Context())
-	out.Body = io.NopCloser(newBody())
-	out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(newBody()), nil }
-	out.ContentLength = length
-	return out, nil
 }
 
 func isJSON(h http.Header) bool {

@@ -7,18 +7,19 @@ import (
 	"slices"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/inline"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
 
 func (m *Model) generateChat(ctx context.Context, req *keel.Request) (*keel.Response, error) {
-	inline := newInlineData()
-	params, err := m.chatParams(req, inline)
+	files := inline.New()
+	params, err := m.chatParams(req, files)
 	if err != nil {
 		return nil, err
 	}
 	x := &exchange{}
-	opts := append(callOptions(req), x.option(), inline.option())
+	opts := append(callOptions(req), x.option(), inlineOption(files))
 	res, err := m.chat.New(ctx, params, opts...)
 	if err != nil {
 		return nil, m.toError(ctx, x, err)
@@ -55,8 +56,8 @@ type streamedCall struct {
 
 func (m *Model) streamChat(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
 	return func(yield func(keel.StreamEvent, error) bool) {
-		inline := newInlineData()
-		params, err := m.chatParams(req, inline)
+		files := inline.New()
+		params, err := m.chatParams(req, files)
 		if err != nil {
 			yield(keel.StreamEvent{}, err)
 			return
@@ -65,7 +66,7 @@ func (m *Model) streamChat(ctx context.Context, req *keel.Request) iter.Seq2[kee
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // a consumer leaving early closes the connection
 		x := &exchange{}
-		opts := append(callOptions(req), x.option(), inline.option(), option.WithHeader("Accept", "text/event-stream"))
+		opts := append(callOptions(req), x.option(), inlineOption(files), option.WithHeader("Accept", "text/event-stream"))
 		stream := m.chat.NewStreaming(ctx, params, opts...)
 		defer stream.Close()
 

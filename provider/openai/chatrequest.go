@@ -6,15 +6,16 @@ import (
 	"strings"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/inline"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/shared"
 )
 
 // chatParams builds the Chat Completions request. File contents go to
-// inline as placeholders; a file the API cannot take is refused here,
+// files as placeholders; a file the API cannot take is refused here,
 // before anything is sent.
-func (m *Model) chatParams(req *keel.Request, inline *inlineData) (sdk.ChatCompletionNewParams, error) {
+func (m *Model) chatParams(req *keel.Request, files *inline.Files) (sdk.ChatCompletionNewParams, error) {
 	p := sdk.ChatCompletionNewParams{Model: m.name}
 	for _, msg := range req.Messages {
 		switch msg.Role {
@@ -23,7 +24,7 @@ func (m *Model) chatParams(req *keel.Request, inline *inlineData) (sdk.ChatCompl
 				p.Messages = append(p.Messages, sdk.SystemMessage(t))
 			}
 		case keel.RoleUser:
-			u, err := chatUserMessage(msg, inline)
+			u, err := chatUserMessage(msg, files)
 			if err != nil {
 				return p, err
 			}
@@ -77,7 +78,7 @@ func (m *Model) chatParams(req *keel.Request, inline *inlineData) (sdk.ChatCompl
 	return p, nil
 }
 
-func chatUserMessage(msg keel.Message, inline *inlineData) (sdk.ChatCompletionMessageParamUnion, error) {
+func chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionMessageParamUnion, error) {
 	if len(msg.Parts) == 1 {
 		if t, ok := msg.Parts[0].(keel.TextPart); ok {
 			return sdk.UserMessage(t.Text), nil
@@ -89,7 +90,7 @@ func chatUserMessage(msg keel.Message, inline *inlineData) (sdk.ChatCompletionMe
 		case keel.TextPart:
 			parts = append(parts, sdk.TextContentPart(p.Text))
 		case keel.FilePart:
-			c, err := chatFilePart(p, i, inline)
+			c, err := chatFilePart(p, i, files)
 			if err != nil {
 				return sdk.ChatCompletionMessageParamUnion{}, err
 			}
@@ -103,9 +104,9 @@ func chatUserMessage(msg keel.Message, inline *inlineData) (sdk.ChatCompletionMe
 
 // chatFilePart encodes a file as PROVIDERS.md says Chat Completions takes
 // it, or refuses it with the functionality string keel's processors read.
-func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompletionContentPartUnionParam, error) {
+func chatFilePart(f keel.FilePart, index int, files *inline.Files) (sdk.ChatCompletionContentPartUnionParam, error) {
 	var none sdk.ChatCompletionContentPartUnionParam
-	mt := keel.NormalizeMediaType(f.MediaType)
+	mt := inline.MediaType(f)
 	src := f.Source()
 	switch {
 	case strings.HasPrefix(mt, "image/"):
@@ -115,7 +116,7 @@ func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompl
 		case keel.SourceReference:
 			return none, refuse("image file parts with file IDs")
 		}
-		u, err := inline.fileDataURL(f, mt)
+		u, err := dataURL(files, f, mt)
 		if err != nil {
 			return none, err
 		}
@@ -132,11 +133,11 @@ func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompl
 		case "audio/mpeg", "audio/mp3":
 			format = "mp3"
 		default:
-			return none, refuse("audio content parts with media type " + mediaTypeText(f.MediaType))
+			return none, refuse("audio content parts with media type " + inline.Given(f))
 		}
-		b64, err := inline.fileBase64(f)
+		b64, err := files.Text(f)
 		if err != nil {
-			return none, err
+			return none, fileError(f, err)
 		}
 		return sdk.InputAudioContentPart(sdk.ChatCompletionContentPartInputAudioInputAudioParam{
 			Data: b64, Format: format,
@@ -149,7 +150,7 @@ func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompl
 		case keel.SourceReference:
 			return sdk.FileContentPart(sdk.ChatCompletionContentPartFileFileParam{FileID: param.NewOpt(f.URL)}), nil
 		}
-		u, err := inline.fileDataURL(f, mt)
+		u, err := dataURL(files, f, mt)
 		if err != nil {
 			return none, err
 		}
@@ -161,27 +162,26 @@ func chatFilePart(f keel.FilePart, index int, inline *inlineData) (sdk.ChatCompl
 			FileData: param.NewOpt(u), Filename: param.NewOpt(name),
 		}), nil
 	}
-	return none, refuse("file part media type " + mediaTypeText(f.MediaType))
+	return none, refuse("file part media type " + inline.Given(f))
 }
 
 func refuse(functionality string) error {
 	return &keel.UnsupportedFunctionalityError{Functionality: functionality}
 }
 
-// mediaTypeText is a media type as the sender gave it, for a refusal.
-func mediaTypeText(mt string) string {
-	if mt = strings.TrimSpace(mt); mt == "" {
-		return "application/octet-stream"
+// dataURL returns a data: URL of type mediaType whose base64 stands for
+// f's inline content in files.
+func dataURL(files *inline.Files, f keel.FilePart, mediaType string) (string, error) {
+	b64, err := files.Text(f)
+	if err != nil {
+		return "", fileError(f, err)
 	}
-	return mt
+	return "data:" + mediaType + ";base64," + b64, nil
 }
 
-func inlineBytes(f keel.FilePart) ([]byte, error) {
-	data, err := f.InlineData()
-	if err != nil {
-		return nil, fmt.Errorf("openai: build request: file %q: %w", f.Filename, err)
-	}
-	return data, nil
+// fileError is the error of a file whose inline content cannot be read.
+func fileError(f keel.FilePart, err error) error {
+	return fmt.Errorf("openai: build request: file %q: %w", f.Filename, err)
 }
 
 func chatAssistantMessage(msg keel.Message) (sdk.ChatCompletionMessageParamUnion, error) {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/inline"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -103,7 +104,7 @@ func (m *Model) toError(ctx context.Context, x *exchange, err error) error {
 	}
 	var ufe *keel.UnsupportedFunctionalityError
 	var ae *keel.APICallError
-	if errors.As(err, &ufe) || errors.As(err, &ae) || errors.Is(err, errInlineData) {
+	if errors.As(err, &ufe) || errors.As(err, &ae) || errors.Is(err, inline.ErrBody) {
 		return err
 	}
 	x.mu.Lock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/internal/httpclient"
+	"github.com/keel-go/keel/provider/internal/inline"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -196,6 +197,18 @@ func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.St
 		return m.streamResponses(ctx, req)
 	}
 	return m.streamChat(ctx, req)
+}
+
+// inlineOption completes the request body as it is sent, writing each
+// inline file's base64 in place of its placeholder.
+func inlineOption(files *inline.Files) option.RequestOption {
+	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		req, err := files.Request(req)
+		if err != nil {
+			return nil, err
+		}
+		return next(req)
+	})
 }
 
 // callOptions are the per-call request options: the call's headers.

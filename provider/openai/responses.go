@@ -7,6 +7,7 @@ import (
 	"iter"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/inline"
 	"github.com/openai/openai-go/v3/option"
 )
 
@@ -65,13 +66,13 @@ func (r *rawResponse) finish(hasToolCalls bool) keel.FinishReason {
 }
 
 func (m *Model) generateResponses(ctx context.Context, req *keel.Request) (*keel.Response, error) {
-	inline := newInlineData()
-	params, err := m.responsesParams(req, inline)
+	files := inline.New()
+	params, err := m.responsesParams(req, files)
 	if err != nil {
 		return nil, err
 	}
 	x := &exchange{}
-	opts := append(callOptions(req), x.option(), inline.option())
+	opts := append(callOptions(req), x.option(), inlineOption(files))
 	res, err := m.responses.New(ctx, params, opts...)
 	if err != nil {
 		return nil, m.toError(ctx, x, err)
@@ -116,8 +117,8 @@ type responsesEvent struct {
 
 func (m *Model) streamResponses(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
 	return func(yield func(keel.StreamEvent, error) bool) {
-		inline := newInlineData()
-		params, err := m.responsesParams(req, inline)
+		files := inline.New()
+		params, err := m.responsesParams(req, files)
 		if err != nil {
 			yield(keel.StreamEvent{}, err)
 			return
@@ -125,7 +126,7 @@ func (m *Model) streamResponses(ctx context.Context, req *keel.Request) iter.Seq
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // a consumer leaving early closes the connection
 		x := &exchange{}
-		opts := append(callOptions(req), x.option(), inline.option(), option.WithHeader("Accept", "text/event-stream"))
+		opts := append(callOptions(req), x.option(), inlineOption(files), option.WithHeader("Accept", "text/event-stream"))
 		stream := m.responses.NewStreaming(ctx, params, opts...)
 		defer stream.Close()
 

@@ -5,14 +5,15 @@ import (
 	"strings"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/inline"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 )
 
 // responsesParams builds the Responses API request. As for Chat
-// Completions, file contents go to inline as placeholders and refusals
+// Completions, file contents go to files as placeholders and refusals
 // happen here, before anything is sent.
-func (m *Model) responsesParams(req *keel.Request, inline *inlineData) (responses.ResponseNewParams, error) {
+func (m *Model) responsesParams(req *keel.Request, files *inline.Files) (responses.ResponseNewParams, error) {
 	p := responses.ResponseNewParams{Model: m.name}
 	var items responses.ResponseInputParam
 	for _, msg := range req.Messages {
@@ -22,7 +23,7 @@ func (m *Model) responsesParams(req *keel.Request, inline *inlineData) (response
 				items = append(items, responses.ResponseInputItemParamOfMessage(t, responses.EasyInputMessageRoleSystem))
 			}
 		case keel.RoleUser:
-			content, err := m.responsesUserContent(msg, inline)
+			content, err := m.responsesUserContent(msg, files)
 			if err != nil {
 				return p, err
 			}
@@ -84,14 +85,14 @@ func (m *Model) responsesParams(req *keel.Request, inline *inlineData) (response
 	return p, nil
 }
 
-func (m *Model) responsesUserContent(msg keel.Message, inline *inlineData) (responses.ResponseInputMessageContentListParam, error) {
+func (m *Model) responsesUserContent(msg keel.Message, files *inline.Files) (responses.ResponseInputMessageContentListParam, error) {
 	content := make(responses.ResponseInputMessageContentListParam, 0, len(msg.Parts))
 	for i, part := range msg.Parts {
 		switch p := part.(type) {
 		case keel.TextPart:
 			content = append(content, responses.ResponseInputContentParamOfInputText(p.Text))
 		case keel.FilePart:
-			c, err := m.responsesFilePart(p, i, inline)
+			c, err := m.responsesFilePart(p, i, files)
 			if err != nil {
 				return nil, err
 			}
@@ -106,9 +107,9 @@ func (m *Model) responsesUserContent(msg keel.Message, inline *inlineData) (resp
 // responsesFilePart encodes a file for the Responses API: images as
 // input_image, PDFs (and, when passing documents through, any other type
 // but audio and video) as input_file.
-func (m *Model) responsesFilePart(f keel.FilePart, index int, inline *inlineData) (responses.ResponseInputContentUnionParam, error) {
+func (m *Model) responsesFilePart(f keel.FilePart, index int, files *inline.Files) (responses.ResponseInputContentUnionParam, error) {
 	var none responses.ResponseInputContentUnionParam
-	mt := keel.NormalizeMediaType(f.MediaType)
+	mt := inline.MediaType(f)
 	if strings.HasPrefix(mt, "image/") {
 		img := &responses.ResponseInputImageParam{Detail: responses.ResponseInputImageDetailAuto}
 		switch f.Source() {
@@ -117,7 +118,7 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, inline *inlineData
 		case keel.SourceReference:
 			img.FileID = param.NewOpt(f.URL)
 		default:
-			u, err := inline.fileDataURL(f, mt)
+			u, err := dataURL(files, f, mt)
 			if err != nil {
 				return none, err
 			}
@@ -129,7 +130,7 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, inline *inlineData
 	// passed through or not.
 	media := strings.HasPrefix(mt, "audio/") || strings.HasPrefix(mt, "video/")
 	if mt != "application/pdf" && (!m.passThrough || media) {
-		return none, refuse("file part media type " + mediaTypeText(f.MediaType))
+		return none, refuse("file part media type " + inline.Given(f))
 	}
 	file := &responses.ResponseInputFileParam{}
 	switch f.Source() {
@@ -142,10 +143,7 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, inline *inlineData
 		if name == "" {
 			name = fmt.Sprintf("part-%d%s", index, extensionOf(mt))
 		}
-		if mt == "" {
-			mt = "application/octet-stream"
-		}
-		u, err := inline.fileDataURL(f, mt)
+		u, err := dataURL(files, f, inline.OrOctetStream(mt))
 		if err != nil {
 			return none, err
 		}
