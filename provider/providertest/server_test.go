@@ -2,9 +2,11 @@ package providertest_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +23,14 @@ func post(t *testing.T, ctx context.Context, url, body string) (int, http.Header
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, string(b)
+}
+
+// waitCancelled waits, at most 20 s, for s to see a client leave.
+func waitCancelled(s *providertest.Server) {
+	deadline := time.Now().Add(20 * time.Second)
+	for s.Cancelled() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func TestServerRepliesInOrderAndRepeatsTheLast(t *testing.T) {
@@ -73,10 +83,7 @@ func TestServerStallStopsBeforeTheLastEvent(t *testing.T) {
 	}
 	cancel()
 	resp.Body.Close()
-	deadline := time.Now().Add(2 * time.Second)
-	for s.Cancelled() == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitCancelled(s)
 	if got != "data: one\n\ndata: two\n\n" || s.Cancelled() != 1 {
 		t.Errorf("Got(stalled body, cancelled) = %q, %d; want two events, 1", got, s.Cancelled())
 	}
@@ -90,10 +97,7 @@ func TestServerDelayEndsWhenTheClientLeaves(t *testing.T) {
 	if _, err := http.DefaultClient.Do(req); err == nil {
 		t.Fatal("Got(error) = nil; want the deadline")
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for s.Cancelled() == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitCancelled(s)
 	if s.Cancelled() != 1 {
 		t.Errorf("Got(cancelled) = %d; want 1", s.Cancelled())
 	}
@@ -108,4 +112,65 @@ func TestErrorKindNames(t *testing.T) {
 			seen[n] = true
 		}
 	}
+}
+
+func TestServerFuncAnswersEachRequest(t *testing.T) {
+	s := providertest.NewServerFunc(t, func(r providertest.Recorded, n int) providertest.Reply {
+		return providertest.Reply{Status: 200 + n, Body: r.Path + ":" + string(r.Body)}
+	})
+	for i, want := range []string{"/a:one", "/b:two"} {
+		path, body, _ := strings.Cut(want[1:], ":")
+		status, _, got := post(t, context.Background(), s.URL()+"/"+path, body)
+		if status != 200+i || got != want {
+			t.Errorf("Got(reply %d) = %d %q; want %d %q", i, status, got, 200+i, want)
+		}
+	}
+	if n := len(s.Requests()); n != 2 {
+		t.Errorf("Got(requests) = %d; want 2", n)
+	}
+}
+
+// TestServerCutsTheBody checks StallAfter and ResetAfter: the client reads
+// exactly the first bytes, then waits (until it leaves) or gets a reset.
+func TestServerCutsTheBody(t *testing.T) {
+	body := "data: {\"n\":1}\n\ndata: {\"n\":2}\n\ndata: {\"n\":3}\n\n"
+	cut := providertest.EventCut(body, 2)
+	if cut <= strings.Index(body, "\n\n") || cut >= strings.LastIndex(body, "data:") || !strings.HasPrefix(body[strings.Index(body, "\n\n")+2:], "data:") {
+		t.Fatalf("Got(EventCut(body, 2)) = %d; want a place inside the second event", cut)
+	}
+	if got := providertest.EventCut(body, 4); got != -1 {
+		t.Errorf("Got(EventCut of a missing event) = %d; want -1", got)
+	}
+	t.Run("reset", func(t *testing.T) {
+		s := providertest.NewServer(t, providertest.Reply{Body: body, ResetAfter: cut})
+		resp, err := http.Post(s.URL(), "text/plain", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got, err := io.ReadAll(resp.Body)
+		if string(got) != body[:cut] || !errors.Is(err, syscall.ECONNRESET) {
+			t.Errorf("Got(body) = %q, %v; want %q, then syscall.ECONNRESET", got, err, body[:cut])
+		}
+	})
+	t.Run("stall", func(t *testing.T) {
+		s := providertest.NewServer(t, providertest.Reply{Body: body, StallAfter: cut})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "POST", s.URL(), nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		got := make([]byte, cut)
+		if _, err := io.ReadFull(resp.Body, got); err != nil || string(got) != body[:cut] {
+			t.Fatalf("Got(first bytes) = %q, %v; want %q", got, err, body[:cut])
+		}
+		cancel()
+		waitCancelled(s)
+		if s.Cancelled() != 1 {
+			t.Errorf("Got(cancelled) = %d; want 1: the server waits for the client to leave", s.Cancelled())
+		}
+	})
 }

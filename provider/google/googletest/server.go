@@ -1,12 +1,8 @@
 package googletest
 
 import (
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/keel-go/keel"
@@ -50,13 +46,12 @@ func (r Request) Decode() (Body, error) { return Decode(r.Body) }
 
 // Server is a local server speaking the Gemini API's generateContent and
 // streamGenerateContent (alt=sse) under /v1beta/models/. Point an adapter
-// at [Server.URL] (the SDK adds the path). It is safe for concurrent use.
+// at [Server.URL] (the SDK adds the path). It runs on a
+// [providertest.Server] whose answers come from [Options], so a reply of
+// [Options.Respond] may stall or reset the connection as any
+// [providertest.Reply] can. It is safe for concurrent use.
 type Server struct {
-	srv  *httptest.Server
-	opts Options
-
-	mu       sync.Mutex
-	requests []Request
+	srv *providertest.Server
 }
 
 // NewServer starts a [Server] and closes it when the test ends.
@@ -70,76 +65,78 @@ func NewServer(t testing.TB, opts Options) *Server {
 // Start starts a [Server] outside a test; the caller must [Server.Close]
 // it.
 func Start(opts Options) *Server {
-	s := &Server{opts: opts}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	return s
+	return &Server{srv: providertest.StartFunc(func(r providertest.Recorded, n int) providertest.Reply {
+		rep := answer(opts, request(r), n)
+		if rep.ContentType == "" {
+			rep.ContentType = "application/json; charset=UTF-8" // as Gemini sends it
+		}
+		return rep
+	})}
 }
 
 // URL is the server's base URL, such as "http://127.0.0.1:41234".
-func (s *Server) URL() string { return s.srv.URL }
+func (s *Server) URL() string { return s.srv.URL() }
 
 // Close shuts the server down.
-func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
+func (s *Server) Close() { s.srv.Close() }
 
 // Requests returns the requests received so far, in order.
 func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	recs := s.srv.Requests()
+	out := make([]Request, len(recs))
+	for i, r := range recs {
+		out[i] = request(r)
+	}
+	return out
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	req := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
-	rest, ok := strings.CutPrefix(r.URL.Path, "/v1beta/models/")
+// request is r as a Gemini request: the model and method its path names.
+func request(r providertest.Recorded) Request {
+	req := Request{Method: r.Method, Path: r.Path, Query: r.Query, Header: r.Header, Body: r.Body}
+	rest, _ := strings.CutPrefix(r.Path, modelsPath)
 	model, method, _ := strings.Cut(rest, ":")
 	req.Model, req.Stream = model, method == "streamGenerateContent"
-	s.mu.Lock()
-	n := len(s.requests)
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	return req
+}
 
-	if s.opts.Respond != nil {
-		if rep, ok := s.opts.Respond(req, n); ok {
-			write(w, rep)
-			return
+// modelsPath is where the API's model methods are.
+const modelsPath = "/v1beta/models/"
+
+// answer is what Gemini answers req, the n-th request, as opts say.
+func answer(opts Options, req Request, n int) providertest.Reply {
+	if opts.Respond != nil {
+		if rep, ok := opts.Respond(req, n); ok {
+			return rep
 		}
 	}
+	_, method, _ := strings.Cut(strings.TrimPrefix(req.Path, modelsPath), ":")
 	switch {
-	case !ok || r.Method != http.MethodPost || (method != "generateContent" && method != "streamGenerateContent"):
-		write(w, providertest.Reply{Status: 404, Body: ErrorBody(404, "NOT_FOUND", "Method not found.")})
-		return
-	case r.Header.Get("X-Goog-Api-Key") == "":
-		write(w, providertest.Reply{Status: 403, Body: ErrorBody(403, "PERMISSION_DENIED", "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API.")})
-		return
+	case !strings.HasPrefix(req.Path, modelsPath) || req.Method != http.MethodPost ||
+		(method != "generateContent" && method != "streamGenerateContent"):
+		return providertest.Reply{Status: 404, Body: ErrorBody(404, "NOT_FOUND", "Method not found.")}
+	case req.Header.Get("X-Goog-Api-Key") == "":
+		return providertest.Reply{Status: 403, Body: ErrorBody(403, "PERMISSION_DENIED", PermissionDeniedMessage)}
 	}
-	decoded, err := Decode(body)
+	decoded, err := Decode(req.Body)
 	if err != nil {
-		write(w, providertest.Reply{Status: 400, Body: ErrorBody(400, "INVALID_ARGUMENT", "Invalid JSON payload received.")})
-		return
+		return providertest.Reply{Status: 400, Body: ErrorBody(400, "INVALID_ARGUMENT", "Invalid JSON payload received.")}
 	}
 	for _, mt := range decoded.InlineMediaTypes() {
-		if containsType(s.opts.Unsupported, mt) {
-			write(w, providertest.Reply{Status: 400, Body: UnsupportedMIMEBody(mt)})
-			return
+		if containsType(opts.Unsupported, mt) {
+			return providertest.Reply{Status: 400, Body: UnsupportedMIMEBody(mt)}
 		}
-		if containsType(s.opts.Internal, mt) {
-			write(w, providertest.Reply{Status: 502, Body: InternalBody(502)})
-			return
+		if containsType(opts.Internal, mt) {
+			return providertest.Reply{Status: 502, Body: InternalBody(502)}
 		}
 	}
-	text := s.opts.Text
+	text := opts.Text
 	if text == "" {
 		text = DefaultText
 	}
 	if req.Stream {
-		write(w, providertest.Reply{Body: StreamTextBody(text), ContentType: "text/event-stream"})
-		return
+		return providertest.Reply{Body: StreamTextBody(text), ContentType: "text/event-stream"}
 	}
-	write(w, providertest.Reply{Body: TextBody(text)})
+	return providertest.Reply{Body: TextBody(text)}
 }
 
 func containsType(list []string, mt string) bool {
@@ -149,23 +146,4 @@ func containsType(list []string, mt string) bool {
 		}
 	}
 	return false
-}
-
-func write(w http.ResponseWriter, rep providertest.Reply) {
-	for k, vs := range rep.Header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	ct := rep.ContentType
-	if ct == "" {
-		ct = "application/json; charset=UTF-8"
-	}
-	w.Header().Set("Content-Type", ct)
-	status := rep.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
-	w.WriteHeader(status)
-	_, _ = io.WriteString(w, rep.Body)
 }

@@ -35,6 +35,12 @@ const (
 	RateLimitedMessage = "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits."
 	// UnavailableMessage is Gemini's 503 UNAVAILABLE message.
 	UnavailableMessage = "The model is overloaded. Please try again later."
+	// PermissionDeniedMessage is Gemini's 403 PERMISSION_DENIED message for
+	// a request without a key.
+	PermissionDeniedMessage = "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."
+	// NotFoundMessage is Gemini's 404 NOT_FOUND message for a model it
+	// does not have.
+	NotFoundMessage = "models/gemini-9-flash is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods."
 	// UnauthenticatedMessage is Gemini's 401 UNAUTHENTICATED message.
 	UnauthenticatedMessage = "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
 )
