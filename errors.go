@@ -1,6 +1,7 @@
 package keel
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -15,6 +16,16 @@ import (
 // "media type: application/zip".
 type UnsupportedFunctionalityError struct {
 	Functionality string
+	// MediaType is the media type of the refused file as the request gave
+	// it: the part's MediaType unchanged but for surrounding space, or,
+	// when the part names none, the type its data: URL names, or
+	// "application/octet-stream" when neither names one. Compare it with
+	// [NormalizeMediaType]. An adapter sets it when it refuses a file
+	// because of its media type, so that any file of that type would be
+	// refused alike; it is empty when the refusal is of something else:
+	// a file's source (a PDF by URL), its place (a file in an assistant
+	// message), or no file at all.
+	MediaType string
 }
 
 // Error returns "'<functionality>' functionality not supported.", the text
@@ -25,30 +36,70 @@ func (e *UnsupportedFunctionalityError) Error() string {
 
 // APICallError reports that a provider answered a call with an error
 // status, or could not be reached (StatusCode 0). Adapters build it in one
-// place from the provider's error body; everyone else reads its fields.
+// place from the provider's error body and set the fields they know;
+// everyone else reads its fields, never its text.
 type APICallError struct {
 	// Provider names the provider ("openai", "anthropic", "google").
 	Provider string
 	// URL is the request's URL.
 	URL string
-	// StatusCode is the HTTP status; 0 when no response arrived.
+	// StatusCode is the HTTP status; 0 when no response arrived. An error
+	// inside a stream that opened with 200 carries the status the same
+	// error has when a request fails outright (Anthropic's
+	// overloaded_error: 529), and a Gemini answer that finished with
+	// MALFORMED_FUNCTION_CALL keeps the 200 it came with.
 	StatusCode int
 	// Header holds the response's headers (Retry-After, x-should-retry, ...).
 	Header http.Header
-	// Body is the raw response body.
+	// Body is the raw response body (for an error inside a stream, the
+	// event's data).
 	Body string
-	// Type, Code and Message are parsed from the body when it has them.
-	Type, Code, Message string
+	// Type is the provider's class of error, as its body names it:
+	// OpenAI's and Anthropic's error type ("invalid_request_error",
+	// "overloaded_error"), Gemini's status ("INVALID_ARGUMENT").
+	Type string
+	// Code is the provider's most specific machine-readable name for the
+	// error: OpenAI's error code ("rate_limit_exceeded",
+	// "invalid_api_key"), else its type; Anthropic's error_code, else its
+	// type; Gemini's ErrorInfo reason ("API_KEY_INVALID"), else its status.
+	// Empty when the answer names nothing (an HTML page from a proxy, a
+	// connection that failed).
+	Code string
+	// Message is the provider's own message, parsed from the body; the
+	// status's text ("Bad Gateway") when the body has none.
+	Message string
+	// MediaType is the media type the provider's answer names as the one
+	// it cannot read, as it names it: Gemini's 400 "Unsupported MIME type:
+	// <type>" and OpenAI's 400 "... unsupported MIME type '<type>'". Empty
+	// when the answer names no type, even when a file caused it (Gemini's
+	// 500 INTERNAL, Anthropic's 400 listing the types it takes).
+	MediaType string
 	// Retryable reports that sending the same request again may succeed.
-	// [IsRetryableStatus] gives the usual value.
+	// Adapters set it from the status and headers ([IsRetryableStatus]),
+	// and from what the provider's body says (an error event inside a
+	// stream, a message saying the request can be retried); a connection
+	// that failed, broke while the answer was read, or stayed silent
+	// longer than allowed (see [ErrIdleTimeout]) is retryable.
 	Retryable bool
 	// RetryDelay is the wait the provider asked for in the error's body
 	// rather than in a header (Gemini's google.rpc.RetryInfo); 0 when it
 	// asked for none there.
 	RetryDelay time.Duration
-	// Cause is the SDK's error, reachable with errors.As.
+	// Cause is the SDK's error, reachable with errors.As; for a connection
+	// that broke or stayed silent, the error that says so (a reset
+	// connection's syscall.ECONNRESET, io.ErrUnexpectedEOF for an answer
+	// cut short, [ErrIdleTimeout]).
 	Cause error
 }
+
+// ErrIdleTimeout is the cause (errors.Is) of the retryable [APICallError],
+// with StatusCode 0, that a model call ends with when the provider stays
+// silent for longer than its adapter allows: once an answer has started,
+// no byte for the idle timeout (60 s by default); before its first byte,
+// nothing for the first-byte timeout (10 minutes by default), since a
+// model may think for minutes before it answers. Each adapter's options
+// set both.
+var ErrIdleTimeout = errors.New("idle timeout")
 
 // Error describes the failure with the provider's own message.
 func (e *APICallError) Error() string {

@@ -24,6 +24,15 @@
 // (required) and OPENAI_COMPATIBLE_API_KEY (optional) for compatible
 // servers. KEEL_MODEL names the model [FromEnv] returns.
 //
+// # Timeouts
+//
+// [Options.IdleTimeout] (60 s by default) bounds each wait for the provider
+// once an answer has started, and [Options.FirstByteTimeout] (10 minutes)
+// the wait for an answer's first byte, since a model may think for
+// minutes first. Passing either ends the call with a retryable
+// [keel.APICallError] whose cause is [keel.ErrIdleTimeout]; keel's
+// stream-error retry then sends the call again.
+//
 // # Errors
 //
 // An unknown provider, a missing key or a compatible server without a base

@@ -1,10 +1,14 @@
 package provider_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider"
+	"github.com/keel-go/keel/provider/providertest"
 )
 
 func ExampleResolve() {
@@ -39,4 +43,34 @@ func ExampleConfigError() {
 	// Output:
 	// KEEL_MODEL
 	// provider: model "mistral/mistral-large": unknown provider "mistral" (known: openai, anthropic, google, openai-compatible): set KEEL_MODEL
+}
+
+// A provider that stops sending half way through a stream: the call ends
+// after the idle timeout with a retryable error, which keel's stream-error
+// retry sends again.
+func ExampleOptions_idleTimeout() {
+	body := "data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"Hel\"}],\"role\":\"model\"}}]}\n\n" +
+		"data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"lo\"}],\"role\":\"model\"},\"finishReason\":\"STOP\"}]}\n\n"
+	srv := providertest.Start(providertest.Reply{Body: body, ContentType: "text/event-stream", Stall: true})
+	defer srv.Close()
+
+	m, err := provider.Resolve("google/gemini-2.5-flash", provider.Options{
+		APIKey: "example", BaseURL: srv.URL(), IdleTimeout: 50 * time.Millisecond,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for ev, err := range m.Stream(context.Background(), &keel.Request{Messages: []keel.Message{keel.UserText("Hi")}}) {
+		var api *keel.APICallError
+		switch {
+		case errors.As(err, &api):
+			fmt.Println("retryable:", api.Retryable, "idle timeout:", errors.Is(err, keel.ErrIdleTimeout))
+		case err == nil:
+			fmt.Printf("%s %q\n", ev.Type, ev.Text)
+		}
+	}
+	// Output:
+	// text-delta "Hel"
+	// retryable: true idle timeout: true
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/anthropic"
@@ -36,6 +37,15 @@ type Options struct {
 	// ProviderName is what an OpenAI-compatible model's Provider returns,
 	// such as "ollama"; empty means "openai-compatible".
 	ProviderName string
+	// IdleTimeout bounds each wait for the provider once an answer has
+	// started: a call that receives nothing for that long ends with a
+	// retryable [keel.APICallError] whose cause is [keel.ErrIdleTimeout].
+	// 0 means 60 s; a negative value, no bound.
+	IdleTimeout time.Duration
+	// FirstByteTimeout bounds the wait for an answer's first byte once the
+	// request is sent, streamed or not, since a model may think for
+	// minutes first. 0 means 10 minutes; a negative value, no bound.
+	FirstByteTimeout time.Duration
 }
 
 // ConfigError reports a model string that cannot be resolved: an unknown
@@ -104,7 +114,8 @@ func Resolve(modelString string, opts Options) (keel.Model, error) {
 		if err := missingKey(openai.EnvAPIKey); err != nil {
 			return nil, err
 		}
-		o := openai.Options{APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient, Headers: opts.Headers}
+		o := openai.Options{APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient, Headers: opts.Headers,
+			IdleTimeout: opts.IdleTimeout, FirstByteTimeout: opts.FirstByteTimeout}
 		if rest, found := strings.CutPrefix(name, openai.APIResponses+"/"); found {
 			o.API, name = openai.APIResponses, rest
 		}
@@ -113,12 +124,14 @@ func Resolve(modelString string, opts Options) (keel.Model, error) {
 		if err := missingKey(anthropic.EnvAPIKey); err != nil {
 			return nil, err
 		}
-		m, err = anthropic.New(name, anthropic.Options{APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient, Headers: opts.Headers})
+		m, err = anthropic.New(name, anthropic.Options{APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient,
+			Headers: opts.Headers, IdleTimeout: opts.IdleTimeout, FirstByteTimeout: opts.FirstByteTimeout})
 	case "google":
 		if err := missingKey(google.EnvAPIKey, google.EnvGoogleAPIKey, google.EnvGeminiAPIKey); err != nil {
 			return nil, err
 		}
-		m, err = google.New(name, google.Options{APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient, Headers: opts.Headers})
+		m, err = google.New(name, google.Options{APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient,
+			Headers: opts.Headers, IdleTimeout: opts.IdleTimeout, FirstByteTimeout: opts.FirstByteTimeout})
 	case Compatible:
 		if opts.BaseURL == "" && strings.TrimSpace(os.Getenv(openai.EnvCompatibleBaseURL)) == "" {
 			return nil, &ConfigError{Model: modelString, Provider: prov, Variable: openai.EnvCompatibleBaseURL,
@@ -129,7 +142,7 @@ func Resolve(modelString string, opts Options) (keel.Model, error) {
 			pn = Compatible
 		}
 		m, err = openai.New(name, openai.Options{APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient,
-			Headers: opts.Headers, ProviderName: pn})
+			Headers: opts.Headers, ProviderName: pn, IdleTimeout: opts.IdleTimeout, FirstByteTimeout: opts.FirstByteTimeout})
 	default:
 		return nil, &ConfigError{Model: modelString, Provider: prov, Variable: EnvModel,
 			Reason: `unknown provider "` + prov + `" (known: openai, anthropic, google, ` + Compatible + `)`}

@@ -1,12 +1,16 @@
 package provider_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider"
 	"github.com/keel-go/keel/provider/openai"
+	"github.com/keel-go/keel/provider/providertest"
 )
 
 var keyVars = []string{
@@ -127,4 +131,44 @@ func TestFromEnv(t *testing.T) {
 			t.Errorf("Got(FromEnv()) = %q, %v; want a ConfigError naming KEEL_MODEL", got, err)
 		}
 	})
+}
+
+// TestResolvePassesTimeouts checks that the idle and first-byte timeouts
+// reach the adapter of every model string: a server that never answers
+// ends the call after the first-byte timeout, one that stops half way
+// after the idle timeout.
+func TestResolvePassesTimeouts(t *testing.T) {
+	models := []string{"openai/gpt-4o-mini", "openai/responses/gpt-5", "anthropic/claude-sonnet-4-5",
+		"google/gemini-2.5-flash", "openai-compatible/llama3.2"}
+	tests := []struct {
+		name  string
+		reply providertest.Reply
+		opts  provider.Options
+	}{
+		{"first byte", providertest.Reply{Delay: time.Minute}, provider.Options{FirstByteTimeout: 50 * time.Millisecond}},
+		{"idle", providertest.Reply{Body: `{"id":"resp_1","object":`, StallAfter: 10},
+			provider.Options{IdleTimeout: 50 * time.Millisecond, FirstByteTimeout: time.Minute}},
+	}
+	for _, model := range models {
+		for _, tc := range tests {
+			t.Run(model+"/"+tc.name, func(t *testing.T) {
+				clearEnv(t)
+				s := providertest.NewServer(t, tc.reply)
+				opts := tc.opts
+				opts.APIKey, opts.BaseURL = "k", s.URL()
+				if strings.HasPrefix(model, "openai") {
+					opts.BaseURL += "/v1"
+				}
+				m, err := provider.Resolve(model, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = m.Generate(context.Background(), &keel.Request{Messages: []keel.Message{keel.UserText("hi")}})
+				var ae *keel.APICallError
+				if !errors.As(err, &ae) || !ae.Retryable || !errors.Is(err, keel.ErrIdleTimeout) {
+					t.Errorf("Got(error) = %v; want a retryable APICallError caused by keel.ErrIdleTimeout", err)
+				}
+			})
+		}
+	}
 }

@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/exchange"
 	"github.com/keel-go/keel/provider/internal/httpclient"
 	"github.com/keel-go/keel/provider/internal/inline"
 )
@@ -54,6 +56,18 @@ type Options struct {
 	// Headers are sent with every request; a header the SDK sets itself
 	// (such as anthropic-version) is replaced.
 	Headers http.Header
+	// IdleTimeout bounds each wait for the provider once an answer has
+	// started (and for it to take more of a request being sent): a call
+	// that receives nothing for that long ends with a retryable
+	// [keel.APICallError] whose cause is [keel.ErrIdleTimeout]. 0 means
+	// 60 s; a negative value, no bound. The API sends ping events while a
+	// stream is quiet, so a healthy stream never comes near it.
+	IdleTimeout time.Duration
+	// FirstByteTimeout bounds the wait for an answer's first byte once the
+	// request is sent, streamed or not: a model may think for minutes
+	// before it writes anything. Passing it ends the call as IdleTimeout
+	// does. 0 means 10 minutes; a negative value, no bound.
+	FirstByteTimeout time.Duration
 }
 
 // Model is a Claude model behind the Anthropic Messages API. It implements
@@ -63,6 +77,7 @@ type Model struct {
 	client anthropic.Client
 	// endpoint is the Messages API's URL, for errors that carry no request.
 	endpoint string
+	timeouts exchange.Timeouts
 }
 
 var _ keel.Model = (*Model)(nil)
@@ -111,7 +126,8 @@ func New(model string, opts Options) (*Model, error) {
 	if baseURL != "" {
 		endpoint = strings.TrimRight(baseURL, "/")
 	}
-	return &Model{name: model, client: anthropic.NewClient(ro...), endpoint: endpoint + "/v1/messages"}, nil
+	return &Model{name: model, client: anthropic.NewClient(ro...), endpoint: endpoint + "/v1/messages",
+		timeouts: exchange.Timeouts{Idle: opts.IdleTimeout, FirstByte: opts.FirstByteTimeout}}, nil
 }
 
 // Provider returns "anthropic".
@@ -124,14 +140,14 @@ func (m *Model) Name() string { return m.name }
 // file the API cannot take is refused with a
 // [*keel.UnsupportedFunctionalityError] before anything is sent.
 func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response, error) {
-	files := inline.New()
-	params, err := m.params(req, files)
+	c := m.newCall()
+	params, err := m.params(req, c.files)
 	if err != nil {
 		return nil, err
 	}
-	msg, err := m.client.Messages.New(ctx, params, append(requestOptions(req), inlineOption(files))...)
+	msg, err := m.client.Messages.New(ctx, params, append(requestOptions(req), c.option())...)
 	if err != nil {
-		return nil, callError(ctx, "generate", m.endpoint, err)
+		return nil, callError(ctx, "generate", m.endpoint, c.x, err)
 	}
 	return response(msg), nil
 }
@@ -141,8 +157,8 @@ func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response
 // iteration early cancels the request.
 func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
 	return func(yield func(keel.StreamEvent, error) bool) {
-		files := inline.New()
-		params, err := m.params(req, files)
+		c := m.newCall()
+		params, err := m.params(req, c.files)
 		if err != nil {
 			yield(keel.StreamEvent{}, err)
 			return
@@ -150,11 +166,10 @@ func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.St
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		var whole wholeAnswer
-		ro := append(requestOptions(req), inlineOption(files))
-		ro = append(ro, option.WithMiddleware(whole.capture))
+		ro := append(requestOptions(req), c.option(), option.WithMiddleware(whole.capture))
 		stream := m.client.Messages.NewStreaming(ctx, params, ro...)
 		defer stream.Close()
-		readStream(ctx, m.endpoint, stream, &whole, yield)
+		readStream(ctx, m.endpoint, c.x, stream, &whole, yield)
 	}
 }
 
@@ -165,15 +180,26 @@ func (m *Model) params(req *keel.Request, files *inline.Files) (anthropic.Messag
 	return buildParams(m.name, req, files)
 }
 
-// inlineOption completes the request body as it is sent, writing each
-// inline file's base64 in place of its placeholder.
-func inlineOption(files *inline.Files) option.RequestOption {
+// call is the HTTP side of one model call: the request's inline files,
+// and the exchange that sends them under the model's timeouts.
+type call struct {
+	files *inline.Files
+	x     *exchange.Exchange
+}
+
+func (m *Model) newCall() *call {
+	return &call{files: inline.New(), x: exchange.New(m.timeouts)}
+}
+
+// option is the middleware that writes the inline files into the body and
+// sends it through the exchange.
+func (c *call) option() option.RequestOption {
 	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		req, err := files.Request(req)
+		req, err := c.files.Request(req)
 		if err != nil {
 			return nil, err
 		}
-		return next(req)
+		return c.x.Do(req, next)
 	})
 }
 

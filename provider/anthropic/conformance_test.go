@@ -15,7 +15,13 @@ const xlsx = providertest.XLSX
 
 func newModel(t testing.TB, baseURL string) *anthropic.Model {
 	t.Helper()
-	m, err := anthropic.New("claude-sonnet-4-5", anthropic.Options{APIKey: "sk-ant-test", BaseURL: baseURL})
+	return newModelWith(t, baseURL, providertest.Timeouts{})
+}
+
+func newModelWith(t testing.TB, baseURL string, timeouts providertest.Timeouts) *anthropic.Model {
+	t.Helper()
+	m, err := anthropic.New("claude-sonnet-4-5", anthropic.Options{APIKey: "sk-ant-test", BaseURL: baseURL,
+		IdleTimeout: timeouts.Idle, FirstByteTimeout: timeouts.FirstByte})
 	if err != nil {
 		t.Fatalf("Got(New) = %v; want a model", err)
 	}
@@ -28,8 +34,10 @@ func harness() providertest.Harness {
 	}
 	return providertest.Harness{
 		Provider: "anthropic",
-		NewModel: func(t testing.TB, baseURL string) keel.Model { return newModel(t, baseURL) },
-		Text:     func(text string) providertest.Reply { return providertest.Reply{Body: textBody(text)} },
+		NewModel: func(t testing.TB, baseURL string, timeouts providertest.Timeouts) keel.Model {
+			return newModelWith(t, baseURL, timeouts)
+		},
+		Text: func(text string) providertest.Reply { return providertest.Reply{Body: textBody(text)} },
 		StreamText: func(text string) providertest.Reply {
 			return stream(streamTextBody(text))
 		},
@@ -39,8 +47,22 @@ func harness() providertest.Harness {
 		StreamToolCall: func(id, name, args string) providertest.Reply {
 			return stream(streamToolCallBody(id, name, args))
 		},
-		Error:       errorReply,
-		StreamError: streamErrorReply,
+		Error: errorReply,
+		ErrorCodes: map[providertest.ErrorKind]string{
+			providertest.BadRequest:   "invalid_request_error",
+			providertest.FileRejected: "invalid_request_error",
+			providertest.RateLimited:  "rate_limit_error",
+			providertest.Unavailable:  "api_error",
+			providertest.Overloaded:   "overloaded_error",
+			providertest.Unauthorized: "authentication_error",
+			providertest.Internal:     "api_error",
+			providertest.Forbidden:    "permission_error",
+			providertest.NotFound:     "not_found_error",
+			providertest.BadGateway:   "",
+		},
+		// The 400 lists the types the API takes, not the one it refused.
+		RefusedMediaType: "",
+		StreamError:      streamErrorReply,
 		IsSDKError: func(err error) bool {
 			var e *sdk.Error
 			return errors.As(err, &e)
@@ -50,6 +72,7 @@ func harness() providertest.Harness {
 		RefusesUpFront: map[string]string{
 			xlsx:        "media type: " + xlsx,
 			"audio/wav": "media type: audio/wav",
+			"text/csv":  "media type: text/csv",
 		},
 		GeneratePath: "/v1/messages",
 		StreamPath:   "/v1/messages",

@@ -35,7 +35,8 @@
 //   - a document block is titled with the file's name, when it has one;
 //   - anything else is refused with a [*keel.UnsupportedFunctionalityError]
 //     whose Functionality is "media type: <type>" (the type without
-//     parameters; "application/octet-stream" when the part names none).
+//     parameters; "application/octet-stream" when the part names none) and
+//     whose MediaType is the type as the part gave it.
 //     Files in assistant messages are refused too ("file parts in
 //     assistant messages").
 //
@@ -57,14 +58,23 @@
 //
 //   - an error status becomes a [*keel.APICallError] with the status, the
 //     response headers (Retry-After, x-should-retry), the raw body, the
-//     parsed error type, error_code and message, and the *anthropic.Error
-//     as its cause (errors.As reaches it);
+//     parsed error type, the error_code (else the type) as Code, the
+//     message (else the status's text), Retryable by the status and
+//     x-should-retry, and the *anthropic.Error as its cause (errors.As
+//     reaches it);
 //   - an error event inside a stream, such as overloaded_error, becomes a
 //     [*keel.APICallError] with the status its type implies (529 for
 //     overloaded_error, 429 for rate_limit_error, 500 for api_error, ...),
 //     so it is retried like the same error sent as a status;
-//   - a connection failure, or a stream cut before message_stop, is a
-//     [*keel.APICallError] with StatusCode 0, retryable;
+//   - a connection failure, an answer that broke off (its cause the read's
+//     error, such as a reset connection's syscall.ECONNRESET, even when
+//     the reset cut an event in half), or a stream cut before
+//     message_stop (io.ErrUnexpectedEOF) is a [*keel.APICallError] with
+//     StatusCode 0, retryable;
+//   - so is a provider that stayed silent: [Options.IdleTimeout] (60 s)
+//     bounds each wait once an answer has started, and
+//     [Options.FirstByteTimeout] (10 minutes) the wait for its first byte;
+//     the cause is [keel.ErrIdleTimeout];
 //   - a cancelled or expired context gives an error that errors.Is
 //     matches with context.Canceled or context.DeadlineExceeded.
 //

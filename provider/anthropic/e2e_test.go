@@ -153,7 +153,7 @@ func TestE2EPDF(t *testing.T) {
 // overloaded_error event inside a stream are sent again with the file
 // kept.
 func TestE2ERetryable(t *testing.T) {
-	overloadedEvent, _ := streamErrorReply()
+	overloadedEvent, _, _ := streamErrorReply()
 	tests := []struct {
 		name       string
 		reply      providertest.Reply

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,19 +14,32 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/exchange"
 )
 
 // errStreamTruncated is the cause of the error a stream ends with when its
-// body ends before message_stop.
-var errStreamTruncated = errors.New("stream ended before message_stop")
+// body ends before message_stop: the answer was cut short.
+var errStreamTruncated = fmt.Errorf("stream ended before message_stop: %w", io.ErrUnexpectedEOF)
 
 // callError classifies an error of the SDK once, for every caller: the
-// context's own error, an API error (HTTP status or an error event inside
-// a stream), a connection failure, or anything else (a response the SDK
-// could not decode, a request option it refused) wrapped with op.
-func callError(ctx context.Context, op, endpoint string, err error) error {
+// context's own error, an answer that broke off or went silent, an API
+// error (HTTP status or an error event inside a stream), a connection
+// failure, or anything else (a response the SDK could not decode, a
+// request option it refused) wrapped with op.
+func callError(ctx context.Context, op, endpoint string, x *exchange.Exchange, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("anthropic: %s: %w", op, ctxErr)
+	}
+	if broken := x.Broken(); broken != nil {
+		// Whatever the SDK made of the bytes it got, the connection broke
+		// or the provider went silent, and the same request may succeed.
+		rec := x.Record()
+		status := rec.Status
+		if status < 400 {
+			status = 0
+		}
+		return &keel.APICallError{Provider: ProviderName, URL: cmp.Or(rec.URL, endpoint), StatusCode: status,
+			Header: rec.Header, Body: string(rec.Body), Retryable: true, Cause: broken}
 	}
 	var sdkErr *anthropic.Error
 	if errors.As(err, &sdkErr) {
@@ -75,8 +89,8 @@ func apiCallError(e *anthropic.Error, endpoint string) *keel.APICallError {
 		Header:     header,
 		Body:       e.RawJSON(),
 		Type:       string(e.Type()),
-		Code:       string(e.ErrorCode()),
-		Message:    e.Message,
+		Code:       cmp.Or(string(e.ErrorCode()), string(e.Type())),
+		Message:    cmp.Or(e.Message, http.StatusText(status)),
 		Retryable:  keel.IsRetryableStatus(status, header),
 		Cause:      e,
 	}

@@ -72,9 +72,9 @@ func TestErrorFields(t *testing.T) {
 		message   string
 	}{
 		{"error code", providertest.Reply{Status: 429, Body: coded}, 429, true, "rate_limit_error", "enforced_spend_limit_reached", "Spend limit reached."},
-		{"x-should-retry false wins", providertest.Reply{Status: 529, Header: http.Header{"X-Should-Retry": {"false"}}, Body: errorBody("overloaded_error", "Overloaded")}, 529, false, "overloaded_error", "", "Overloaded"},
-		{"x-should-retry true", providertest.Reply{Status: 400, Header: http.Header{"X-Should-Retry": {"true"}}, Body: errorBody("invalid_request_error", "bad")}, 400, true, "invalid_request_error", "", "bad"},
-		{"body that is not JSON", providertest.Reply{Status: 502, ContentType: "text/html", Body: "<html>Bad Gateway</html>"}, 502, true, "", "", ""},
+		{"x-should-retry false wins", providertest.Reply{Status: 529, Header: http.Header{"X-Should-Retry": {"false"}}, Body: errorBody("overloaded_error", "Overloaded")}, 529, false, "overloaded_error", "overloaded_error", "Overloaded"},
+		{"x-should-retry true", providertest.Reply{Status: 400, Header: http.Header{"X-Should-Retry": {"true"}}, Body: errorBody("invalid_request_error", "bad")}, 400, true, "invalid_request_error", "invalid_request_error", "bad"},
+		{"body that is not JSON", providertest.Reply{Status: 502, ContentType: "text/html", Body: "<html>Bad Gateway</html>"}, 502, true, "", "", "Bad Gateway"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,7 +20,9 @@ func fileBlock(f keel.FilePart, files *inline.Files) (anthropic.ContentBlockPara
 	case "application/pdf", "text/plain":
 		return documentBlock(f, mediaType, files)
 	}
-	return anthropic.ContentBlockParamUnion{}, &keel.UnsupportedFunctionalityError{Functionality: "media type: " + inline.OrOctetStream(mediaType)}
+	return anthropic.ContentBlockParamUnion{}, &keel.UnsupportedFunctionalityError{
+		Functionality: "media type: " + inline.OrOctetStream(mediaType), MediaType: inline.Given(f),
+	}
 }
 
 func imageBlock(f keel.FilePart, mediaType string, files *inline.Files) (anthropic.ContentBlockParamUnion, error) {

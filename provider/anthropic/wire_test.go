@@ -114,18 +114,26 @@ func errorReply(kind providertest.ErrorKind) providertest.Reply {
 		return providertest.Reply{Status: 401, Header: h, Body: errorBody("authentication_error", "invalid x-api-key")}
 	case providertest.Internal:
 		return providertest.Reply{Status: 500, Header: h, Body: errorBody("api_error", "Internal server error")}
+	case providertest.Forbidden:
+		return providertest.Reply{Status: 403, Header: h, Body: errorBody("permission_error", "Your API key does not have permission to use the specified resource.")}
+	case providertest.NotFound:
+		return providertest.Reply{Status: 404, Header: h, Body: errorBody("not_found_error", "model: claude-sonnet-9")}
+	case providertest.BadGateway:
+		// The page of the proxy in front of the API.
+		return providertest.Reply{Status: 502, ContentType: "text/html",
+			Body: "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n"}
 	}
 	panic(fmt.Sprintf("no Anthropic error for %v", kind))
 }
 
 // streamErrorReply opens a stream, then ends it with the overloaded_error
 // event the API sends when it runs out of capacity mid-answer.
-func streamErrorReply() (providertest.Reply, int) {
+func streamErrorReply() (providertest.Reply, int, string) {
 	var b strings.Builder
 	streamStart(&b)
 	sse(&b, "content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
 	sse(&b, "error", errorBody("overloaded_error", "Overloaded"))
-	return providertest.Reply{Body: b.String(), ContentType: "text/event-stream"}, 529
+	return providertest.Reply{Body: b.String(), ContentType: "text/event-stream"}, 529, "overloaded_error"
 }
 
 // The request body, as far as the tests read it.

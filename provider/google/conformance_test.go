@@ -16,7 +16,13 @@ const testModel = "gemini-2.5-flash"
 
 func newModel(t testing.TB, baseURL string) *google.Model {
 	t.Helper()
-	m, err := google.New(testModel, google.Options{APIKey: "test-key", BaseURL: baseURL})
+	return newModelWith(t, baseURL, providertest.Timeouts{})
+}
+
+func newModelWith(t testing.TB, baseURL string, timeouts providertest.Timeouts) *google.Model {
+	t.Helper()
+	m, err := google.New(testModel, google.Options{APIKey: "test-key", BaseURL: baseURL,
+		IdleTimeout: timeouts.Idle, FirstByteTimeout: timeouts.FirstByte})
 	if err != nil {
 		t.Fatalf("Got(New) = %v; want no error", err)
 	}
@@ -44,6 +50,12 @@ func errorReply(kind providertest.ErrorKind) providertest.Reply {
 		return providertest.Reply{Status: 401, Body: googletest.ErrorBody(401, "UNAUTHENTICATED", googletest.UnauthenticatedMessage)}
 	case providertest.Internal:
 		return providertest.Reply{Status: 500, Body: googletest.InternalBody(500)}
+	case providertest.Forbidden:
+		return providertest.Reply{Status: 403, Body: googletest.ErrorBody(403, "PERMISSION_DENIED", googletest.PermissionDeniedMessage)}
+	case providertest.NotFound:
+		return providertest.Reply{Status: 404, Body: googletest.ErrorBody(404, "NOT_FOUND", googletest.NotFoundMessage)}
+	case providertest.BadGateway:
+		return providertest.Reply{Status: 502, Body: googletest.InternalBody(502)}
 	}
 	panic("unknown error kind")
 }
@@ -59,8 +71,10 @@ func decode(t testing.TB, body []byte) googletest.Body {
 
 func harness() providertest.Harness {
 	return providertest.Harness{
-		Provider:   google.ProviderName,
-		NewModel:   func(t testing.TB, baseURL string) keel.Model { return newModel(t, baseURL) },
+		Provider: google.ProviderName,
+		NewModel: func(t testing.TB, baseURL string, timeouts providertest.Timeouts) keel.Model {
+			return newModelWith(t, baseURL, timeouts)
+		},
 		Text:       func(text string) providertest.Reply { return jsonReply(googletest.TextBody(text)) },
 		StreamText: func(text string) providertest.Reply { return sseReply(googletest.StreamTextBody(text)) },
 		ToolCall: func(id, name, args string) providertest.Reply {
@@ -70,8 +84,21 @@ func harness() providertest.Harness {
 			return sseReply(googletest.StreamToolCallBody(id, name, args))
 		},
 		Error: errorReply,
-		StreamError: func() (providertest.Reply, int) {
-			return sseReply(googletest.StreamErrorBody(503, "UNAVAILABLE", googletest.UnavailableMessage)), 503
+		ErrorCodes: map[providertest.ErrorKind]string{
+			providertest.BadRequest:   "INVALID_ARGUMENT",
+			providertest.FileRejected: "INVALID_ARGUMENT",
+			providertest.RateLimited:  "RESOURCE_EXHAUSTED",
+			providertest.Unavailable:  "UNAVAILABLE",
+			providertest.Overloaded:   "UNAVAILABLE",
+			providertest.Unauthorized: "UNAUTHENTICATED",
+			providertest.Internal:     "INTERNAL",
+			providertest.Forbidden:    "PERMISSION_DENIED",
+			providertest.NotFound:     "NOT_FOUND",
+			providertest.BadGateway:   "INTERNAL",
+		},
+		RefusedMediaType: providertest.XLSX,
+		StreamError: func() (providertest.Reply, int, string) {
+			return sseReply(googletest.StreamErrorBody(503, "UNAVAILABLE", googletest.UnavailableMessage)), 503, "UNAVAILABLE"
 		},
 		IsSDKError: func(err error) bool {
 			var apiErr genai.APIError

@@ -58,12 +58,23 @@
 //
 // Every failed call is a [keel.APICallError] with the status, the response
 // headers, the raw body, Gemini's status as Type ("INVALID_ARGUMENT"), the
-// ErrorInfo reason or else the status as Code, the message, and the SDK's
-// [genai.APIError] as its cause (a value: use errors.As with a
-// genai.APIError target, not a pointer). The SDK keeps neither headers nor
-// body, so the adapter's transport records them. A connection failure is an
-// APICallError with StatusCode 0, retryable; an error chunk inside a stream
-// is one with the chunk's code as its status. Context cancellation and
+// ErrorInfo reason or else the status as Code, the message, Retryable by
+// the status, and the SDK's [genai.APIError] as its cause (a value: use
+// errors.As with a genai.APIError target, not a pointer). A 400
+// "Unsupported MIME type: <type>" carries that type as MediaType. The SDK
+// keeps neither headers nor body, so the adapter's transport records
+// them. A connection failure is an APICallError with StatusCode 0,
+// retryable; an error chunk inside a stream is one with the chunk's code
+// as its status.
+//
+// An answer that broke off is an APICallError with StatusCode 0, retryable,
+// whose cause is the read's error (a reset connection's
+// syscall.ECONNRESET): the SDK itself reports a reset inside an event as
+// the JSON error of the half event it got. A provider that stays silent
+// ends the call the same way with [keel.ErrIdleTimeout] as the cause:
+// [Options.IdleTimeout] (60 s) bounds each wait once an answer has
+// started, [Options.FirstByteTimeout] (10 minutes) the wait for its first
+// byte, since Gemini may think for minutes before its first chunk. Context cancellation and
 // deadlines come back as the context's error. An answer that ends with
 // MALFORMED_FUNCTION_CALL and no tool call is an APICallError with Code
 // [FinishMalformedFunctionCall], for keel's retry processor. A 429

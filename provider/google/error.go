@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/exchange"
 	"google.golang.org/genai"
 )
 
@@ -29,30 +29,41 @@ func callError(ctx context.Context, op string, c *call, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	sent, url, status, header, body := c.snapshot()
+	rec := c.x.Record()
+	if broken := c.x.Broken(); broken != nil {
+		// The connection broke, or the provider went silent, while the
+		// answer was read. The SDK reports what it made of the bytes it
+		// got (a JSON error for half an event); the cause says what
+		// happened, and the same request may succeed.
+		status := rec.Status
+		if status < 400 {
+			status = 0
+		}
+		return &keel.APICallError{Provider: ProviderName, URL: rec.URL, StatusCode: status, Header: rec.Header,
+			Body: string(rec.Body), Retryable: true, Cause: broken}
+	}
 	var apiErr genai.APIError
 	if errors.As(err, &apiErr) {
-		return fromAPIError(url, status, header, body, apiErr, err)
+		return fromAPIError(rec, apiErr, err)
 	}
-	if !sent {
+	if !rec.Sent {
 		return fmt.Errorf("google: %s: %w", op, err)
 	}
-	// The request went out and no error answer came back: the connection
-	// failed, or the answer could not be read.
+	// The request went out and no answer came back: the connection failed.
 	return &keel.APICallError{
 		Provider:  ProviderName,
-		URL:       url,
-		Header:    header,
-		Retryable: keel.IsRetryableStatus(0, header),
+		URL:       rec.URL,
+		Header:    rec.Header,
+		Retryable: keel.IsRetryableStatus(0, rec.Header),
 		Cause:     err,
 	}
 }
 
 // fromAPIError builds the error of an error answer: an HTTP error status
-// (status ≥ 400, with the raw body the transport kept), or an error chunk
+// (status ≥ 400, with the raw body the exchange kept), or an error chunk
 // inside a stream that opened with 200, whose status is the chunk's code.
-func fromAPIError(url string, status int, header http.Header, body []byte, apiErr genai.APIError, cause error) *keel.APICallError {
-	raw := string(body)
+func fromAPIError(rec exchange.Record, apiErr genai.APIError, cause error) *keel.APICallError {
+	status, header, raw := rec.Status, rec.Header, string(rec.Body)
 	if status < 400 {
 		status = apiErr.Code
 		b, _ := json.Marshal(map[string]genai.APIError{"error": apiErr})
@@ -64,17 +75,37 @@ func fromAPIError(url string, status int, header http.Header, body []byte, apiEr
 	}
 	return &keel.APICallError{
 		Provider:   ProviderName,
-		URL:        url,
+		URL:        rec.URL,
 		StatusCode: status,
 		Header:     header,
 		Body:       raw,
 		Type:       apiErr.Status,
 		Code:       code,
 		Message:    apiErr.Message,
+		MediaType:  refusedMediaType(apiErr.Message),
 		Retryable:  keel.IsRetryableStatus(status, header),
 		RetryDelay: retryDelay(apiErr.Details),
 		Cause:      cause,
 	}
+}
+
+// unsupportedMIME starts the message of Gemini's 400 INVALID_ARGUMENT for
+// a file type it does not read; the type follows.
+const unsupportedMIME = "Unsupported MIME type: "
+
+// refusedMediaType is the media type a Gemini error message names as one
+// it does not read, or "".
+func refusedMediaType(msg string) string {
+	_, rest, ok := strings.Cut(msg, unsupportedMIME)
+	if !ok {
+		return ""
+	}
+	mt, _, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	mt = strings.TrimRight(mt, ".,;")
+	if !strings.Contains(mt, "/") {
+		return ""
+	}
+	return mt
 }
 
 // retryDelay returns the wait of the google.rpc.RetryInfo detail, which
@@ -116,7 +147,7 @@ func errorReason(details []map[string]any) string {
 // MALFORMED_FUNCTION_CALL and gave no tool call: the HTTP call succeeded,
 // so StatusCode is 200, and the same request may well succeed again.
 func malformedCallError(c *call, finishMessage string) *keel.APICallError {
-	_, url, status, header, _ := c.snapshot()
+	rec := c.x.Record()
 	msg := "the model produced a malformed function call"
 	if finishMessage != "" {
 		msg += ": " + finishMessage
@@ -124,9 +155,9 @@ func malformedCallError(c *call, finishMessage string) *keel.APICallError {
 	body, _ := json.Marshal(map[string]string{"finishReason": FinishMalformedFunctionCall, "finishMessage": finishMessage})
 	return &keel.APICallError{
 		Provider:   ProviderName,
-		URL:        url,
-		StatusCode: status,
-		Header:     header,
+		URL:        rec.URL,
+		StatusCode: rec.Status,
+		Header:     rec.Header,
 		Body:       string(body),
 		Type:       FinishMalformedFunctionCall,
 		Code:       FinishMalformedFunctionCall,

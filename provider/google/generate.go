@@ -14,7 +14,7 @@ func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response
 	if err != nil {
 		return nil, err
 	}
-	c := &call{files: r.files}
+	c := m.newCall(r)
 	resp, err := m.client.Models.GenerateContent(withCall(ctx, c), m.name, r.contents, r.config)
 	if err != nil {
 		return nil, callError(ctx, "generate", c, err)
@@ -40,7 +40,7 @@ func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.St
 		}
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		c := &call{files: r.files}
+		c := m.newCall(r)
 		a := &answer{m: m}
 		for chunk, err := range m.client.Models.GenerateContentStream(withCall(ctx, c), m.name, r.contents, r.config) {
 			if err != nil {

@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"google.golang.org/genai"
 
+	"github.com/keel-go/keel/provider/internal/exchange"
 	"github.com/keel-go/keel/provider/internal/httpclient"
 )
 
@@ -56,15 +58,27 @@ type Options struct {
 	HTTPClient *http.Client
 	// Headers are added to every request.
 	Headers http.Header
+	// IdleTimeout bounds each wait for the provider once an answer has
+	// started (and for it to take more of a request being sent): a call
+	// that receives nothing for that long ends with a retryable
+	// [keel.APICallError] whose cause is [keel.ErrIdleTimeout]. 0 means
+	// 60 s; a negative value, no bound.
+	IdleTimeout time.Duration
+	// FirstByteTimeout bounds the wait for an answer's first byte once the
+	// request is sent, streamed or not: a model may think for minutes
+	// before it writes anything. Passing it ends the call as IdleTimeout
+	// does. 0 means 10 minutes; a negative value, no bound.
+	FirstByteTimeout time.Duration
 }
 
 // Model is a Gemini model behind the Gemini API (not Vertex AI). It
 // implements [keel.Model] and is safe for concurrent use.
 type Model struct {
-	name    string
-	baseURL string
-	client  *genai.Client
-	sigs    *signatureCache
+	name     string
+	baseURL  string
+	client   *genai.Client
+	sigs     *signatureCache
+	timeouts exchange.Timeouts
 }
 
 // New returns the Gemini model name (such as "gemini-2.5-flash") with
@@ -115,7 +129,8 @@ func New(name string, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("google: new: %w", err)
 	}
-	return &Model{name: name, baseURL: baseURL, client: client, sigs: newSignatureCache(signatureCacheSize)}, nil
+	return &Model{name: name, baseURL: baseURL, client: client, sigs: newSignatureCache(signatureCacheSize),
+		timeouts: exchange.Timeouts{Idle: opts.IdleTimeout, FirstByte: opts.FirstByteTimeout}}, nil
 }
 
 // Provider returns "google".

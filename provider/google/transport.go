@@ -7,26 +7,22 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"sync"
 
+	"github.com/keel-go/keel/provider/internal/exchange"
 	"github.com/keel-go/keel/provider/internal/inline"
 )
 
-// maxErrorBody caps how much of an error response is kept.
-const maxErrorBody = 1 << 20
-
-// call is what the transport learns about the one HTTP request of a keel
-// call: the SDK's errors keep neither the response's headers nor its raw
-// body, which keel's errors carry.
+// call is the HTTP side of one keel call: its request's inline files,
+// and the exchange that sends them under the model's timeouts and
+// records what came back, which the SDK's errors do not keep (neither the
+// response's headers nor its raw body).
 type call struct {
 	files *inline.Files
+	x     *exchange.Exchange
+}
 
-	mu     sync.Mutex
-	sent   bool
-	url    string
-	status int
-	header http.Header
-	body   []byte // the body of an error response
+func (m *Model) newCall(r *request) *call {
+	return &call{files: r.files, x: exchange.New(m.timeouts)}
 }
 
 type callKey struct{}
@@ -35,15 +31,8 @@ func withCall(ctx context.Context, c *call) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
 }
 
-// snapshot returns what the transport saw.
-func (c *call) snapshot() (sent bool, url string, status int, header http.Header, body []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.sent, c.url, c.status, c.header, c.body
-}
-
-// captureTransport writes inline files into request bodies and records
-// each response's status, headers, and, for an error, its body.
+// captureTransport writes inline files into request bodies and sends each
+// request of a keel call through its exchange.
 type captureTransport struct {
 	base http.RoundTripper // nil means http.DefaultTransport
 }
@@ -57,17 +46,11 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if c == nil {
 		return base.RoundTrip(req)
 	}
-	if c.files != nil {
-		spliced, err := c.files.Request(req)
-		if err != nil {
-			return nil, err
-		}
-		req = spliced
+	req, err := c.files.Request(req)
+	if err != nil {
+		return nil, err
 	}
-	c.mu.Lock()
-	c.sent, c.url = true, req.URL.String()
-	c.mu.Unlock()
-	resp, err := base.RoundTrip(req)
+	resp, err := c.x.Do(req, base.RoundTrip)
 	if err != nil {
 		return nil, err
 	}
@@ -75,18 +58,6 @@ func (t *captureTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		if err := unstreamed(resp); err != nil {
 			return nil, err
 		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.status, c.header = resp.StatusCode, resp.Header
-	if resp.StatusCode >= 400 {
-		body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		resp.Body.Close()
-		if rerr != nil {
-			return nil, rerr
-		}
-		c.body = body
-		resp.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	return resp, nil
 }

@@ -9,20 +9,13 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/internal/inline"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 )
 
 func (m *Model) generateChat(ctx context.Context, req *keel.Request) (*keel.Response, error) {
-	files := inline.New()
-	params, err := m.chatParams(req, files)
+	res, err := generate(ctx, m, req, m.chatParams, m.chat.New)
 	if err != nil {
 		return nil, err
-	}
-	x := &exchange{}
-	opts := append(callOptions(req), x.option(), inlineOption(files))
-	res, err := m.chat.New(ctx, params, opts...)
-	if err != nil {
-		return nil, m.toError(ctx, x, err)
 	}
 	out := &keel.Response{ID: res.ID, ModelID: res.Model, Usage: chatUsage(res.Usage), FinishReason: keel.FinishOther}
 	if len(res.Choices) == 0 {
@@ -55,97 +48,86 @@ type streamedCall struct {
 }
 
 func (m *Model) streamChat(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
-	return func(yield func(keel.StreamEvent, error) bool) {
-		files := inline.New()
-		params, err := m.chatParams(req, files)
-		if err != nil {
-			yield(keel.StreamEvent{}, err)
-			return
-		}
-		params.StreamOptions.IncludeUsage = sdk.Bool(true)
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel() // a consumer leaving early closes the connection
-		x := &exchange{}
-		opts := append(callOptions(req), x.option(), inlineOption(files), option.WithHeader("Accept", "text/event-stream"))
-		stream := m.chat.NewStreaming(ctx, params, opts...)
-		defer stream.Close()
-
-		finish := keel.StreamEvent{Type: keel.EventFinish}
-		reason := ""
-		var calls []*streamedCall
-		chunks := 0
-		for stream.Next() {
-			chunk := stream.Current()
-			chunks++
-			if chunk.ID != "" {
-				finish.ResponseID = chunk.ID
-			}
-			if chunk.Model != "" {
-				finish.ModelID = chunk.Model
-			}
-			if chunk.JSON.Usage.Valid() {
-				finish.Usage = chatUsage(chunk.Usage)
-			}
-			if len(chunk.Choices) == 0 {
-				continue
-			}
-			choice := chunk.Choices[0]
-			if choice.FinishReason != "" {
-				reason = choice.FinishReason
-			}
-			for _, d := range choice.Delta.ToolCalls {
-				i := slices.IndexFunc(calls, func(c *streamedCall) bool { return c.index == d.Index })
-				// Some compatible servers send every call whole, all at
-				// index 0: a new ID starts a new call.
-				if i >= 0 && d.ID != "" && calls[i].id != "" && d.ID != calls[i].id {
-					calls[i].index = -1 // never matched again
-					i = -1
-				}
-				if i < 0 {
-					calls = append(calls, &streamedCall{index: d.Index})
-					i = len(calls) - 1
-				}
-				c := calls[i]
-				if d.ID != "" {
-					c.id = d.ID
-				}
-				if d.Function.Name != "" {
-					c.name += d.Function.Name
-				}
-				c.args = append(c.args, d.Function.Arguments...)
-			}
-			text := choice.Delta.Content
-			if text == "" {
-				text = choice.Delta.Refusal
-			}
-			if text != "" && !yield(keel.StreamEvent{Type: keel.EventTextDelta, Text: text}, nil) {
-				return
-			}
-		}
-		if err := stream.Err(); err != nil {
-			yield(keel.StreamEvent{}, m.toError(ctx, x, err))
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			yield(keel.StreamEvent{}, err)
-			return
-		}
-		if chunks == 0 {
-			// An answer with no chunk at all is a cut connection or not a
-			// stream; either way the same request may succeed.
-			yield(keel.StreamEvent{}, &keel.APICallError{Provider: m.provider, URL: x.URL(),
-				Message: "stream ended before any chunk", Retryable: true})
-			return
-		}
-		for _, c := range calls {
-			ev := keel.StreamEvent{Type: keel.EventToolCall, ToolCall: keel.ToolCallPart{ID: c.id, Name: c.name, Input: toolInput(string(c.args))}}
-			if !yield(ev, nil) {
-				return
-			}
-		}
-		finish.FinishReason = chatFinish(reason, len(calls) > 0)
-		yield(finish, nil)
+	params := func(req *keel.Request, files *inline.Files) (sdk.ChatCompletionNewParams, error) {
+		p, err := m.chatParams(req, files)
+		p.StreamOptions.IncludeUsage = sdk.Bool(true)
+		return p, err
 	}
+	return stream(ctx, m, req, params, m.chat.NewStreaming, m.readChat)
+}
+
+// readChat turns a Chat Completions stream into keel's events.
+func (m *Model) readChat(ctx context.Context, c *call, stream *ssestream.Stream[sdk.ChatCompletionChunk], yield func(keel.StreamEvent, error) bool) {
+	finish := keel.StreamEvent{Type: keel.EventFinish}
+	reason := ""
+	var calls []*streamedCall
+	chunks := 0
+	for stream.Next() {
+		chunk := stream.Current()
+		chunks++
+		if chunk.ID != "" {
+			finish.ResponseID = chunk.ID
+		}
+		if chunk.Model != "" {
+			finish.ModelID = chunk.Model
+		}
+		if chunk.JSON.Usage.Valid() {
+			finish.Usage = chatUsage(chunk.Usage)
+		}
+		if len(chunk.Choices) == 0 {
+			continue
+		}
+		choice := chunk.Choices[0]
+		if choice.FinishReason != "" {
+			reason = choice.FinishReason
+		}
+		for _, d := range choice.Delta.ToolCalls {
+			i := slices.IndexFunc(calls, func(c *streamedCall) bool { return c.index == d.Index })
+			// Some compatible servers send every call whole, all at
+			// index 0: a new ID starts a new call.
+			if i >= 0 && d.ID != "" && calls[i].id != "" && d.ID != calls[i].id {
+				calls[i].index = -1 // never matched again
+				i = -1
+			}
+			if i < 0 {
+				calls = append(calls, &streamedCall{index: d.Index})
+				i = len(calls) - 1
+			}
+			c := calls[i]
+			if d.ID != "" {
+				c.id = d.ID
+			}
+			if d.Function.Name != "" {
+				c.name += d.Function.Name
+			}
+			c.args = append(c.args, d.Function.Arguments...)
+		}
+		text := choice.Delta.Content
+		if text == "" {
+			text = choice.Delta.Refusal
+		}
+		if text != "" && !yield(keel.StreamEvent{Type: keel.EventTextDelta, Text: text}, nil) {
+			return
+		}
+	}
+	if err := m.ended(ctx, c, stream.Err()); err != nil {
+		yield(keel.StreamEvent{}, err)
+		return
+	}
+	if chunks == 0 {
+		// An answer with no chunk at all is a cut connection or not a
+		// stream; either way the same request may succeed.
+		yield(keel.StreamEvent{}, m.cutShort(c, "stream ended before any chunk"))
+		return
+	}
+	for _, c := range calls {
+		ev := keel.StreamEvent{Type: keel.EventToolCall, ToolCall: keel.ToolCallPart{ID: c.id, Name: c.name, Input: toolInput(string(c.args))}}
+		if !yield(ev, nil) {
+			return
+		}
+	}
+	finish.FinishReason = chatFinish(reason, len(calls) > 0)
+	yield(finish, nil)
 }
 
 func chatUsage(u sdk.CompletionUsage) keel.Usage {

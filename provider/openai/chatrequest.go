@@ -133,7 +133,7 @@ func chatFilePart(f keel.FilePart, index int, files *inline.Files) (sdk.ChatComp
 		case "audio/mpeg", "audio/mp3":
 			format = "mp3"
 		default:
-			return none, refuse("audio content parts with media type " + inline.Given(f))
+			return none, refuseType("audio content parts with media type ", f)
 		}
 		b64, err := files.Text(f)
 		if err != nil {
@@ -162,11 +162,20 @@ func chatFilePart(f keel.FilePart, index int, files *inline.Files) (sdk.ChatComp
 			FileData: param.NewOpt(u), Filename: param.NewOpt(name),
 		}), nil
 	}
-	return none, refuse("file part media type " + inline.Given(f))
+	return none, refuseType("file part media type ", f)
 }
 
+// refuse is the refusal of something the API cannot take other than a
+// media type: a file's source, or its place.
 func refuse(functionality string) error {
 	return &keel.UnsupportedFunctionalityError{Functionality: functionality}
+}
+
+// refuseType is the refusal of f because of its media type, named as the
+// request gave it after what.
+func refuseType(what string, f keel.FilePart) error {
+	mt := inline.Given(f)
+	return &keel.UnsupportedFunctionalityError{Functionality: what + mt, MediaType: mt}
 }
 
 // dataURL returns a data: URL of type mediaType whose base64 stands for

@@ -15,12 +15,13 @@ func isSDKError(err error) bool {
 	return errors.As(err, &e)
 }
 
-func newModel(opts openai.Options) func(t testing.TB, baseURL string) keel.Model {
-	return func(t testing.TB, baseURL string) keel.Model {
+func newModel(opts openai.Options) func(t testing.TB, baseURL string, timeouts providertest.Timeouts) keel.Model {
+	return func(t testing.TB, baseURL string, timeouts providertest.Timeouts) keel.Model {
 		t.Helper()
 		o := opts
 		o.APIKey = "sk-keel-test"
 		o.BaseURL = baseURL + "/v1"
+		o.IdleTimeout, o.FirstByteTimeout = timeouts.Idle, timeouts.FirstByte
 		m, err := openai.New("gpt-4o-mini", o)
 		if err != nil {
 			t.Fatalf("Got(New) = %v; want a model", err)
@@ -31,19 +32,22 @@ func newModel(opts openai.Options) func(t testing.TB, baseURL string) keel.Model
 
 func chatHarness() providertest.Harness {
 	return providertest.Harness{
-		Provider:       "openai",
-		NewModel:       newModel(openai.Options{}),
-		Text:           chatText,
-		StreamText:     chatStreamText,
-		ToolCall:       chatToolCall,
-		StreamToolCall: chatStreamToolCall,
-		Error:          errorReply,
-		StreamError:    chatStreamError,
-		IsSDKError:     isSDKError,
-		SentFiles:      chatSentFiles,
-		SentText:       chatSentText,
+		Provider:         "openai",
+		NewModel:         newModel(openai.Options{}),
+		Text:             chatText,
+		StreamText:       chatStreamText,
+		ToolCall:         chatToolCall,
+		StreamToolCall:   chatStreamToolCall,
+		Error:            errorReply,
+		ErrorCodes:       errorCodes,
+		RefusedMediaType: providertest.XLSX,
+		StreamError:      chatStreamError,
+		IsSDKError:       isSDKError,
+		SentFiles:        chatSentFiles,
+		SentText:         chatSentText,
 		RefusesUpFront: map[string]string{
 			"text/plain":      "file part media type text/plain",
+			"text/csv":        "file part media type text/csv; charset=utf-8",
 			providertest.XLSX: "file part media type " + providertest.XLSX,
 		},
 		GeneratePath: "/v1/chat/completions",
@@ -53,19 +57,22 @@ func chatHarness() providertest.Harness {
 
 func responsesHarness(passThrough bool) providertest.Harness {
 	h := providertest.Harness{
-		Provider:       "openai",
-		NewModel:       newModel(openai.Options{API: openai.APIResponses, PassThroughDocuments: passThrough}),
-		Text:           responsesText,
-		StreamText:     responsesStreamText,
-		ToolCall:       responsesToolCall,
-		StreamToolCall: responsesStreamToolCall,
-		Error:          errorReply,
-		StreamError:    responsesStreamError,
-		IsSDKError:     isSDKError,
-		SentFiles:      responsesSentFiles,
-		SentText:       responsesSentText,
+		Provider:         "openai",
+		NewModel:         newModel(openai.Options{API: openai.APIResponses, PassThroughDocuments: passThrough}),
+		Text:             responsesText,
+		StreamText:       responsesStreamText,
+		ToolCall:         responsesToolCall,
+		StreamToolCall:   responsesStreamToolCall,
+		Error:            errorReply,
+		ErrorCodes:       errorCodes,
+		RefusedMediaType: providertest.XLSX,
+		StreamError:      responsesStreamError,
+		IsSDKError:       isSDKError,
+		SentFiles:        responsesSentFiles,
+		SentText:         responsesSentText,
 		RefusesUpFront: map[string]string{
 			"text/plain":      "file part media type text/plain",
+			"text/csv":        "file part media type text/csv; charset=utf-8",
 			"audio/wav":       "file part media type audio/wav",
 			providertest.XLSX: "file part media type " + providertest.XLSX,
 		},

@@ -28,7 +28,8 @@
 //     file ID such as "file-abc123".
 //
 // It refuses, before sending, with a [keel.UnsupportedFunctionalityError]
-// whose Functionality is
+// (whose MediaType is the file's media type as the part gave it, for the
+// refusals of a type) whose Functionality is
 //   - "file part media type <type>" for any other type,
 //   - "PDF file parts with URLs", "audio file parts with URLs",
 //     "audio content parts with media type <type>" (other audio types),
@@ -48,13 +49,26 @@
 //
 // # Errors
 //
-// Every HTTP failure is a [keel.APICallError] built in one place, with the
-// status, headers (Retry-After, x-should-retry), raw body, and OpenAI's
-// error type, code and message; errors.As still reaches the SDK's
-// *openai.Error ([sdk.Error]). An error event inside a stream is an APICallError with the
+// Every HTTP failure is a [keel.APICallError] built in one place
+// (error.go), with the status, headers (Retry-After, x-should-retry), raw
+// body, OpenAI's error type, its code as Code (its type when the code is
+// null, as for server_error), and its message; errors.As still reaches
+// the SDK's *openai.Error ([sdk.Error]). Retryable follows the status and
+// headers, and is also set when the message says "You can retry your
+// request" (unless x-should-retry says false). A 400 that names the type
+// it refused ("... unsupported MIME type '<type>'") carries that type as
+// MediaType. An error event inside a stream is an APICallError with the
 // status its code implies (rate_limit_exceeded 429, server_error 500, ...).
-// A connection failure is an APICallError with StatusCode 0, retryable.
-// Context errors pass through unchanged.
+//
+// A connection failure is an APICallError with StatusCode 0, retryable. So
+// is an answer that broke off, its cause the read's error (a reset
+// connection's syscall.ECONNRESET, even when the reset cut an event in
+// half), a stream that ended before its last event (io.ErrUnexpectedEOF),
+// and a provider that stayed silent: [Options.IdleTimeout] (60 s) bounds
+// each wait once an answer has started, [Options.FirstByteTimeout] (10
+// minutes) the wait for its first byte, and passing either ends the call
+// with [keel.ErrIdleTimeout] as the cause. Context errors pass through
+// unchanged.
 //
 // # SDK quirks
 //

@@ -1,62 +1,22 @@
 package openai
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/exchange"
 	"github.com/keel-go/keel/provider/internal/inline"
 	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
-
-// maxErrorBody bounds how much of an error response is kept.
-const maxErrorBody = 1 << 20
-
-// exchange records the HTTP side of one call, so that an error keeps the
-// URL, headers and raw body whatever the SDK made of them (it parses only
-// JSON bodies with an "error" object).
-type exchange struct {
-	mu     sync.Mutex
-	url    string
-	status int
-	header http.Header
-	body   string
-}
-
-func (x *exchange) option() option.RequestOption {
-	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		x.mu.Lock()
-		x.url = req.URL.String()
-		x.mu.Unlock()
-		res, err := next(req)
-		if err != nil || res.StatusCode < 400 {
-			return res, err
-		}
-		b, _ := io.ReadAll(io.LimitReader(res.Body, maxErrorBody))
-		_ = res.Body.Close()
-		res.Body = io.NopCloser(bytes.NewReader(b))
-		x.mu.Lock()
-		x.status, x.header, x.body = res.StatusCode, res.Header, string(b)
-		x.mu.Unlock()
-		return res, nil
-	})
-}
-
-// URL is the URL of the request, once it was sent.
-func (x *exchange) URL() string {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.url
-}
 
 // errorBody is OpenAI's error object, in a body or a stream event.
 type errorBody struct {
@@ -95,7 +55,7 @@ func parseErrorBody(body string) (typ, code, msg string) {
 
 // toError turns any failure of a call into keel's error types. It is the
 // only place that reads OpenAI's error bodies.
-func (m *Model) toError(ctx context.Context, x *exchange, err error) error {
+func (m *Model) toError(ctx context.Context, x *exchange.Exchange, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -107,72 +67,108 @@ func (m *Model) toError(ctx context.Context, x *exchange, err error) error {
 	if errors.As(err, &ufe) || errors.As(err, &ae) || errors.Is(err, inline.ErrBody) {
 		return err
 	}
-	x.mu.Lock()
-	url, status, header, body := x.url, x.status, x.header, x.body
-	x.mu.Unlock()
-
+	rec := x.Record()
+	if broken := x.Broken(); broken != nil {
+		// The connection broke, or the provider went silent, while the
+		// answer was read: whatever the SDK made of the bytes it got (half
+		// an event), the same request may succeed.
+		status := rec.Status
+		if status < 400 {
+			status = 0
+		}
+		return &keel.APICallError{Provider: m.provider, URL: rec.URL, StatusCode: status, Header: rec.Header,
+			Body: string(rec.Body), Retryable: true, Cause: broken}
+	}
 	var se *sdk.Error
 	if errors.As(err, &se) {
-		out := &keel.APICallError{
-			Provider: m.provider, URL: url, StatusCode: se.StatusCode, Header: header, Body: body,
-			Type: se.Type, Code: se.Code, Message: se.Message, Cause: err,
+		url, header := rec.URL, rec.Header
+		if se.Request != nil && url == "" {
+			url = se.Request.URL.String()
 		}
-		if se.Request != nil && out.URL == "" {
-			out.URL = se.Request.URL.String()
+		if se.Response != nil && header == nil {
+			header = se.Response.Header
 		}
-		if se.Response != nil && out.Header == nil {
-			out.Header = se.Response.Header
+		typ, code, msg := se.Type, se.Code, se.Message
+		if msg == "" {
+			typ, code, msg = parseErrorBody(string(rec.Body))
 		}
-		if out.Message == "" {
-			out.Type, out.Code, out.Message = parseErrorBody(body)
-		}
-		if out.Message == "" {
-			out.Message = http.StatusText(out.StatusCode)
-		}
-		out.Retryable = keel.IsRetryableStatus(out.StatusCode, out.Header)
-		return out
+		return m.apiError(url, se.StatusCode, header, string(rec.Body), typ, code, msg, err)
 	}
-	if status >= 400 {
+	if rec.Status >= 400 {
 		// An error status whose body the SDK could not parse (an HTML page
 		// from a proxy, say): the exchange still has everything.
-		typ, code, msg := parseErrorBody(body)
-		if msg == "" {
-			msg = http.StatusText(status)
-		}
-		return &keel.APICallError{
-			Provider: m.provider, URL: url, StatusCode: status, Header: header, Body: body,
-			Type: typ, Code: code, Message: msg,
-			Retryable: keel.IsRetryableStatus(status, header), Cause: err,
-		}
+		typ, code, msg := parseErrorBody(string(rec.Body))
+		return m.apiError(rec.URL, rec.Status, rec.Header, string(rec.Body), typ, code, msg, err)
 	}
 	var stream *ssestream.StreamError
 	if errors.As(err, &stream) {
-		return m.streamError(url, string(stream.Event.Data), err)
+		return m.streamError(rec.URL, string(stream.Event.Data))
 	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syn) || errors.As(err, &typ) {
 		return fmt.Errorf("openai: decode response: %w", err)
 	}
-	// No answer, or the connection broke while reading one.
-	return &keel.APICallError{
-		Provider: m.provider, URL: url, Message: err.Error(), Retryable: true, Cause: err,
+	// No answer: the connection could not be made.
+	return &keel.APICallError{Provider: m.provider, URL: rec.URL, Message: err.Error(), Retryable: true, Cause: err}
+}
+
+// apiError builds the error of an error answer: an HTTP error status, or
+// an error event inside a stream with the status it implies (and no
+// headers).
+func (m *Model) apiError(url string, status int, header http.Header, body, typ, code, msg string, cause error) *keel.APICallError {
+	if msg == "" {
+		msg = http.StatusText(status)
 	}
+	return &keel.APICallError{
+		Provider: m.provider, URL: url, StatusCode: status, Header: header, Body: body,
+		Type: typ, Code: cmp.Or(code, typ), Message: msg, MediaType: refusedMediaType(msg),
+		Retryable: retryable(status, header, msg), Cause: cause,
+	}
+}
+
+// retryable is the Retryable of an error answer: by its status and
+// headers, or when OpenAI's message says the request can be retried, as
+// it does for failures on its side ("... You can retry your request, or
+// contact us ..."), unless the provider's x-should-retry says otherwise.
+func retryable(status int, header http.Header, msg string) bool {
+	if keel.IsRetryableStatus(status, header) {
+		return true
+	}
+	return !strings.EqualFold(strings.TrimSpace(header.Get("X-Should-Retry")), "false") &&
+		strings.Contains(strings.ToLower(msg), "you can retry your request")
+}
+
+// unsupportedMIME finds the type OpenAI names in its 400 for a file it
+// does not read: "... but got unsupported MIME type
+// 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'."
+var unsupportedMIME = regexp.MustCompile(`(?i)unsupported MIME type '([^'\s]+/[^'\s]+)'`)
+
+// refusedMediaType is the media type an error message names as refused,
+// or "".
+func refusedMediaType(msg string) string {
+	if m := unsupportedMIME.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // streamError is an error event inside a stream that opened with 200,
 // given the status its type or code implies.
-func (m *Model) streamError(url, data string, cause error) *keel.APICallError {
+func (m *Model) streamError(url, data string) *keel.APICallError {
 	typ, code, msg := parseErrorBody(data)
-	status := impliedStatus(typ, code)
 	if msg == "" {
 		msg = "error event in stream"
 	}
-	return &keel.APICallError{
-		Provider: m.provider, URL: url, StatusCode: status, Body: data,
-		Type: typ, Code: code, Message: msg,
-		Retryable: keel.IsRetryableStatus(status, nil), Cause: cause,
-	}
+	return m.apiError(url, impliedStatus(typ, code), nil, data, typ, code, msg, nil)
+}
+
+// cutShort is the error of a stream that ended, without an error, before
+// the event the API ends every stream with: the connection was cut, or
+// the server does not stream, and the same request may succeed.
+func (m *Model) cutShort(c *call, what string) *keel.APICallError {
+	return &keel.APICallError{Provider: m.provider, URL: c.x.Record().URL, Message: what, Retryable: true,
+		Cause: fmt.Errorf("openai: %s: %w", what, io.ErrUnexpectedEOF)}
 }
 
 // impliedStatus maps an in-stream error's type or code to the HTTP status

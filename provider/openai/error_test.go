@@ -21,17 +21,23 @@ func TestErrorFields(t *testing.T) {
 		wantCode      string
 		wantMessage   string
 		wantSDK       bool
+		wantMediaType string
 	}{
 		{"file rejected", errorReply(providertest.FileRejected), 400, false, "invalid_request_error", "invalid_value",
-			"Invalid file data: 'messages[1].content[0].file.file_data'. Expected a base64-encoded data URL with an application/pdf MIME type, but got unsupported MIME type 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'.", true},
+			"Invalid file data: 'messages[1].content[0].file.file_data'. Expected a base64-encoded data URL with an application/pdf MIME type, but got unsupported MIME type 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'.", true,
+			providertest.XLSX},
 		{"image format", providertest.Reply{Status: 400, Body: `{"error":{"message":"Invalid MIME type. Only image types are supported.","type":"invalid_request_error","param":null,"code":"invalid_image_format"}}`},
-			400, false, "invalid_request_error", "invalid_image_format", "Invalid MIME type. Only image types are supported.", true},
+			400, false, "invalid_request_error", "invalid_image_format", "Invalid MIME type. Only image types are supported.", true, ""},
 		{"html from a proxy", providertest.Reply{Status: 502, ContentType: "text/html", Body: "<html><body>502 Bad Gateway</body></html>"},
-			502, true, "", "", "Bad Gateway", true},
+			502, true, "", "", "Bad Gateway", true, ""},
 		{"x-should-retry false wins", providertest.Reply{Status: 500, Header: http.Header{"X-Should-Retry": {"false"}}, Body: internalBody},
-			500, false, "server_error", "", "The server had an error while processing your request. Sorry about that!", true},
+			500, false, "server_error", "server_error", "The server had an error while processing your request. Sorry about that!", true, ""},
 		{"x-should-retry true", providertest.Reply{Status: 400, Header: http.Header{"X-Should-Retry": {"true"}}, Body: badRequestBody},
-			400, true, "invalid_request_error", "empty_array", "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", true},
+			400, true, "invalid_request_error", "empty_array", "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", true, ""},
+		{"says retry", providertest.Reply{Status: 400, Body: `{"error":{"message":"An error occurred while processing your request. You can retry your request, or contact us through our help center.","type":"invalid_request_error","param":null,"code":null}}`},
+			400, true, "invalid_request_error", "invalid_request_error", "An error occurred while processing your request. You can retry your request, or contact us through our help center.", true, ""},
+		{"says retry, x-should-retry false", providertest.Reply{Status: 400, Header: http.Header{"X-Should-Retry": {"false"}}, Body: `{"error":{"message":"You can retry your request.","type":"invalid_request_error","param":null,"code":null}}`},
+			400, false, "invalid_request_error", "invalid_request_error", "You can retry your request.", true, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,9 +49,10 @@ func TestErrorFields(t *testing.T) {
 				t.Fatalf("Got(error) = %T %v; want *keel.APICallError", err, err)
 			}
 			if ae.StatusCode != tc.wantStatus || ae.Retryable != tc.wantRetryable || ae.Type != tc.wantType ||
-				ae.Code != tc.wantCode || ae.Message != tc.wantMessage || ae.Body != tc.reply.Body {
-				t.Errorf("Got(error) = %d %v %q %q %q body %q; want %d %v %q %q %q body %q", ae.StatusCode, ae.Retryable, ae.Type, ae.Code, ae.Message, ae.Body,
-					tc.wantStatus, tc.wantRetryable, tc.wantType, tc.wantCode, tc.wantMessage, tc.reply.Body)
+				ae.Code != tc.wantCode || ae.Message != tc.wantMessage || ae.Body != tc.reply.Body || ae.MediaType != tc.wantMediaType {
+				t.Errorf("Got(error) = %d %v %q %q %q body %q media type %q; want %d %v %q %q %q body %q media type %q",
+					ae.StatusCode, ae.Retryable, ae.Type, ae.Code, ae.Message, ae.Body, ae.MediaType,
+					tc.wantStatus, tc.wantRetryable, tc.wantType, tc.wantCode, tc.wantMessage, tc.reply.Body, tc.wantMediaType)
 			}
 			if ae.URL != s.URL()+"/v1/chat/completions" {
 				t.Errorf("Got(URL) = %q; want the chat completions URL", ae.URL)

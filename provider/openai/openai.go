@@ -8,10 +8,11 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/exchange"
 	"github.com/keel-go/keel/provider/internal/httpclient"
-	"github.com/keel-go/keel/provider/internal/inline"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/responses"
@@ -72,6 +73,18 @@ type Options struct {
 	// Responses API reads docx, xlsx, csv and more itself. Audio and video
 	// are still refused. Chat Completions ignores it.
 	PassThroughDocuments bool
+	// IdleTimeout bounds each wait for the provider once an answer has
+	// started (and for it to take more of a request being sent): a call
+	// that receives nothing for that long ends with a retryable
+	// [keel.APICallError] whose cause is [keel.ErrIdleTimeout]. 0 means
+	// 60 s; a negative value, no bound. Raise it for models that think in
+	// silence in the middle of a stream.
+	IdleTimeout time.Duration
+	// FirstByteTimeout bounds the wait for an answer's first byte once the
+	// request is sent, streamed or not: a model may think for minutes
+	// before it writes anything. Passing it ends the call as IdleTimeout
+	// does. 0 means 10 minutes; a negative value, no bound.
+	FirstByteTimeout time.Duration
 	// ProviderName, when set to anything but "openai", marks an
 	// OpenAI-compatible server (such as "ollama"): Provider returns it,
 	// the OPENAI_COMPATIBLE_* variables replace the OPENAI_* ones, a base
@@ -86,6 +99,7 @@ type Model struct {
 	provider    string
 	api         string
 	passThrough bool
+	timeouts    exchange.Timeouts
 	chat        sdk.ChatCompletionService
 	responses   responses.ResponseService
 }
@@ -168,6 +182,7 @@ func New(name string, opts Options) (*Model, error) {
 		provider:    provider,
 		api:         api,
 		passThrough: opts.PassThroughDocuments,
+		timeouts:    exchange.Timeouts{Idle: opts.IdleTimeout, FirstByte: opts.FirstByteTimeout},
 		chat:        sdk.NewChatCompletionService(ropts...),
 		responses:   responses.NewResponseService(ropts...),
 	}, nil
@@ -197,25 +212,4 @@ func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.St
 		return m.streamResponses(ctx, req)
 	}
 	return m.streamChat(ctx, req)
-}
-
-// inlineOption completes the request body as it is sent, writing each
-// inline file's base64 in place of its placeholder.
-func inlineOption(files *inline.Files) option.RequestOption {
-	return option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-		req, err := files.Request(req)
-		if err != nil {
-			return nil, err
-		}
-		return next(req)
-	})
-}
-
-// callOptions are the per-call request options: the call's headers.
-func callOptions(req *keel.Request) []option.RequestOption {
-	var opts []option.RequestOption
-	for k, v := range req.Headers {
-		opts = append(opts, option.WithHeader(k, v))
-	}
-	return opts
 }

@@ -7,8 +7,8 @@ import (
 	"iter"
 
 	"github.com/keel-go/keel"
-	"github.com/keel-go/keel/provider/internal/inline"
-	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/openai/openai-go/v3/responses"
 )
 
 // The Responses API's answers are read from their raw JSON into these few
@@ -66,16 +66,9 @@ func (r *rawResponse) finish(hasToolCalls bool) keel.FinishReason {
 }
 
 func (m *Model) generateResponses(ctx context.Context, req *keel.Request) (*keel.Response, error) {
-	files := inline.New()
-	params, err := m.responsesParams(req, files)
+	res, err := generate(ctx, m, req, m.responsesParams, m.responses.New)
 	if err != nil {
 		return nil, err
-	}
-	x := &exchange{}
-	opts := append(callOptions(req), x.option(), inlineOption(files))
-	res, err := m.responses.New(ctx, params, opts...)
-	if err != nil {
-		return nil, m.toError(ctx, x, err)
 	}
 	var raw rawResponse
 	if err := json.Unmarshal([]byte(res.RawJSON()), &raw); err != nil {
@@ -116,84 +109,69 @@ type responsesEvent struct {
 }
 
 func (m *Model) streamResponses(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
-	return func(yield func(keel.StreamEvent, error) bool) {
-		files := inline.New()
-		params, err := m.responsesParams(req, files)
-		if err != nil {
-			yield(keel.StreamEvent{}, err)
+	return stream(ctx, m, req, m.responsesParams, m.responses.NewStreaming, m.readResponses)
+}
+
+// readResponses turns a Responses API stream into keel's events.
+func (m *Model) readResponses(ctx context.Context, c *call, stream *ssestream.Stream[responses.ResponseStreamEventUnion], yield func(keel.StreamEvent, error) bool) {
+	args := map[string][]byte{} // by item ID, for servers that send no arguments when the item is done
+	calls := 0
+	var final *rawResponse
+	for stream.Next() {
+		var ev responsesEvent
+		data := stream.Current().RawJSON()
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			yield(keel.StreamEvent{}, fmt.Errorf("openai: decode stream event: %w", err))
 			return
 		}
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel() // a consumer leaving early closes the connection
-		x := &exchange{}
-		opts := append(callOptions(req), x.option(), inlineOption(files), option.WithHeader("Accept", "text/event-stream"))
-		stream := m.responses.NewStreaming(ctx, params, opts...)
-		defer stream.Close()
-
-		args := map[string][]byte{} // by item ID, for servers that send no arguments when the item is done
-		calls := 0
-		var final *rawResponse
-		for stream.Next() {
-			var ev responsesEvent
-			data := stream.Current().RawJSON()
-			if err := json.Unmarshal([]byte(data), &ev); err != nil {
+		switch ev.Type {
+		case "response.output_text.delta", "response.refusal.delta":
+			if ev.Delta != "" && !yield(keel.StreamEvent{Type: keel.EventTextDelta, Text: ev.Delta}, nil) {
+				return
+			}
+		case "response.function_call_arguments.delta":
+			args[ev.ItemID] = append(args[ev.ItemID], ev.Delta...)
+		case "response.output_item.done":
+			if ev.Item == nil || ev.Item.Type != "function_call" {
+				continue
+			}
+			a := ev.Item.Arguments
+			if a == "" {
+				a = string(args[ev.Item.ID])
+			}
+			calls++
+			call := keel.ToolCallPart{ID: ev.Item.CallID, Name: ev.Item.Name, Input: toolInput(a)}
+			if !yield(keel.StreamEvent{Type: keel.EventToolCall, ToolCall: call}, nil) {
+				return
+			}
+		case "response.completed", "response.incomplete", "response.failed":
+			final = &rawResponse{}
+			if err := json.Unmarshal(ev.Response, final); err != nil {
 				yield(keel.StreamEvent{}, fmt.Errorf("openai: decode stream event: %w", err))
 				return
 			}
-			switch ev.Type {
-			case "response.output_text.delta", "response.refusal.delta":
-				if ev.Delta != "" && !yield(keel.StreamEvent{Type: keel.EventTextDelta, Text: ev.Delta}, nil) {
-					return
-				}
-			case "response.function_call_arguments.delta":
-				args[ev.ItemID] = append(args[ev.ItemID], ev.Delta...)
-			case "response.output_item.done":
-				if ev.Item == nil || ev.Item.Type != "function_call" {
-					continue
-				}
-				a := ev.Item.Arguments
-				if a == "" {
-					a = string(args[ev.Item.ID])
-				}
-				calls++
-				call := keel.ToolCallPart{ID: ev.Item.CallID, Name: ev.Item.Name, Input: toolInput(a)}
-				if !yield(keel.StreamEvent{Type: keel.EventToolCall, ToolCall: call}, nil) {
-					return
-				}
-			case "response.completed", "response.incomplete", "response.failed":
-				final = &rawResponse{}
-				if err := json.Unmarshal(ev.Response, final); err != nil {
-					yield(keel.StreamEvent{}, fmt.Errorf("openai: decode stream event: %w", err))
-					return
-				}
-				if ev.Type == "response.failed" {
-					body, _ := json.Marshal(map[string]any{"error": final.Error})
-					yield(keel.StreamEvent{}, m.streamError(x.URL(), string(body), nil))
-					return
-				}
-			case "error":
-				yield(keel.StreamEvent{}, m.streamError(x.URL(), data, nil))
+			if ev.Type == "response.failed" {
+				body, _ := json.Marshal(map[string]any{"error": final.Error})
+				yield(keel.StreamEvent{}, m.streamError(c.x.Record().URL, string(body)))
 				return
 			}
-		}
-		if err := stream.Err(); err != nil {
-			yield(keel.StreamEvent{}, m.toError(ctx, x, err))
+		case "error":
+			yield(keel.StreamEvent{}, m.streamError(c.x.Record().URL, data))
 			return
 		}
-		if err := ctx.Err(); err != nil {
-			yield(keel.StreamEvent{}, err)
-			return
-		}
-		if final == nil {
-			// The API ends every stream with a terminal event; without one
-			// the connection was cut, and the same request may succeed.
-			yield(keel.StreamEvent{}, &keel.APICallError{Provider: m.provider, URL: x.URL(),
-				Message: "stream ended before the response completed", Retryable: true})
-			return
-		}
-		yield(keel.StreamEvent{
-			Type: keel.EventFinish, FinishReason: final.finish(calls > 0), Usage: final.usage(),
-			ResponseID: final.ID, ModelID: final.Model,
-		}, nil)
 	}
+	if err := m.ended(ctx, c, stream.Err()); err != nil {
+		yield(keel.StreamEvent{}, err)
+		return
+	}
+	if final == nil {
+		// The API ends every stream with a terminal event; without one
+		// the connection was cut, and the same request may succeed.
+		yield(keel.StreamEvent{}, m.cutShort(c, "stream ended before the response completed"))
+		return
+	}
+	yield(keel.StreamEvent{
+		Type: keel.EventFinish, FinishReason: final.finish(calls > 0), Usage: final.usage(),
+		ResponseID: final.ID, ModelID: final.Model,
+	}, nil)
 }

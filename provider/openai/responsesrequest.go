@@ -130,7 +130,7 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, files *inline.File
 	// passed through or not.
 	media := strings.HasPrefix(mt, "audio/") || strings.HasPrefix(mt, "video/")
 	if mt != "application/pdf" && (!m.passThrough || media) {
-		return none, refuse("file part media type " + inline.Given(f))
+		return none, refuseType("file part media type ", f)
 	}
 	file := &responses.ResponseInputFileParam{}
 	switch f.Source() {

@@ -79,11 +79,11 @@ func responsesStreamToolCall(id, name, args string) providertest.Reply {
 	return sse(events...)
 }
 
-func responsesStreamError() (providertest.Reply, int) {
+func responsesStreamError() (providertest.Reply, int, string) {
 	return sse(
 		event("response.created", 0, map[string]any{"response": responseObject("in_progress", []any{}, nil)}),
 		event("error", 1, map[string]any{"code": "server_error", "message": "The server had an error while processing your request. Sorry about that!", "param": nil}),
-	), 500
+	), 500, "server_error"
 }
 
 // responsesBody is the part of a Responses API request the tests read.

@@ -18,7 +18,25 @@ const (
 	overloadedBody   = `{"error":{"message":"The engine is currently overloaded, please try again later","type":"server_error","param":null,"code":null}}`
 	unauthorizedBody = `{"error":{"message":"Incorrect API key provided: sk-keel. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`
 	internalBody     = `{"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}`
+	forbiddenBody    = `{"error":{"code":"unsupported_country_region_territory","message":"Country, region, or territory not supported","param":null,"type":"request_forbidden"}}`
+	notFoundBody     = `{"error":{"message":"The model ` + "`gpt-9`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`
+	// badGatewayBody is the page of the proxy in front of the API.
+	badGatewayBody = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n"
 )
+
+// errorCodes are the Codes of the errorReply answers.
+var errorCodes = map[providertest.ErrorKind]string{
+	providertest.BadRequest:   "empty_array",
+	providertest.FileRejected: "invalid_value",
+	providertest.RateLimited:  "rate_limit_exceeded",
+	providertest.Unavailable:  "server_error",
+	providertest.Overloaded:   "server_error",
+	providertest.Unauthorized: "invalid_api_key",
+	providertest.Internal:     "server_error",
+	providertest.Forbidden:    "unsupported_country_region_territory",
+	providertest.NotFound:     "model_not_found",
+	providertest.BadGateway:   "",
+}
 
 func errorReply(kind providertest.ErrorKind) providertest.Reply {
 	switch kind {
@@ -34,6 +52,12 @@ func errorReply(kind providertest.ErrorKind) providertest.Reply {
 		return providertest.Reply{Status: 503, Body: overloadedBody}
 	case providertest.Unauthorized:
 		return providertest.Reply{Status: 401, Body: unauthorizedBody}
+	case providertest.Forbidden:
+		return providertest.Reply{Status: 403, Body: forbiddenBody}
+	case providertest.NotFound:
+		return providertest.Reply{Status: 404, Body: notFoundBody}
+	case providertest.BadGateway:
+		return providertest.Reply{Status: 502, Body: badGatewayBody, ContentType: "text/html"}
 	}
 	return providertest.Reply{Status: 500, Body: internalBody}
 }
@@ -220,9 +244,9 @@ func chatSentFiles(t testing.TB, body []byte) []providertest.SentFile {
 	return out
 }
 
-func chatStreamError() (providertest.Reply, int) {
+func chatStreamError() (providertest.Reply, int, string) {
 	return sse(
 		chatChunk(map[string]any{"role": "assistant", "content": "Par"}, nil),
 		`data: `+internalBody,
-	), 500
+	), 500, "server_error"
 }

@@ -18,24 +18,36 @@
 //   - text and tool-calling round trips, generated and streamed, with system
 //     instructions, usage, finish reasons, response and model IDs;
 //   - per-call headers reach the server;
-//   - file parts (PDF as bytes and as a data URL, PNG, text, xlsx, WAV, an
-//     image by URL) arrive intact, and a type the adapter refuses is refused
-//     with the exact functionality string before anything is sent;
-//   - every [ErrorKind] becomes a [keel.APICallError] with the status, raw
-//     body, headers, parsed message, retryable flag and the SDK's own error
-//     as its cause, for generate and stream calls; errors inside a stream;
+//   - file parts (PDF as bytes and as a data URL, PNG, text, CSV, xlsx,
+//     WAV, an image by URL) arrive intact, and a type the adapter refuses
+//     is refused with the exact functionality string, and the refused
+//     media type as the part gave it, before anything is sent;
+//   - every [ErrorKind] (400, a refused file, 401, 403, 404, 429, 500, 502,
+//     503, and 529 where the provider has it) becomes a
+//     [keel.APICallError] with the status, raw body, headers, parsed
+//     message, the Code and retryable flag the answer implies, the media
+//     type a refusal names, and the SDK's own error as its cause, for
+//     generate and stream calls; errors inside a stream;
 //   - Retry-After and x-should-retry are kept, x-should-retry decides the
 //     retryable flag, and the SDK sends a 503 once (its retries are off);
 //   - context deadlines and cancellation pass through, a consumer that stops
 //     a stream early closes the connection, and a refused connection is an
-//     [keel.APICallError] with status 0, retryable.
+//     [keel.APICallError] with status 0, retryable;
+//   - a provider that stalls mid-stream or half way through a body, or
+//     never answers, ends the call after the (short) idle or first-byte
+//     timeout with a retryable APICallError caused by keel.ErrIdleTimeout,
+//     and a slow first byte within its bound is waited for;
+//   - a connection reset inside a streamed event, or half way through a
+//     body, is a retryable APICallError caused by syscall.ECONNRESET.
 //
 // # Server
 //
-// [Server] answers scripted [Reply] values in order (the last one repeats)
-// and records every [Recorded] request; adapters' own tests use it too.
-// A Reply can be held back ([Reply.Delay]) or stalled before its last event
-// ([Reply.Stall]) to test cancellation.
+// [Server] answers scripted [Reply] values in order (the last one repeats),
+// or what a function makes of each request ([NewServerFunc]), and records
+// every [Recorded] request; adapters' own tests use it too. A Reply can be
+// held back ([Reply.Delay]), stalled before its last event ([Reply.Stall])
+// or after some bytes ([Reply.StallAfter]), or cut by a connection reset
+// ([Reply.ResetAfter], [EventCut]).
 //
 // # Memory
 //

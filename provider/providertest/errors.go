@@ -13,14 +13,15 @@ import (
 
 func retryableKind(k ErrorKind) bool {
 	switch k {
-	case RateLimited, Unavailable, Overloaded, Internal:
+	case RateLimited, Unavailable, Overloaded, Internal, BadGateway:
 		return true
 	}
 	return false
 }
 
 // testErrors answers every error kind to a generate and a stream call and
-// checks the APICallError each one becomes.
+// checks the APICallError each one becomes: its fields, read by whoever
+// handles it, hold what the answer says.
 func testErrors(t *testing.T, h Harness) {
 	for _, kind := range ErrorKinds {
 		t.Run(kind.String(), func(t *testing.T) {
@@ -29,8 +30,16 @@ func testErrors(t *testing.T, h Harness) {
 			if rep.status() < 400 {
 				t.Fatalf("Got(harness %s status) = %d; want an error status", kind, rep.status())
 			}
+			wantCode, ok := h.ErrorCodes[kind]
+			if !ok {
+				t.Fatalf("Got(harness ErrorCodes[%s]) = none; want the Code of that answer", kind)
+			}
+			wantMediaType := ""
+			if kind == FileRejected {
+				wantMediaType = h.RefusedMediaType
+			}
 			s := NewServer(t, rep)
-			m := h.NewModel(t, s.URL())
+			m := h.NewModel(t, s.URL(), Timeouts{})
 			req := &keel.Request{Messages: userText("hi")}
 			_, gerr := m.Generate(context.Background(), req)
 			serr := Collect(t, m.Stream(context.Background(), req)).Err
@@ -49,6 +58,12 @@ func testErrors(t *testing.T, h Harness) {
 				if ae.Message == "" {
 					t.Errorf("Got(%s Message) = %q; want the provider's message", name, ae.Message)
 				}
+				if ae.Code != wantCode {
+					t.Errorf("Got(%s Code) = %q; want %q", name, ae.Code, wantCode)
+				}
+				if ae.MediaType != wantMediaType {
+					t.Errorf("Got(%s MediaType) = %q; want %q", name, ae.MediaType, wantMediaType)
+				}
 				if !h.IsSDKError(err) {
 					t.Errorf("Got(%s errors.As SDK error) = false; want true for %v", name, err)
 				}
@@ -66,17 +81,17 @@ func testStreamError(t *testing.T, h Harness) {
 	if h.StreamError == nil {
 		t.Skip("harness has no StreamError: the provider has no in-stream error event")
 	}
-	rep, status := h.StreamError()
+	rep, status, code := h.StreamError()
 	s := NewServer(t, rep)
-	m := h.NewModel(t, s.URL())
+	m := h.NewModel(t, s.URL(), Timeouts{})
 	err := Collect(t, m.Stream(context.Background(), &keel.Request{Messages: userText("hi")})).Err
 	var ae *keel.APICallError
 	if !errors.As(err, &ae) {
 		t.Fatalf("Got(stream error) = %T %v; want *keel.APICallError", err, err)
 	}
-	if ae.StatusCode != status || ae.Retryable != keel.IsRetryableStatus(status, nil) || ae.Message == "" {
-		t.Errorf("Got(stream error) = status %d retryable %v message %q; want %d %v and a message",
-			ae.StatusCode, ae.Retryable, ae.Message, status, keel.IsRetryableStatus(status, nil))
+	if ae.StatusCode != status || ae.Retryable != keel.IsRetryableStatus(status, nil) || ae.Code != code || ae.Message == "" {
+		t.Errorf("Got(stream error) = status %d retryable %v code %q message %q; want %d %v %q and a message",
+			ae.StatusCode, ae.Retryable, ae.Code, ae.Message, status, keel.IsRetryableStatus(status, nil), code)
 	}
 }
 
@@ -87,7 +102,7 @@ func testRetryAfter(t *testing.T, h Harness) {
 		t.Fatalf("Got(harness rate-limited) = %d, Retry-After %q; want 429 with a Retry-After", rep.status(), want)
 	}
 	s := NewServer(t, rep)
-	m := h.NewModel(t, s.URL())
+	m := h.NewModel(t, s.URL(), Timeouts{})
 	_, err := m.Generate(context.Background(), &keel.Request{Messages: userText("hi")})
 	var ae *keel.APICallError
 	if !errors.As(err, &ae) {
@@ -119,7 +134,7 @@ func testShouldRetryHeader(t *testing.T, h Harness) {
 		}
 		rep.Header.Set("X-Should-Retry", tc.value)
 		s := NewServer(t, rep)
-		m := h.NewModel(t, s.URL())
+		m := h.NewModel(t, s.URL(), Timeouts{})
 		_, err := m.Generate(context.Background(), &keel.Request{Messages: userText("hi")})
 		var ae *keel.APICallError
 		if !errors.As(err, &ae) || ae.Retryable != tc.want || ae.Header.Get("X-Should-Retry") != tc.value {
@@ -133,7 +148,7 @@ func testShouldRetryHeader(t *testing.T, h Harness) {
 func testNoSDKRetries(t *testing.T, h Harness) {
 	for _, stream := range []bool{false, true} {
 		s := NewServer(t, h.Error(Unavailable))
-		m := h.NewModel(t, s.URL())
+		m := h.NewModel(t, s.URL(), Timeouts{})
 		req := &keel.Request{Messages: userText("hi")}
 		var err error
 		if stream {
@@ -157,7 +172,7 @@ func testCancel(t *testing.T, h Harness) {
 		rep := h.Text("late")
 		rep.Delay = quick
 		s := NewServer(t, rep)
-		m := h.NewModel(t, s.URL())
+		m := h.NewModel(t, s.URL(), Timeouts{})
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		start := time.Now()
@@ -173,7 +188,7 @@ func testCancel(t *testing.T, h Harness) {
 		rep := h.StreamText("one two three four")
 		rep.Stall = true
 		s := NewServer(t, rep)
-		m := h.NewModel(t, s.URL())
+		m := h.NewModel(t, s.URL(), Timeouts{})
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var last error
@@ -200,7 +215,7 @@ func testStreamStopEarly(t *testing.T, h Harness) {
 	rep := h.StreamText("one two three four")
 	rep.Stall = true
 	s := NewServer(t, rep)
-	m := h.NewModel(t, s.URL())
+	m := h.NewModel(t, s.URL(), Timeouts{})
 	for ev, err := range m.Stream(context.Background(), &keel.Request{Messages: userText("hi")}) {
 		if err != nil {
 			t.Fatalf("Got(error) = %v; want a delta first", err)
@@ -209,13 +224,7 @@ func testStreamStopEarly(t *testing.T, h Harness) {
 			break
 		}
 	}
-	deadline := time.Now().Add(quick)
-	for s.Cancelled() == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if s.Cancelled() != 1 {
-		t.Errorf("Got(server saw the client leave) = %d; want 1", s.Cancelled())
-	}
+	waitFor(t, "the server to see the client leave", func() bool { return s.Cancelled() == 1 })
 }
 
 // testConnectionRefused checks that a server that cannot be reached gives
@@ -227,7 +236,7 @@ func testConnectionRefused(t *testing.T, h Harness) {
 	}
 	url := "http://" + ln.Addr().String()
 	_ = ln.Close()
-	m := h.NewModel(t, url)
+	m := h.NewModel(t, url, Timeouts{})
 	req := &keel.Request{Messages: userText("hi")}
 	_, gerr := m.Generate(context.Background(), req)
 	serr := Collect(t, m.Stream(context.Background(), req)).Err

@@ -37,6 +37,8 @@ func fileCases() []fileCase {
 		{"text", keel.FilePart{Data: textBytes, MediaType: "text/plain", Filename: "notes.txt"}, textBytes},
 		{"xlsx", keel.FilePart{Data: xlsxBytes, MediaType: XLSX, Filename: "leads.xlsx"}, xlsxBytes},
 		{"wav", keel.FilePart{Data: wavBytes, MediaType: "audio/wav", Filename: "hello.wav"}, wavBytes},
+		// A refusal names the type as the part gave it, parameters and all.
+		{"csv-with-parameters", keel.FilePart{Data: textBytes, MediaType: "text/csv; charset=utf-8", Filename: "leads.csv"}, textBytes},
 		// Bytes made from base64 go out as that text; a copy whose Data
 		// was replaced must send its own bytes.
 		{"pdf-from-base64", fromBase64(pdfBytes, "application/pdf", "report.pdf"), pdfBytes},
@@ -66,7 +68,7 @@ func testFiles(t *testing.T, h Harness) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := NewServer(t, h.Text("read it"), h.StreamText("read it"))
-			m := h.NewModel(t, s.URL())
+			m := h.NewModel(t, s.URL(), Timeouts{})
 			msgs := []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "Read this"}, tc.part}}}
 			mt := keel.NormalizeMediaType(tc.part.MediaType)
 			refusal := h.RefusesUpFront[mt]
@@ -80,7 +82,10 @@ func testFiles(t *testing.T, h Harness) {
 				if refusal != "" {
 					var ufe *keel.UnsupportedFunctionalityError
 					if !errors.As(err, &ufe) || ufe.Functionality != refusal {
-						t.Errorf("Got(stream=%v error) = %v; want UnsupportedFunctionalityError %q", stream, err, refusal)
+						t.Fatalf("Got(stream=%v error) = %v; want UnsupportedFunctionalityError %q", stream, err, refusal)
+					}
+					if ufe.MediaType != tc.part.MediaType {
+						t.Errorf("Got(stream=%v refusal MediaType) = %q; want %q, as the part gave it", stream, ufe.MediaType, tc.part.MediaType)
 					}
 					if n := len(s.Requests()); n != 0 {
 						t.Errorf("Got(requests after refusal) = %d; want 0", n)
@@ -116,7 +121,7 @@ func testFiles(t *testing.T, h Harness) {
 	t.Run("image-url", func(t *testing.T) {
 		t.Parallel()
 		s := NewServer(t, h.Text("seen"))
-		m := h.NewModel(t, s.URL())
+		m := h.NewModel(t, s.URL(), Timeouts{})
 		const u = "https://example.com/cat.png"
 		msgs := []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "Look"}, keel.FilePart{URL: u, MediaType: "image/png"}}}}
 		if _, err := m.Generate(context.Background(), &keel.Request{Messages: msgs}); err != nil {

@@ -3,6 +3,7 @@ package providertest
 import (
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/keel-go/keel"
 )
@@ -38,12 +39,19 @@ const (
 	Overloaded
 	// Unauthorized is a 401 for a bad key.
 	Unauthorized
-	// Internal is a 500 or 502.
+	// Internal is a 500.
 	Internal
+	// Forbidden is a 403: the key may not use the model or the API.
+	Forbidden
+	// NotFound is a 404: an unknown model.
+	NotFound
+	// BadGateway is a 502, from the provider or a proxy in front of it.
+	BadGateway
 )
 
 // ErrorKinds lists every [ErrorKind], in order.
-var ErrorKinds = []ErrorKind{BadRequest, FileRejected, RateLimited, Unavailable, Overloaded, Unauthorized, Internal}
+var ErrorKinds = []ErrorKind{BadRequest, FileRejected, RateLimited, Unavailable, Overloaded, Unauthorized, Internal,
+	Forbidden, NotFound, BadGateway}
 
 // String names the kind, such as "rate-limited".
 func (k ErrorKind) String() string {
@@ -62,6 +70,12 @@ func (k ErrorKind) String() string {
 		return "unauthorized"
 	case Internal:
 		return "internal"
+	case Forbidden:
+		return "forbidden"
+	case NotFound:
+		return "not-found"
+	case BadGateway:
+		return "bad-gateway"
 	}
 	return "unknown"
 }
@@ -95,8 +109,9 @@ type Harness struct {
 	// holds, such as "openai".
 	Provider string
 	// NewModel returns the adapter pointed at baseURL (a [Server]'s URL;
-	// the harness adds any path prefix its SDK expects) with a dummy key.
-	NewModel func(t testing.TB, baseURL string) keel.Model
+	// the harness adds any path prefix its SDK expects) with a dummy key
+	// and the timeouts given (zero: the adapter's defaults).
+	NewModel func(t testing.TB, baseURL string, timeouts Timeouts) keel.Model
 	// Text is a successful non-streaming answer holding text.
 	Text func(text string) Reply
 	// StreamText is a successful stream answering text in at least two
@@ -110,9 +125,18 @@ type Harness struct {
 	// Error is the provider's real answer for an error kind. RateLimited
 	// carries a Retry-After header.
 	Error func(kind ErrorKind) Reply
+	// ErrorCodes maps every error kind to the Code the adapter must give
+	// the APICallError of that kind's answer: "" where the answer names
+	// none (an HTML page from a proxy).
+	ErrorCodes map[ErrorKind]string
+	// RefusedMediaType is the media type the FileRejected answer names as
+	// the one the provider cannot read, which the adapter must give as
+	// APICallError.MediaType; "" when that answer names none.
+	RefusedMediaType string
 	// StreamError, when not nil, is a stream that opens with 200 and
-	// then carries an error event, and the status that event implies.
-	StreamError func() (reply Reply, status int)
+	// then carries an error event, the status that event implies and the
+	// Code the adapter must give it.
+	StreamError func() (reply Reply, status int, code string)
 	// IsSDKError reports whether errors.As reaches the SDK's own error
 	// type (*openai.Error, *anthropic.Error, genai.APIError) in err.
 	IsSDKError func(err error) bool
@@ -129,6 +153,12 @@ type Harness struct {
 	// GeneratePath and StreamPath, when not empty, are the URL paths the
 	// adapter must call.
 	GeneratePath, StreamPath string
+}
+
+// Timeouts are the adapter's idle and first-byte timeouts, as the
+// adapters' IdleTimeout and FirstByteTimeout options take them.
+type Timeouts struct {
+	Idle, FirstByte time.Duration
 }
 
 // status returns the reply's status, 200 when it has none.

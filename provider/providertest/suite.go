@@ -17,7 +17,7 @@ import (
 func Run(t *testing.T, h Harness) {
 	t.Helper()
 	if h.NewModel == nil || h.Text == nil || h.StreamText == nil || h.ToolCall == nil ||
-		h.StreamToolCall == nil || h.Error == nil || h.SentFiles == nil || h.SentText == nil || h.IsSDKError == nil {
+		h.StreamToolCall == nil || h.Error == nil || h.ErrorCodes == nil || h.SentFiles == nil || h.SentText == nil || h.IsSDKError == nil {
 		t.Fatal("providertest: harness is missing a required function")
 	}
 	t.Run("Text", func(t *testing.T) { t.Parallel(); testText(t, h) })
@@ -34,6 +34,8 @@ func Run(t *testing.T, h Harness) {
 	t.Run("Cancel", func(t *testing.T) { t.Parallel(); testCancel(t, h) })
 	t.Run("StreamStopEarly", func(t *testing.T) { t.Parallel(); testStreamStopEarly(t, h) })
 	t.Run("ConnectionRefused", func(t *testing.T) { t.Parallel(); testConnectionRefused(t, h) })
+	t.Run("Silence", func(t *testing.T) { t.Parallel(); testSilence(t, h) })
+	t.Run("ResetMidEvent", func(t *testing.T) { t.Parallel(); testResetMidEvent(t, h) })
 }
 
 // Collected is what a stream yielded.
@@ -107,7 +109,7 @@ func wantUsage(t *testing.T, u keel.Usage) {
 
 func testText(t *testing.T, h Harness) {
 	s := NewServer(t, h.Text("Hello from keel"))
-	m := h.NewModel(t, s.URL())
+	m := h.NewModel(t, s.URL(), Timeouts{})
 	if m.Provider() != h.Provider {
 		t.Errorf("Got(Provider()) = %q; want %q", m.Provider(), h.Provider)
 	}
@@ -134,7 +136,7 @@ func testText(t *testing.T, h Harness) {
 
 func testStreamText(t *testing.T, h Harness) {
 	s := NewServer(t, h.StreamText("Hello from keel"))
-	m := h.NewModel(t, s.URL())
+	m := h.NewModel(t, s.URL(), Timeouts{})
 	c := Collect(t, m.Stream(context.Background(), &keel.Request{Messages: userText("Say hello")}))
 	if c.Err != nil {
 		t.Fatalf("Got(Stream) = %v; want no error", c.Err)
@@ -178,7 +180,7 @@ func testToolRoundTrip(t *testing.T, h Harness, stream bool) {
 		first, second = h.StreamToolCall(toolCallID, toolName, toolArgs), h.StreamText(finalAnswer)
 	}
 	s := NewServer(t, first, second)
-	m := h.NewModel(t, s.URL())
+	m := h.NewModel(t, s.URL(), Timeouts{})
 	req := &keel.Request{
 		Messages: []keel.Message{keel.SystemText(systemText), keel.UserText(toolQuestion)},
 		Tools: []keel.ToolDefinition{{
@@ -271,7 +273,7 @@ func jsonEqual(a, b []byte) bool {
 
 func testHeaders(t *testing.T, h Harness) {
 	s := NewServer(t, h.Text("ok"))
-	m := h.NewModel(t, s.URL())
+	m := h.NewModel(t, s.URL(), Timeouts{})
 	req := &keel.Request{Messages: userText("hi"), Headers: map[string]string{"X-Keel-Test": "call-header"}}
 	if _, err := m.Generate(context.Background(), req); err != nil {
 		t.Fatalf("Got(Generate) = %v; want no error", err)
