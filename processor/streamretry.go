@@ -111,6 +111,14 @@ type RetryMatcher struct {
 // 1 s, ... up to 4 s), and, when asked, a 400 (once) or an unknown error.
 // Matches are looked for at every level of the error's cause chain.
 //
+// Errors are read by field: a [keel.APICallError]'s Retryable, StatusCode,
+// Code and Type, which keel's adapters set from what the provider said,
+// and the identity of its causes (syscall.ECONNRESET, io.ErrUnexpectedEOF
+// for a connection reset or an answer cut short). The text of an error
+// ("you can retry your request", "connection reset by peer",
+// "MALFORMED_FUNCTION_CALL" in its message) is read only when its chain
+// holds no APICallError: an error from a model outside keel's adapters.
+//
 // It never retries a 401 or 403, an auth error code (access_denied,
 // authentication_error, forbidden, invalid_api_key, permission_denied),
 // nor the context's cancellation or deadline; caller matchers cannot
@@ -123,7 +131,15 @@ type RetryMatcher struct {
 // any number of concurrent runs.
 type StreamErrorRetry struct {
 	opts     StreamErrorRetryOptions
-	builtins []RetryMatcher
+	builtins []builtin
+}
+
+// builtin is one of the processor's own matchers. Its Match reads fields
+// and error identities; text, when set, reads an error's message, and is
+// tried only for errors whose chain holds no keel.APICallError.
+type builtin struct {
+	RetryMatcher
+	text func(error) bool
 }
 
 // NewStreamErrorRetry returns a stream-error retry processor with opts.
@@ -139,13 +155,15 @@ func NewStreamErrorRetry(opts StreamErrorRetryOptions) *StreamErrorRetry {
 	}
 	opts.Matchers = append([]RetryMatcher(nil), opts.Matchers...)
 	p := &StreamErrorRetry{opts: opts}
-	p.builtins = []RetryMatcher{
-		{Name: matcherConnReset, Match: isConnectionReset, MaxRetries: 2, Delay: backoff(time.Second, 30*time.Second)},
-		{Name: matcherMalformedFC, Match: isMalformedFunctionCall, MaxRetries: 2, Delay: backoff(500*time.Millisecond, 4*time.Second)},
-		{Name: matcherTransient, Match: isTransient},
+	p.builtins = []builtin{
+		{RetryMatcher{Name: matcherConnReset, Match: isConnectionReset, MaxRetries: 2, Delay: backoff(time.Second, 30*time.Second)},
+			saysConnectionReset},
+		{RetryMatcher{Name: matcherMalformedFC, Match: isMalformedFunctionCall, MaxRetries: 2, Delay: backoff(500*time.Millisecond, 4*time.Second)},
+			saysMalformedFunctionCall},
+		{RetryMatcher{Name: matcherTransient, Match: isTransient}, saysRetry},
 	}
 	if opts.RetryBadRequest {
-		p.builtins = append(p.builtins, RetryMatcher{Name: matcherBadRequest, Match: isBadRequest, MaxRetries: 1})
+		p.builtins = append(p.builtins, builtin{RetryMatcher: RetryMatcher{Name: matcherBadRequest, Match: isBadRequest, MaxRetries: 1}})
 	}
 	return p
 }
@@ -223,9 +241,11 @@ func (p *StreamErrorRetry) match(err error) (RetryMatcher, string, bool) {
 			return m, "caller/" + strconv.Itoa(i), true
 		}
 	}
+	_, fromAdapter := findCause[*keel.APICallError](err, retryErrorDepth)
 	for _, m := range p.builtins {
-		if walkCauses(err, retryErrorDepth, m.Match) {
-			return m, m.Name, true
+		if walkCauses(err, retryErrorDepth, m.Match) ||
+			(!fromAdapter && m.text != nil && walkCauses(err, retryErrorDepth, m.text)) {
+			return m.RetryMatcher, m.Name, true
 		}
 	}
 	if p.opts.RetryUnknown && !isFinal(err) {
@@ -268,35 +288,40 @@ func isAuthFailure(err error) bool {
 	})
 }
 
+// isTransient matches an APICallError marked retryable, or whose code or
+// type names a passing failure.
 func isTransient(err error) bool {
-	if api, ok := err.(*keel.APICallError); ok {
-		if api.Retryable || containsAny(api.Code, transientCodes) || containsAny(api.Type, transientCodes) {
-			return true
-		}
-		if saysRetry(api.Message) || saysRetry(api.Body) {
-			return true
-		}
-	}
-	return saysRetry(err.Error())
+	api, ok := err.(*keel.APICallError)
+	return ok && (api.Retryable || containsAny(api.Code, transientCodes) || containsAny(api.Type, transientCodes))
 }
 
-func saysRetry(s string) bool {
-	return strings.Contains(strings.ToLower(s), "you can retry your request")
+// saysRetry matches a message asking for the request again, as OpenAI's
+// do for failures on its side.
+func saysRetry(err error) bool {
+	return strings.Contains(strings.ToLower(err.Error()), "you can retry your request")
 }
 
+// isConnectionReset matches a connection the peer reset, or an answer
+// that ended before it was whole.
 func isConnectionReset(err error) bool {
-	return err == syscall.ECONNRESET || err == io.ErrUnexpectedEOF ||
-		strings.Contains(strings.ToLower(err.Error()), "connection reset by peer")
+	return err == syscall.ECONNRESET || err == io.ErrUnexpectedEOF
 }
+
+func saysConnectionReset(err error) bool {
+	return strings.Contains(strings.ToLower(err.Error()), "connection reset by peer")
+}
+
+// malformedFunctionCall is Gemini's finish reason for a function call it
+// could not produce, which its adapter puts in the error's Code.
+const malformedFunctionCall = "MALFORMED_FUNCTION_CALL"
 
 func isMalformedFunctionCall(err error) bool {
-	if api, ok := err.(*keel.APICallError); ok {
-		if strings.Contains(api.Code, "MALFORMED_FUNCTION_CALL") || strings.Contains(api.Type, "MALFORMED_FUNCTION_CALL") ||
-			strings.Contains(api.Body, "MALFORMED_FUNCTION_CALL") {
-			return true
-		}
-	}
-	return strings.Contains(err.Error(), "MALFORMED_FUNCTION_CALL")
+	api, ok := err.(*keel.APICallError)
+	return ok && (api.Code == malformedFunctionCall || api.Type == malformedFunctionCall)
+}
+
+func saysMalformedFunctionCall(err error) bool {
+	return strings.Contains(err.Error(), malformedFunctionCall)
 }
 
 func isBadRequest(err error) bool {

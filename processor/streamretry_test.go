@@ -16,6 +16,9 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/processor"
+	"github.com/keel-go/keel/provider"
+	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/provider/providertest"
 )
 
 func apiErr(status int, header ...string) *keel.APICallError {
@@ -82,7 +85,13 @@ func TestStreamErrorRetryMatches(t *testing.T) {
 		{"code temporarily_unavailable", base, &keel.APICallError{Code: "temporarily_unavailable"}, true, time.Second},
 		{"code service_unavailable", base, &keel.APICallError{Code: "service_unavailable"}, true, time.Second},
 		{"message says retry", base, errors.New("stream error: An error occurred. You can retry your request."), true, time.Second},
-		{"body says retry", base, &keel.APICallError{StatusCode: 400, Body: `{"error":{"message":"you can retry your request"}}`}, true, time.Second},
+		// An adapter's APICallError is read by its fields: the adapter
+		// sets Retryable from what the body says; text is for errors from
+		// elsewhere.
+		{"adapter's body is not read", base, &keel.APICallError{StatusCode: 400, Body: `{"error":{"message":"you can retry your request"}}`}, false, 0},
+		{"adapter's message is not read", base, &keel.APICallError{StatusCode: 400, Message: "You can retry your request."}, false, 0},
+		{"text under an adapter's error is not read", base, &keel.APICallError{StatusCode: 400, Cause: errors.New("connection reset by peer")}, false, 0},
+		{"adapter's retryable flag", base, &keel.APICallError{StatusCode: 400, Message: "You can retry your request.", Retryable: true}, true, time.Second},
 		{"joined", base, errors.Join(errors.New("stream closed"), apiErr(503)), true, time.Second},
 		{"deep chain", base, deepWrap(apiErr(502), 10), true, time.Second},
 		{"connection reset", base, fmt.Errorf("openai: %w", reset), true, time.Second},
@@ -90,7 +99,11 @@ func TestStreamErrorRetryMatches(t *testing.T) {
 		{"unexpected eof", base, fmt.Errorf("stream: %w", io.ErrUnexpectedEOF), true, time.Second},
 		{"reset ignores configured delay", processor.StreamErrorRetryOptions{Delay: 9 * time.Second}, io.ErrUnexpectedEOF, true, time.Second},
 		{"malformed function call", base, errors.New("google: finish reason MALFORMED_FUNCTION_CALL"), true, 500 * time.Millisecond},
-		{"malformed function call code", base, &keel.APICallError{Provider: "google", Code: "MALFORMED_FUNCTION_CALL"}, true, 500 * time.Millisecond},
+		{"malformed function call code", base, &keel.APICallError{Provider: "google", StatusCode: 200, Code: "MALFORMED_FUNCTION_CALL", Retryable: true}, true, 500 * time.Millisecond},
+		{"malformed function call only in an adapter's body", base, &keel.APICallError{Provider: "google", StatusCode: 200, Body: `{"finishReason":"MALFORMED_FUNCTION_CALL"}`}, false, 0},
+		{"reset under an adapter's error", base, &keel.APICallError{Provider: "google", Retryable: true, Cause: fmt.Errorf("read: %w", reset)}, true, time.Second},
+		{"cut short under an adapter's error", base, &keel.APICallError{Provider: "openai", Retryable: true, Cause: fmt.Errorf("stream ended: %w", io.ErrUnexpectedEOF)}, true, time.Second},
+		{"idle timeout", base, &keel.APICallError{Provider: "anthropic", Retryable: true, Cause: fmt.Errorf("%w: nothing received for 1m0s", keel.ErrIdleTimeout)}, true, time.Second},
 		{"400 off", base, apiErr(400), false, 0},
 		{"400 opted in", processor.StreamErrorRetryOptions{RetryBadRequest: true, Delay: time.Second}, apiErr(400), true, time.Second},
 		{"401", base, apiErr(401), false, 0},
@@ -295,4 +308,66 @@ func ExampleNewStreamErrorRetry() {
 	// true 1s
 	// true 2s
 	// false 0s
+}
+
+// adapterStreams are short streamed answers in each provider's wire
+// format, for TestStreamErrorRetryReadsAdapterErrors.
+var adapterStreams = []struct {
+	model, basePath string
+	body            string
+}{
+	{"openai/gpt-4o-mini", "/v1", "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n" +
+		"data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"}}]}\n\n" +
+		"data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+		"data: [DONE]\n\n"},
+	{"anthropic/claude-sonnet-4-5", "", "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n" +
+		"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hello\"}}\n\n" +
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\n" +
+		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"},
+	{"google/gemini-2.5-flash", "", googletest.StreamTextBody("Hello there, friend")},
+}
+
+// TestStreamErrorRetryReadsAdapterErrors checks the processor against the
+// errors keel's adapters really build, from servers speaking each
+// provider's wire format: a connection reset inside a streamed event is
+// retried as a connection reset (backoff 1 s, not the configured 3 s), a
+// provider stalling mid-stream as a retryable error, and a 401 never.
+func TestStreamErrorRetryReadsAdapterErrors(t *testing.T) {
+	for _, a := range adapterStreams {
+		reset := providertest.Reply{Body: a.body, ContentType: "text/event-stream", ResetAfter: providertest.EventCut(a.body, 2)}
+		stall := providertest.Reply{Body: a.body, ContentType: "text/event-stream", Stall: true}
+		unauthorized := providertest.Reply{Status: 401, Body: `{"error":{"message":"bad key","type":"authentication_error","code":"invalid_api_key"}}`}
+		for _, tc := range []struct {
+			name  string
+			reply providertest.Reply
+			retry bool
+			delay time.Duration
+		}{
+			{"reset inside an event", reset, true, time.Second},
+			{"stalled mid-stream", stall, true, 3 * time.Second},
+			{"401", unauthorized, false, 0},
+		} {
+			t.Run(a.model+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				s := providertest.NewServer(t, tc.reply)
+				m, err := provider.Resolve(a.model, provider.Options{APIKey: "k", BaseURL: s.URL() + a.basePath, IdleTimeout: 100 * time.Millisecond})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var callErr error
+				for _, err := range m.Stream(context.Background(), &keel.Request{Messages: []keel.Message{keel.UserText("hi")}}) {
+					if err != nil {
+						callErr = err
+					}
+				}
+				if callErr == nil {
+					t.Fatal("Got(stream error) = nil; want the call to fail")
+				}
+				d := decide(t, processor.DefaultStreamErrorRetry(), processor.NewRun("r", nil), callErr)
+				if d.Retry != tc.retry || d.Delay != tc.delay {
+					t.Errorf("Got(decision for %v) = %+v; want Retry %v Delay %v", callErr, d, tc.retry, tc.delay)
+				}
+			})
+		}
+	}
 }
