@@ -23,7 +23,7 @@ const EnvModel = "KEEL_MODEL"
 const Compatible = "openai-compatible"
 
 // Options configures [Resolve]. Empty fields are read from the
-// environment by each adapter, as PROVIDERS.md names the variables.
+// environment by each adapter, under the names the package doc lists.
 type Options struct {
 	// APIKey is the key for the resolved provider.
 	APIKey string

@@ -102,7 +102,7 @@ func chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionM
 	return sdk.UserMessage(parts), nil
 }
 
-// chatFilePart encodes a file as PROVIDERS.md says Chat Completions takes
+// chatFilePart encodes a file the way Chat Completions takes
 // it, or refuses it with the functionality string keel's processors read.
 func chatFilePart(f keel.FilePart, index int, files *inline.Files) (sdk.ChatCompletionContentPartUnionParam, error) {
 	var none sdk.ChatCompletionContentPartUnionParam

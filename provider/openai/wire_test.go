@@ -10,7 +10,7 @@ import (
 	"github.com/keel-go/keel/provider/providertest"
 )
 
-// The real bodies OpenAI answers, from PROVIDERS.md and the API reference.
+// The real bodies OpenAI answers, as captured from the API and its reference.
 const (
 	badRequestBody   = `{"error":{"message":"Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.","type":"invalid_request_error","param":"messages","code":"empty_array"}}`
 	fileRejectedBody = `{"error":{"message":"Invalid file data: 'messages[1].content[0].file.file_data'. Expected a base64-encoded data URL with an application/pdf MIME type, but got unsupported MIME type 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'.","type":"invalid_request_error","param":"messages[1].content[0].file.file_data","code":"invalid_value"}}`
