@@ -50,8 +50,8 @@ func BenchmarkLoopPerCall(b *testing.B) {
 }
 
 // BenchmarkNewThreadTurn measures a turn on a new thread of the
-// in-memory store: the thread lookup, the input stored (beside the model
-// call in Generate, before it in Stream) and the reply stored.
+// in-memory store: the thread lookup, the input stored before the model
+// call, and the reply stored.
 func BenchmarkNewThreadTurn(b *testing.B) {
 	model := keeltest.NewModel(keelReply{Text: "hello"})
 	model.RepeatLast, model.NoRecord = true, true

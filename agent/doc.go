@@ -10,14 +10,9 @@
 //  2. Input processors check the turn's new messages; one may stop the
 //     turn with a typed error, and then nothing is stored.
 //  3. The turn's messages are stored, so nothing the user sent is lost even
-//     if the model then fails. Generate stores them while the model is
-//     first called, when the thread is known to be the caller's or new
-//     (the store is a [memory.ThreadOwnerFinder], as keel's stores are):
-//     the store's commit then costs the run no time. Nothing the call asks
-//     for (tools, error handling) happens before they are stored, a failed
-//     save cancels the call and is the run's error, and a run always ends
-//     with its input stored or failed. Stream stores them first, so that
-//     its consumer sees the run start at once.
+//     if the model then fails, before the model is called: a failed save
+//     is the run's error and the model is not called. A new thread is made
+//     with its first messages, in one commit when the store can.
 //  4. Steps: the prompt (instructions, history, turn, earlier steps) is
 //     cloned, LLM-request processors rewrite the clone, the model is
 //     called; on an error the API-error processors decide whether the same

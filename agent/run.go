@@ -74,13 +74,8 @@ type runner struct {
 	run     *processor.Run
 	system  []keel.Message
 	history []keel.Message // the thread's messages before this turn
-	input   []keel.Message // the turn's messages, as stored once saved
+	input   []keel.Message // the turn's messages, as stored
 	steps   []keel.Message // assistant and tool messages of this run
-
-	// saving is the turn's input being stored during the first model
-	// call, nil once settled; failed is the save's error.
-	saving *inputSave
-	failed error
 
 	mu      sync.Mutex
 	pending []processor.Recovery
@@ -100,11 +95,11 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	if len(input) == 0 {
 		return nil, ErrNoInput
 	}
-	history, missing, checked, err := a.loadThread(ctx, o)
+	history, missing, err := a.loadThread(ctx, o)
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{a: a, emit: emit, opts: o, history: history}
+	r := &runner{a: a, emit: emit, opts: o}
 	r.run = processor.NewRun(o.runID, r.onRecovery)
 	r.run.AgentID, r.run.ThreadID, r.run.ResourceID = a.cfg.ID, o.threadID, o.resourceID
 	r.run.Workspace, r.run.Logger = a.cfg.Workspace, a.logger
@@ -117,22 +112,11 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	if err := a.pipeline.ProcessInput(ctx, in); err != nil {
 		return nil, err
 	}
-	if checked && o.threadID != "" && emit == nil {
-		// The thread is the caller's, or known to be new: the input is
-		// stored while the model is first called (see inputSave).
-		s := a.startSaveInput(ctx, o, missing, history, in.Messages)
-		r.input, r.saving = in.Messages, s
-		// A run that ends early still waits for its input to be stored.
-		defer func() {
-			if r.saving != nil {
-				r.saving = nil
-				s.wait()
-			}
-		}()
-	} else {
-		if r.history, r.input, err = a.saveInput(ctx, o, missing, history, in.Messages); err != nil {
-			return nil, err
-		}
+	// The input is stored before the model is called, so that nothing
+	// the user sent is lost whatever the model does, and the model never
+	// sees a thread the caller may not use.
+	if r.history, r.input, err = a.saveInput(ctx, o, missing, history, in.Messages); err != nil {
+		return nil, err
 	}
 	r.run.Messages = concat(r.history, r.input)
 	if !r.send(Event{Type: EventStart, RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID}) {
@@ -156,9 +140,6 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 		}
 	}
 
-	if err := r.settleInput(); err != nil {
-		return nil, err
-	}
 	added := r.run.AddedMessages()
 	res.Input = concat(r.input, nil)
 	reply, err := a.save(ctx, o, concat(added, r.steps))
@@ -193,16 +174,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		}
 		req := &keel.Request{Messages: lreq.Prompt, Tools: r.a.defs}
 		var sent bool
-		callCtx := ctx
-		if r.saving != nil {
-			callCtx = r.saving.callCtx
-		}
-		resp, sent, err = r.call(callCtx, step, req)
-		// Nothing the call asked for (tools, error handling) happens
-		// before the input is stored.
-		if serr := r.settleInput(); serr != nil {
-			return st, nil, serr
-		}
+		resp, sent, err = r.call(ctx, step, req)
 		if err == nil {
 			break
 		}
