@@ -1,9 +1,12 @@
 package keel
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -105,8 +108,30 @@ func (f FilePart) InlineData() ([]byte, error) {
 	}
 }
 
-// ParseDataURL decodes a data: URL into its media type and bytes. Only the
-// base64 form and plain percent-free text are accepted.
+// Digest returns the lower-case hex SHA-256 of the file's inline bytes:
+// SHA256 when it is set (as given, not checked against the bytes), else
+// computed, which reads every byte (and decodes a data: URL first). Code
+// that needs a file's digest more than once should keep it, in SHA256 for
+// example. The errors are those of [FilePart.InlineData].
+func (f FilePart) Digest() (string, error) {
+	if f.SHA256 != "" {
+		return f.SHA256, nil
+	}
+	data, err := f.InlineData()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// ParseDataURL decodes a data: URL ("data:[<media type>][;base64],<data>",
+// RFC 2397) into its media type and bytes. The media type is the text
+// before the data, parameters included ("text/plain;charset=utf-8"),
+// without ";base64". Data in base64 is decoded as [DecodeBase64] does;
+// other data is percent-decoded ("hello%20world" is "hello world"; a "+"
+// stays a "+"). Malformed data, such as an invalid percent escape, gives
+// an error wrapping [ErrUndecodableData].
 func ParseDataURL(u string) (mediaType string, data []byte, err error) {
 	if !hasPrefixFold(u, "data:") {
 		return "", nil, fmt.Errorf("%w: not a data URL", ErrUndecodableData)
@@ -121,7 +146,13 @@ func ParseDataURL(u string) (mediaType string, data []byte, err error) {
 	}
 	mediaType = header
 	if !isBase64 {
-		return mediaType, []byte(payload), nil
+		// Path unescaping is RFC 3986's percent-decoding, without the
+		// "+" for a space of query strings.
+		text, err := url.PathUnescape(payload)
+		if err != nil {
+			return mediaType, nil, fmt.Errorf("%w: %v", ErrUndecodableData, err)
+		}
+		return mediaType, []byte(text), nil
 	}
 	data, err = DecodeBase64(payload)
 	if err != nil {
