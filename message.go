@@ -40,9 +40,24 @@ type Message struct {
 }
 
 // MetadataSystemReminder is the metadata key that marks a user message the
-// runtime added itself (such as the reminder of the prefill error handler),
-// so that clients can hide it.
+// runtime added itself, so that clients can hide it. Its value says what
+// added the message, as an object with a "type": the prefill error
+// handler's reminder has {"type": "anthropic-prefill-processor-retry"},
+// the shape Mastra's client and its apps read. See
+// [Message.IsSystemReminder].
 const MetadataSystemReminder = "systemReminder"
+
+// IsSystemReminder reports whether m is marked with
+// [MetadataSystemReminder]: any value but nil and false, so that messages
+// stored with the marker true still count.
+func (m Message) IsSystemReminder() bool {
+	v, ok := m.Metadata[MetadataSystemReminder]
+	if !ok || v == nil {
+		return false
+	}
+	b, isBool := v.(bool)
+	return !isBool || b
+}
 
 // Clone returns a copy of m whose Parts slice can be changed without
 // changing m. File bytes are shared, not copied: parts are values and a

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -34,11 +35,16 @@ func TestPrefillErrorAddsContinueReminder(t *testing.T) {
 		}
 		second := model.Prompts()[1]
 		last := second[len(second)-1]
-		if last.Role != keel.RoleUser || last.Text() != "<system-reminder>continue</system-reminder>" || last.Metadata[keel.MetadataSystemReminder] != true {
+		if last.Role != keel.RoleUser || last.Text() != "<system-reminder>continue</system-reminder>" || !last.IsSystemReminder() {
 			t.Errorf("Got(last message of 2nd prompt) = %+v; want the continue reminder", last)
 		}
 		if len(res.Input) != 3 {
-			t.Errorf("Got(stored input) = %d messages; want the turn plus the reminder", len(res.Input))
+			t.Fatalf("Got(stored input) = %d messages; want the turn plus the reminder", len(res.Input))
+		}
+		// The metadata Mastra's client and apps read.
+		const wantMeta = `{"systemReminder":{"type":"anthropic-prefill-processor-retry"}}`
+		if got, err := json.Marshal(res.Input[2].Metadata); err != nil || string(got) != wantMeta {
+			t.Errorf("Got(stored reminder metadata) = %s, %v; want %s", got, err, wantMeta)
 		}
 	})
 }

@@ -15,13 +15,20 @@ const PrefillErrorHandlerID = "prefill-error-handler"
 // which models without prefill support accept.
 const prefillReminder = "<system-reminder>continue</system-reminder>"
 
+// PrefillReminderType is the type the prefill error handler's reminder
+// message carries in its metadata: {"systemReminder": {"type":
+// "anthropic-prefill-processor-retry"}}, as Mastra's client and its apps
+// expect.
+const PrefillReminderType = "anthropic-prefill-processor-retry"
+
 var prefillPattern = regexp.MustCompile(`(?i)does not support assistant message prefill`)
 
 // PrefillErrorHandler is the default error processor that answers a
 // model's refusal of assistant message prefill ("This model does not
 // support assistant message prefill"): it adds a user message
 // "<system-reminder>continue</system-reminder>" to the run, marked with
-// [keel.MetadataSystemReminder] so that clients can hide it, and asks for
+// [keel.MetadataSystemReminder] of type [PrefillReminderType] so that
+// clients can hide it, and asks for
 // a retry without delay. It acts only on the run's first failure (retry
 // count 0), so it adds at most one reminder per run.
 //
@@ -49,7 +56,7 @@ func (h *PrefillErrorHandler) HandleAPIError(_ context.Context, e *APIErrorEvent
 	e.Run.AddMessage(keel.Message{
 		Role:     keel.RoleUser,
 		Parts:    []keel.Part{keel.TextPart{Text: prefillReminder}},
-		Metadata: map[string]any{keel.MetadataSystemReminder: true},
+		Metadata: map[string]any{keel.MetadataSystemReminder: map[string]any{"type": PrefillReminderType}},
 	})
 	return Decision{Retry: true}, nil
 }

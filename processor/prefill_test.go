@@ -2,6 +2,7 @@ package processor_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -75,8 +76,10 @@ func TestPrefillErrorHandler(t *testing.T) {
 			if m.Role != keel.RoleUser || m.Text() != "<system-reminder>continue</system-reminder>" || len(m.Parts) != 1 {
 				t.Errorf("Got(%q) message = %+v; want one user text part with the reminder", tt.name, m)
 			}
-			if m.Metadata[keel.MetadataSystemReminder] != true {
-				t.Errorf("Got(%q) metadata = %v; want %s true", tt.name, m.Metadata, keel.MetadataSystemReminder)
+			// The shape Mastra's client and its apps read.
+			const wantMeta = `{"systemReminder":{"type":"anthropic-prefill-processor-retry"}}`
+			if got, err := json.Marshal(m.Metadata); err != nil || string(got) != wantMeta || !m.IsSystemReminder() {
+				t.Errorf("Got(%q) metadata = %s, %v; want %s", tt.name, got, err, wantMeta)
 			}
 		})
 	}
@@ -114,8 +117,11 @@ func ExamplePrefillErrorHandler() {
 	d, _ := h.HandleAPIError(context.Background(), &processor.APIErrorEvent{Run: run, Err: refusal})
 	added := run.AddedMessages()[0]
 	fmt.Println(d.Retry, d.Delay)
-	fmt.Println(added.Role, added.Text(), added.Metadata[keel.MetadataSystemReminder])
+	meta, _ := json.Marshal(added.Metadata)
+	fmt.Println(added.Role, added.Text(), added.IsSystemReminder())
+	fmt.Println(string(meta))
 	// Output:
 	// true 0s
 	// user <system-reminder>continue</system-reminder> true
+	// {"systemReminder":{"type":"anthropic-prefill-processor-retry"}}
 }

@@ -242,7 +242,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 func withoutReminders(msgs []keel.Message) []keel.Message {
 	out := msgs[:0:0]
 	for _, m := range msgs {
-		if v, _ := m.Metadata[keel.MetadataSystemReminder].(bool); v {
+		if m.IsSystemReminder() {
 			continue
 		}
 		out = append(out, m)
