@@ -99,30 +99,6 @@ func TestUnauthorizedNeverRetried(t *testing.T) {
 	}
 }
 
-func TestCancellationStopsRetryWait(t *testing.T) {
-	forModes(t, func(t *testing.T, m mode) {
-		h := http.Header{}
-		h.Set("Retry-After", "3600")
-		limited := &keel.APICallError{Provider: "openai", StatusCode: 429, Header: h, Retryable: true}
-		model := keeltest.NewModel(keelReply{Err: limited}, keelReply{Text: "never"})
-		retry := processor.NewStreamErrorRetry(processor.StreamErrorRetryOptions{MaxRetries: 1, Delay: time.Hour, MaxRetryAfter: time.Hour})
-		a := newAgent(t, agent.Config{Model: model, ErrorProcessors: []processor.Processor{retry}})
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(50*time.Millisecond, cancel)
-		start := time.Now()
-		_, _, err := m.run(ctx, a, []keel.Message{keel.UserText("hi")})
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("Got(err) = %v; want context.Canceled", err)
-		}
-		if waited := time.Since(start); waited > 5*time.Second {
-			t.Errorf("Got(wait) = %v; want the wait to stop when the context is cancelled", waited)
-		}
-		if got := model.Calls(); got != 1 {
-			t.Errorf("Got(calls) = %d; want 1", got)
-		}
-	})
-}
-
 func TestRetryCapPerRun(t *testing.T) {
 	forModes(t, func(t *testing.T, m mode) {
 		transient := &keel.APICallError{Provider: "openai", StatusCode: 503, Retryable: true}
@@ -136,6 +112,55 @@ func TestRetryCapPerRun(t *testing.T) {
 		}
 		if got := model.Calls(); got != 3 {
 			t.Errorf("Got(calls) = %d; want 3 (1 + the run's cap of 2 retries)", got)
+		}
+	})
+}
+
+// cancelOnRetry is a stream-error retry processor that cancels the run as
+// it decides to wait before retrying: the wait that follows must end at
+// once.
+type cancelOnRetry struct {
+	processor.APIErrorHandler
+	cancel context.CancelFunc
+}
+
+func (c cancelOnRetry) HandleAPIError(ctx context.Context, e *processor.APIErrorEvent) (processor.Decision, error) {
+	d, err := c.APIErrorHandler.HandleAPIError(ctx, e)
+	if d.Retry {
+		c.cancel()
+	}
+	return d, err
+}
+
+// TestCancellationStopsRetryWait checks that a retry's wait (an hour, as
+// the provider asked) ends when the run's context is cancelled, with the
+// context's error and no second call.
+func TestCancellationStopsRetryWait(t *testing.T) {
+	forModes(t, func(t *testing.T, m mode) {
+		h := http.Header{}
+		h.Set("Retry-After", "3600")
+		limited := &keel.APICallError{Provider: "openai", StatusCode: 429, Header: h, Retryable: true}
+		model := keeltest.NewModel(keelReply{Err: limited}, keelReply{Text: "never"})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		retry := processor.NewStreamErrorRetry(processor.StreamErrorRetryOptions{MaxRetries: 1, Delay: time.Hour, MaxRetryAfter: time.Hour})
+		a := newAgent(t, agent.Config{Model: model, ErrorProcessors: []processor.Processor{cancelOnRetry{retry, cancel}}})
+
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := m.run(ctx, a, []keel.Message{keel.UserText("hi")})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Got(err) = %v; want context.Canceled", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("the run still waits 30 s after its context was cancelled; want the wait to end at once")
+		}
+		if got := model.Calls(); got != 1 {
+			t.Errorf("Got(calls) = %d; want 1", got)
 		}
 	})
 }
