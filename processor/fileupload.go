@@ -1,7 +1,6 @@
 package processor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -19,6 +18,9 @@ const FileUploadID = "file-upload"
 const DefaultMaxFileSize = workspace.MaxUploadSize
 
 // FileInfo describes a file to a [FileUploadOptions] Filter or MaxSize.
+// Only files whose content travels with the message (bytes or a data:
+// URL) are described: a file given by http(s) URL or provider file ID is
+// never offered, and stays in the prompt for the model.
 type FileInfo struct {
 	// Name is the file name as the sender gave it; it may be empty.
 	Name string
@@ -28,11 +30,6 @@ type FileInfo struct {
 	// Extension is the extension the upload path gets ("csv"), from the
 	// name or else the media type; "" when none.
 	Extension string
-	// Inline reports that the content travels with the message (bytes or
-	// a data: URL). A file given by http(s) URL or provider reference
-	// cannot be uploaded, since the processor never downloads: choosing
-	// one stops the turn with FILE_NOT_UPLOADED.
-	Inline bool
 }
 
 // FileUploadOptions configure a [FileUpload].
@@ -40,9 +37,8 @@ type FileUploadOptions struct {
 	// Workspace gives the sandbox files are uploaded to. Required. Give it
 	// the agent's workspace, so that the agent's tools see the files.
 	Workspace *workspace.Workspace
-	// Filter chooses the files to upload; nil chooses every file whose
-	// content is inline (FileInfo.Inline). An error stops a turn whose new
-	// files it was checking.
+	// Filter chooses the files to upload; nil chooses every file it is
+	// offered. An error stops a turn whose new files it was checking.
 	Filter func(FileInfo) (bool, error)
 	// MaxSize gives the largest size, in decoded bytes, of a chosen file;
 	// nil means [DefaultMaxFileSize]. A limit of 0 or less, or over
@@ -51,23 +47,25 @@ type FileUploadOptions struct {
 }
 
 // FileUpload is an input processor that puts the files of user messages
-// into the run's sandbox before the model sees them (BEHAVIOUR §6).
+// into the run's sandbox before the model sees them.
 //
 // On input it checks the turn's new user files that Filter chooses: each
-// must have inline content (bytes or a data: URL; the processor never
-// downloads), decodable, within MaxSize, and the run must have a sandbox
+// must be decodable and within MaxSize, and the run must have a sandbox
 // that can take files. Any failure stops the turn with a
-// [*FileUploadError] and nothing is written.
+// [*FileUploadError] and nothing is written. A turn that brings no chosen
+// file needs no sandbox. Files given by http(s) URL or provider file ID
+// are never offered to Filter: the processor never downloads, and they
+// stay in the prompt for the model.
 //
 // Before each model call it uploads every chosen file of the prompt's
-// user messages, history included, with workspace.Upload, and
-// replaces it, in the prompt only, with the upload note giving its path.
-// Each file is uploaded once per run and reported once, as a [Recovery]
-// with Action "uploaded". When a file of the current turn cannot be
-// uploaded the run stops with a [*FileUploadError]; a file from the history
-// gets a "[File not uploaded]" note instead and the run goes on. Files
-// given by URL that the filter does not choose (the default filter chooses
-// none) are left in the prompt as they are.
+// user messages, history included, with the path scheme of
+// [workspace.Upload], and replaces it, in the prompt only, with the
+// "[File uploaded to the sandbox]" note giving its path. Each file is
+// uploaded once per run and reported once, as a [Recovery] with Action
+// "uploaded". When a file of the current turn cannot be uploaded the run
+// stops with a [*FileUploadError]; a file from the history gets a
+// "[File not uploaded]" note with the reason instead, reported as
+// "not-uploaded", and the run goes on.
 //
 // A file belongs to the current turn when its content is that of a file
 // ProcessInput saw in the turn's new messages. Without a ProcessInput call
@@ -81,29 +79,18 @@ type FileUpload struct {
 	maxSize func(FileInfo) int64
 }
 
-// NewFileUpload returns a file-upload processor. A nil Workspace, or one
-// with no sandbox at all, is a NO_SANDBOX [*FileUploadError]; a sandbox
-// that can neither write files nor run commands is NO_WRITE_CAPABILITY. A
-// workspace that resolves its sandbox per run is asked once with an empty
-// Scope: a sandbox is checked as above, and a resolver error is accepted,
-// the run's own sandbox being checked when a turn brings files.
+// NewFileUpload returns a file-upload processor. A nil Workspace is a
+// NO_SANDBOX [*FileUploadError]. The workspace's sandbox is not looked at
+// here: a workspace with none, or one that resolves none for some scope,
+// or a sandbox that cannot take files, fails only the turns that bring a
+// chosen file (NO_SANDBOX, NO_WRITE_CAPABILITY).
 func NewFileUpload(opts FileUploadOptions) (*FileUpload, error) {
 	if opts.Workspace == nil {
 		return nil, &FileUploadError{Code: CodeNoSandbox, Err: errors.New("no workspace given")}
 	}
-	sb, err := opts.Workspace.Sandbox(context.Background(), workspace.Scope{})
-	switch {
-	// The bare sentinel comes from a workspace that has no sandbox and no
-	// resolver; a resolver's error is wrapped and may be about the empty
-	// scope only.
-	case err == workspace.ErrNoSandbox: //nolint:errorlint // identity is the point
-		return nil, &FileUploadError{Code: CodeNoSandbox, Err: err}
-	case err == nil && !canUpload(sb):
-		return nil, &FileUploadError{Code: CodeNoWriteCapability, Err: workspace.ErrNoWriteCapability}
-	}
 	p := &FileUpload{ws: opts.Workspace, filter: opts.Filter, maxSize: opts.MaxSize}
 	if p.filter == nil {
-		p.filter = func(info FileInfo) (bool, error) { return info.Inline, nil }
+		p.filter = func(FileInfo) (bool, error) { return true, nil }
 	}
 	if p.maxSize == nil {
 		p.maxSize = func(FileInfo) int64 { return DefaultMaxFileSize }
@@ -114,42 +101,16 @@ func NewFileUpload(opts FileUploadOptions) (*FileUpload, error) {
 // ID returns "file-upload".
 func (*FileUpload) ID() string { return FileUploadID }
 
-// Name returns "File Upload", the name shown to people.
-func (*FileUpload) Name() string { return "File Upload" }
-
 // fileUploadState is the processor's state for one run. mu is held for a
 // whole hook, so that a file is uploaded once even if hooks overlap.
 type fileUploadState struct {
 	mu sync.Mutex
-	// turn holds the user files of the turn's new messages.
-	turn []keel.FilePart
-	// sandbox is the run's sandbox, resolved once.
-	sandbox     workspace.Sandbox
-	sandboxErr  error
-	sandboxDone bool
-	// done maps a file to the text that replaces it in every prompt of
-	// the run.
-	done map[uploadKey]string
-}
-
-// uploadKey identifies a file part of the run: prompts are clones that
-// share the stored parts' bytes, so the bytes' address is stable.
-type uploadKey struct {
-	first *byte
-	n     int
-	url   string
-	name  string
-}
-
-func keyOf(f keel.FilePart) uploadKey {
-	k := uploadKey{n: len(f.Data), name: f.Filename}
-	switch {
-	case len(f.Data) > 0:
-		k.first = &f.Data[0]
-	case f.Data == nil:
-		k.url = f.URL
-	}
-	return k
+	// turn holds the digests of the chosen files of the turn's new
+	// messages.
+	turn map[string]bool
+	// done maps a file (see fileKey) to the text that replaces it in every
+	// prompt of the run.
+	done map[string]string
 }
 
 // ProcessInput checks the files of the turn's new user messages. It
@@ -161,105 +122,94 @@ func (p *FileUpload) ProcessInput(ctx context.Context, in *Input) error {
 	st := StateOf[fileUploadState](in.Run, p)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.turn = st.turn[:0]
-	chosen := false
+	st.turn = make(map[string]bool)
 	for _, m := range in.Messages {
 		if m.Role != keel.RoleUser {
 			continue
 		}
 		for _, part := range m.Parts {
 			f, ok := part.(keel.FilePart)
-			if !ok {
+			if !ok || !f.IsInline() {
 				continue
 			}
-			st.turn = append(st.turn, f)
-			sel, _, err := p.check(f)
+			c, err := p.check(in.Run, f)
 			if err != nil {
 				return err
 			}
-			chosen = chosen || sel
+			if c.chosen {
+				st.turn[c.sum] = true
+			}
 		}
 	}
-	if !chosen {
+	if len(st.turn) == 0 {
 		return nil
 	}
-	sb, err := p.sandbox(ctx, in.Run, st)
-	if err != nil {
-		return &FileUploadError{Code: CodeNoSandbox, Err: err}
-	}
-	if !canUpload(sb) {
-		return &FileUploadError{Code: CodeNoWriteCapability, Err: workspace.ErrNoWriteCapability}
+	if _, err := in.Run.uploader(ctx, p.ws); err != nil {
+		return sandboxError(err)
 	}
 	return nil
 }
 
-// check applies the filter and the limits to f. It reports whether f is
-// chosen and, when it is, its decoded data.
-func (p *FileUpload) check(f keel.FilePart) (bool, []byte, error) {
+// sandboxError is the error of a run whose sandbox cannot take files.
+func sandboxError(err error) *FileUploadError {
+	if errors.Is(err, workspace.ErrNoWriteCapability) {
+		return &FileUploadError{Code: CodeNoWriteCapability, Err: err}
+	}
+	return &FileUploadError{Code: CodeNoSandbox, Err: err}
+}
+
+// checked is a file that [FileUpload.check] looked at.
+type checked struct {
+	chosen bool
+	sum    string // the content's digest, when chosen
+	data   []byte // the content, when chosen
+}
+
+// check applies the filter and the limits to f, an inline file.
+func (p *FileUpload) check(run *Run, f keel.FilePart) (checked, error) {
+	limit, sel, err := p.choose(f)
+	if err != nil || !sel {
+		return checked{}, err
+	}
+	sum, data, err := run.fileDigest(f)
+	if err != nil {
+		return checked{}, p.invalidData(f, err)
+	}
+	c := checked{chosen: true, sum: sum}
+	if c.data, err = inlineData(f, data); err != nil {
+		return c, p.invalidData(f, err)
+	}
+	if size := int64(len(c.data)); size > limit {
+		return c, &FileUploadError{Code: CodeFileTooLarge, File: displayName(f.Filename, f.MediaType),
+			Err: &workspace.FileTooLargeError{Size: size, Limit: limit}}
+	}
+	return c, nil
+}
+
+// choose applies the filter to f and returns its size limit.
+func (p *FileUpload) choose(f keel.FilePart) (limit int64, chosen bool, err error) {
 	info := FileInfo{
 		Name:      f.Filename,
 		MediaType: keel.NormalizeMediaType(f.MediaType),
 		Extension: workspace.Extension(f.Filename, f.MediaType),
-		Inline:    f.IsInline(),
 	}
-	name := workspace.DisplayName(f.Filename, f.MediaType)
 	sel, err := p.filter(info)
 	if err != nil {
-		return false, nil, &FileUploadError{Code: CodeInvalidFilter, File: name, Err: err}
+		return 0, false, &FileUploadError{Code: CodeInvalidFilter, File: displayName(f.Filename, f.MediaType), Err: err}
 	}
 	if !sel {
-		return false, nil, nil
+		return 0, false, nil
 	}
-	if !f.IsInline() {
-		return true, nil, &FileUploadError{Code: CodeFileNotUploaded, File: name,
-			Err: errors.New("its content is given by URL or file reference, which is never downloaded; send the content inline")}
-	}
-	data, err := f.InlineData()
-	if err != nil {
-		return true, nil, &FileUploadError{Code: CodeInvalidFileData, File: name, Err: err}
-	}
-	limit := p.maxSize(info)
+	limit = p.maxSize(info)
 	if limit <= 0 || limit > workspace.MaxUploadSize {
-		return true, nil, &FileUploadError{Code: CodeInvalidMaxFileSize, File: name,
+		return 0, true, &FileUploadError{Code: CodeInvalidMaxFileSize, File: displayName(f.Filename, f.MediaType),
 			Err: errors.New("MaxSize gave a limit outside 1 to workspace.MaxUploadSize bytes")}
 	}
-	if int64(len(data)) > limit {
-		return true, nil, &FileUploadError{Code: CodeFileTooLarge, File: name,
-			Err: &workspace.FileTooLargeError{Name: reasonOf(f.Filename), Size: int64(len(data)), Limit: limit}}
-	}
-	return true, data, nil
+	return limit, true, nil
 }
 
-// reasonOf is the name a reason sentence uses: "" for a file sent without
-// one, which the sentence calls "an unnamed file".
-func reasonOf(filename string) string {
-	if filename == "" {
-		return ""
-	}
-	return workspace.DisplayName(filename, "")
-}
-
-// sandbox returns the run's sandbox: the one the agent's tools use when
-// this processor was given the agent's workspace.
-func (p *FileUpload) sandbox(ctx context.Context, run *Run, st *fileUploadState) (workspace.Sandbox, error) {
-	if st.sandboxDone {
-		return st.sandbox, st.sandboxErr
-	}
-	if run.Workspace == p.ws {
-		st.sandbox, st.sandboxErr = run.Sandbox(ctx)
-	} else {
-		st.sandbox, st.sandboxErr = p.ws.Sandbox(ctx, workspace.Scope{
-			AgentID: run.AgentID, ThreadID: run.ThreadID, ResourceID: run.ResourceID,
-		})
-	}
-	st.sandboxDone = ctx.Err() == nil
-	return st.sandbox, st.sandboxErr
-}
-
-func canUpload(sb workspace.Sandbox) bool {
-	_, canWrite := sb.(workspace.FileSystem)
-	_, canRun := sb.(workspace.CommandRunner)
-	return canWrite || canRun
+func (p *FileUpload) invalidData(f keel.FilePart, err error) *FileUploadError {
+	return &FileUploadError{Code: CodeInvalidFileData, File: displayName(f.Filename, f.MediaType), Err: err}
 }
 
 // RewriteLLMRequest uploads the chosen files of the prompt's user
@@ -268,10 +218,8 @@ func (p *FileUpload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) err
 	if req == nil || req.Run == nil {
 		return nil
 	}
-	uploaded, err := p.rewrite(ctx, req)
-	if len(uploaded) > 0 {
-		req.Run.Report(Recovery{Processor: FileUploadID, Action: "uploaded", Files: uploaded})
-	}
+	files, err := p.rewrite(ctx, req)
+	reportFiles(req.Run, FileUploadID, nil, files)
 	return err
 }
 
@@ -279,7 +227,7 @@ func (p *FileUpload) rewrite(ctx context.Context, req *LLMRequest) ([]RecoveredF
 	st := StateOf[fileUploadState](req.Run, p)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var uploaded []RecoveredFile
+	var files []RecoveredFile
 	for i := range req.Prompt {
 		m := &req.Prompt[i]
 		if m.Role != keel.RoleUser {
@@ -288,12 +236,12 @@ func (p *FileUpload) rewrite(ctx context.Context, req *LLMRequest) ([]RecoveredF
 		cloned := false
 		for j, part := range m.Parts {
 			f, ok := part.(keel.FilePart)
-			if !ok {
+			if !ok || !f.IsInline() {
 				continue
 			}
-			text, up, err := p.replacement(ctx, req.Run, st, f)
+			text, file, err := p.replacement(ctx, req.Run, st, f)
 			if err != nil {
-				return uploaded, err
+				return files, err
 			}
 			if text == "" {
 				continue
@@ -304,98 +252,87 @@ func (p *FileUpload) rewrite(ctx context.Context, req *LLMRequest) ([]RecoveredF
 				m.Parts, cloned = slices.Clone(m.Parts), true
 			}
 			m.Parts[j] = keel.TextPart{Text: text}
-			if up != nil {
-				uploaded = append(uploaded, RecoveredFile{Name: up.Name, MediaType: up.MediaType, Path: up.Path})
+			if file != nil {
+				files = append(files, *file)
 			}
 		}
 	}
-	return uploaded, nil
+	return files, nil
 }
 
 // replacement returns the text that takes f's place in the prompt ("" to
-// leave f), and what was uploaded when this call uploaded it.
-func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) (string, *workspace.Uploaded, error) {
-	key := keyOf(f)
-	if text, ok := st.done[key]; ok {
-		return text, nil, nil
+// leave f), and the file to report when this call is the run's first for
+// it.
+func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) (string, *RecoveredFile, error) {
+	name := displayName(f.Filename, f.MediaType)
+	limit, chosen, err := p.choose(f)
+	if !chosen && err == nil {
+		return "", nil, nil
 	}
-	current := st.isCurrent(f)
-	name := workspace.DisplayName(f.Filename, f.MediaType)
-	// A failure stops the run for a file of the current turn; for a file
-	// of the history it becomes a note, the same on every call.
-	fail := func(code string, cause error, reason string) (string, *workspace.Uploaded, error) {
-		if current || ctx.Err() != nil {
-			return "", nil, &FileUploadError{Code: code, File: name, Err: cause}
-		}
-		return st.remember(key, workspace.NotUploadedNote(name, reason)), nil, nil
-	}
-
-	sel, data, err := p.check(f)
+	// The digest tells a file of the current turn; it is computed only for
+	// the files chosen (and those the filter failed on).
+	sum, data, dataErr := run.fileDigest(f)
+	current := dataErr == nil && st.turn[sum]
 	var fe *FileUploadError
 	switch {
-	case err == nil && !sel:
-		return "", nil, nil
-	case err == nil:
-	case !errors.As(err, &fe) || fe.Code == CodeInvalidMaxFileSize:
-		return "", nil, err // the configuration is wrong, whatever the file
-	case fe.Code == CodeInvalidFilter || fe.Code == CodeFileNotUploaded:
-		if current {
-			return "", nil, err
-		}
-		// A history file the filter cannot judge, or given by URL, stays
-		// as it was sent.
-		if fe.Code == CodeInvalidFilter && run.Logger != nil {
+	case errors.As(err, &fe) && fe.Code == CodeInvalidFilter && !current:
+		// A history file the filter cannot judge stays as it was sent.
+		if run.Logger != nil {
 			run.Logger.Warn("file-upload filter failed on a history file; left in the prompt", "file", name, "err", fe.Err)
 		}
 		return "", nil, nil
-	case fe.Code == CodeInvalidFileData:
-		return fail(fe.Code, fe.Err, workspace.UndecodableReason(f.Filename))
-	case fe.Code == CodeFileTooLarge:
-		return fail(fe.Code, fe.Err, fe.Err.Error())
-	default:
-		return "", nil, err
+	case err != nil:
+		return "", nil, err // a current file the filter cannot judge, or a wrong MaxSize
 	}
-
-	sb, err := p.sandbox(ctx, run, st)
+	key := fileKey(f, sum, f.Filename)
+	if text, ok := st.done[key]; ok {
+		return text, nil, nil
+	}
+	file := RecoveredFile{Name: name, MediaType: keel.NormalizeMediaType(f.MediaType), SHA256: sum}
+	// A failure stops the run for a file of the current turn; for a file
+	// of the history it becomes a note, the same on every call.
+	fail := func(code string, cause error, reason string) (string, *RecoveredFile, error) {
+		if current {
+			return "", nil, &FileUploadError{Code: code, File: name, Err: cause}
+		}
+		file.Outcome, file.Reason = OutcomeNotUploaded, reason
+		return st.remember(key, notUploadedNote(name, reason)), &file, nil
+	}
+	if dataErr == nil {
+		data, dataErr = inlineData(f, data)
+	}
+	if dataErr != nil {
+		file.SHA256 = ""
+		return fail(CodeInvalidFileData, dataErr, undecodableReason(f.Filename))
+	}
+	file.Size = int64(len(data))
+	if file.Size > limit {
+		return fail(CodeFileTooLarge, &workspace.FileTooLargeError{Size: file.Size, Limit: limit}, tooLargeReason(f.Filename, file.Size, limit))
+	}
+	up, err := run.uploader(ctx, p.ws)
 	if err != nil {
-		return fail(CodeNoSandbox, err, "No sandbox is available to this run.")
+		fe := sandboxError(err)
+		reason := noSandboxReason
+		if fe.Code == CodeNoWriteCapability {
+			reason = cannotWriteReason
+		}
+		return fail(fe.Code, err, reason)
 	}
-	if !canUpload(sb) {
-		return fail(CodeNoWriteCapability, workspace.ErrNoWriteCapability, "The sandbox cannot store files.")
-	}
-	up, err := workspace.Upload(ctx, sb, run.ThreadID, run.ResourceID, workspace.File{Name: f.Filename, MediaType: f.MediaType, Data: data})
+	u, err := up.Upload(ctx, run.ThreadID, run.ResourceID, workspace.File{Name: f.Filename, MediaType: f.MediaType, Data: data, SHA256: sum})
 	if err != nil {
 		if run.Logger != nil {
 			run.Logger.Warn("file-upload: upload to the sandbox failed", "file", name, "err", err)
 		}
-		return fail(CodeUploadFailed, err, "Uploading it to the sandbox failed.")
+		return fail(CodeUploadFailed, err, uploadFailedReason)
 	}
-	return st.remember(key, workspace.UploadNote(up)), up, nil
+	file.Outcome, file.Path = OutcomeUploaded, u.Path
+	return st.remember(key, uploadNote(u.Path, name, file.MediaType, file.Size)), &file, nil
 }
 
-func (st *fileUploadState) remember(key uploadKey, text string) string {
+func (st *fileUploadState) remember(key, text string) string {
 	if st.done == nil {
-		st.done = make(map[uploadKey]string)
+		st.done = make(map[string]string)
 	}
 	st.done[key] = text
 	return text
-}
-
-// isCurrent reports whether f has the content of a file of the turn's new
-// messages. The agent may store and reload those messages before the
-// prompt is built, so equal bytes count, not only the same slice.
-func (st *fileUploadState) isCurrent(f keel.FilePart) bool {
-	for _, t := range st.turn {
-		switch {
-		case f.Data != nil && t.Data != nil:
-			if len(f.Data) == len(t.Data) && (len(f.Data) == 0 || &f.Data[0] == &t.Data[0] || bytes.Equal(f.Data, t.Data)) {
-				return true
-			}
-		case f.Data == nil && t.Data == nil:
-			if f.URL == t.URL {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -61,31 +61,62 @@ func wantCode(t *testing.T, what string, err error, code string) {
 	}
 }
 
+// TestNewFileUpload checks that only a missing workspace is refused at
+// construction: a workspace's sandbox, or its lack, is a matter for the
+// turns that bring a file.
 func TestNewFileUpload(t *testing.T) {
+	if _, err := processor.NewFileUpload(processor.FileUploadOptions{}); err == nil {
+		t.Error("Got(NewFileUpload(nil workspace)) no error; want NO_SANDBOX")
+	} else {
+		wantCode(t, "NewFileUpload(nil workspace)", err, processor.CodeNoSandbox)
+	}
 	mem := keeltest.NewSandbox("mem")
+	noSandboxForEmptyScope := workspace.NewResolved(workspace.ResolverFunc(
+		func(_ context.Context, s workspace.Scope) (workspace.Sandbox, error) {
+			if s.ResourceID == "" {
+				return nil, nil
+			}
+			return mem, nil
+		}))
+	refusingEmptyScope := workspace.NewResolved(workspace.ResolverFunc(
+		func(_ context.Context, s workspace.Scope) (workspace.Sandbox, error) {
+			if s.ResourceID == "" {
+				return nil, fmt.Errorf("needs a resource: %w", workspace.ErrNoSandbox)
+			}
+			return mem, nil
+		}))
+	file := keel.FilePart{Data: []byte("a,b\n"), MediaType: "text/csv", Filename: "a.csv"}
 	for _, tc := range []struct {
 		name string
 		ws   *workspace.Workspace
-		code string
+		code string // of a turn that brings a file; "" for none
 	}{
-		{"nil workspace", nil, processor.CodeNoSandbox},
 		{"workspace without sandbox", workspace.New(nil), processor.CodeNoSandbox},
 		{"sandbox that cannot take files", workspace.New(sandboxtest.CommandOnly(mem)), processor.CodeNoWriteCapability},
 		{"file sandbox", workspace.New(mem), ""},
 		{"command-only sandbox", workspace.New(sandboxtest.CommandOnly(cmdSandbox{mem})), ""},
-		{"resolver refusing the empty scope", workspace.NewResolved(workspace.ResolverFunc(
-			func(context.Context, workspace.Scope) (workspace.Sandbox, error) {
-				return nil, fmt.Errorf("needs a resource: %w", workspace.ErrNoSandbox)
-			})), ""},
+		{"resolver with no sandbox for the empty scope", noSandboxForEmptyScope, ""},
+		{"resolver refusing the empty scope", refusingEmptyScope, ""},
 	} {
-		p, err := processor.NewFileUpload(processor.FileUploadOptions{Workspace: tc.ws})
-		if tc.code == "" {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := processor.NewFileUpload(processor.FileUploadOptions{Workspace: tc.ws})
 			if err != nil || p == nil || p.ID() != "file-upload" {
-				t.Errorf("Got(NewFileUpload(%s)) = %v, %v; want a file-upload processor", tc.name, p, err)
+				t.Fatalf("Got(NewFileUpload) = %v, %v; want a file-upload processor", p, err)
 			}
-			continue
-		}
-		wantCode(t, "NewFileUpload("+tc.name+")", err, tc.code)
+			text := newUploadRun(tc.ws, nil, []keel.Message{keel.UserText("hello")})
+			if err := text.processInput(p); err != nil {
+				t.Errorf("Got(ProcessInput of text only) error %v; want none: no file, no sandbox needed", err)
+			}
+			withFile := newUploadRun(tc.ws, nil, []keel.Message{userFiles("see", file)})
+			err = withFile.processInput(p)
+			if tc.code == "" {
+				if err != nil {
+					t.Errorf("Got(ProcessInput with a file) error %v; want none", err)
+				}
+				return
+			}
+			wantCode(t, "ProcessInput with a file", err, tc.code)
+		})
 	}
 }
 
@@ -171,8 +202,6 @@ func TestFileUploadInputErrors(t *testing.T) {
 			ok, processor.CodeInvalidMaxFileSize},
 		{"undecodable data URL", processor.FileUploadOptions{},
 			keel.FilePart{URL: "data:text/csv;base64,!!!not-base64", MediaType: "text/csv", Filename: "bad.csv"}, processor.CodeInvalidFileData},
-		{"file by URL chosen", processor.FileUploadOptions{Filter: csvOnly},
-			keel.FilePart{URL: "https://example.com/leads.csv", MediaType: "text/csv", Filename: "leads.csv"}, processor.CodeFileNotUploaded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := keeltest.NewSandbox("mem")
@@ -201,7 +230,7 @@ func TestFileUploadTooLargeMessage(t *testing.T) {
 	u := newUploadRun(workspace.New(keeltest.NewSandbox("mem")), nil,
 		[]keel.Message{userFiles("", keel.FilePart{Data: []byte("0123456789A"), MediaType: "text/csv", Filename: "big.csv"})})
 	err = u.processInput(p)
-	want := `processor: file upload: FILE_TOO_LARGE: file "big.csv": File "big.csv" is 11 bytes, over the 10 byte limit.`
+	want := `processor: file upload: FILE_TOO_LARGE: file "big.csv": file is 11 bytes, over the 10 byte limit`
 	if err == nil || err.Error() != want {
 		t.Errorf("Got(error) = %v; want %q", err, want)
 	}
@@ -294,29 +323,77 @@ func TestFileUploadCurrentFailureStops(t *testing.T) {
 	}
 }
 
-func TestFileUploadDefaultFilterSkipsURLs(t *testing.T) {
-	mem := keeltest.NewSandbox("mem")
-	ws := workspace.New(mem)
-	p, err := processor.NewFileUpload(processor.FileUploadOptions{Workspace: ws})
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestFileUploadNeverOffersLinks checks that files given by http(s) URL
+// or provider file ID are never offered to the filter, stay in the prompt
+// for the model, and need no sandbox.
+func TestFileUploadNeverOffersLinks(t *testing.T) {
 	byURL := keel.FilePart{URL: "https://example.com/photo.png", MediaType: "image/png", Filename: "photo.png"}
+	byID := keel.FilePart{URL: "file-abc123", MediaType: "application/pdf", Filename: "report.pdf"}
 	inline := keel.FilePart{URL: keel.DataURL("text/plain", []byte("hi")), MediaType: "text/plain", Filename: "hi.txt"}
-	u := newUploadRun(ws, nil, []keel.Message{userFiles("", byURL, inline)})
-	if err := u.processInput(p); err != nil {
-		t.Fatalf("Got(ProcessInput) error %v; want none: the default filter leaves URLs", err)
+	var mu sync.Mutex
+	var offered []string
+	chooseAll := func(info processor.FileInfo) (bool, error) {
+		mu.Lock()
+		offered = append(offered, info.Name)
+		mu.Unlock()
+		return true, nil
 	}
-	prompt, err := u.rewrite(t, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f, ok := prompt[0].Parts[1].(keel.FilePart); !ok || f.URL != byURL.URL {
-		t.Errorf("Got(part 1) = %#v; want the URL file as sent", prompt[0].Parts[1])
-	}
-	if note, ok := prompt[0].Parts[2].(keel.TextPart); !ok || !strings.Contains(note.Text, "name: hi.txt\ntype: text/plain\nsize: 2 bytes") {
-		t.Errorf("Got(part 2) = %#v; want the data: URL file uploaded", prompt[0].Parts[2])
-	}
+
+	t.Run("with a sandbox", func(t *testing.T) {
+		offered = nil
+		ws := workspace.New(keeltest.NewSandbox("mem"))
+		p, err := processor.NewFileUpload(processor.FileUploadOptions{Workspace: ws, Filter: chooseAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		history := []keel.Message{userFiles("earlier", byURL), {Role: keel.RoleAssistant, Parts: []keel.Part{keel.TextPart{Text: "ok"}}}}
+		u := newUploadRun(ws, history, []keel.Message{userFiles("", byURL, byID, inline)})
+		if err := u.processInput(p); err != nil {
+			t.Fatalf("Got(ProcessInput) error %v; want none: links are left to the model", err)
+		}
+		prompt, err := u.rewrite(t, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f, ok := prompt[0].Parts[1].(keel.FilePart); !ok || f.URL != byURL.URL {
+			t.Errorf("Got(history part 1) = %#v; want the URL file as sent", prompt[0].Parts[1])
+		}
+		turn := prompt[2].Parts
+		if f, ok := turn[1].(keel.FilePart); !ok || f.URL != byURL.URL {
+			t.Errorf("Got(part 1) = %#v; want the URL file as sent", turn[1])
+		}
+		if f, ok := turn[2].(keel.FilePart); !ok || f.URL != byID.URL {
+			t.Errorf("Got(part 2) = %#v; want the provider's file ID as sent", turn[2])
+		}
+		if note, ok := turn[3].(keel.TextPart); !ok || !strings.Contains(note.Text, "name: hi.txt\ntype: text/plain\nsize: 2 bytes") {
+			t.Errorf("Got(part 3) = %#v; want the data: URL file uploaded", turn[3])
+		}
+		for _, name := range offered {
+			if name != "hi.txt" {
+				t.Errorf("Got(filter offered) = %q; want only hi.txt", offered)
+				break
+			}
+		}
+	})
+
+	t.Run("without a sandbox", func(t *testing.T) {
+		offered = nil
+		ws := workspace.New(nil)
+		p, err := processor.NewFileUpload(processor.FileUploadOptions{Workspace: ws, Filter: chooseAll})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := newUploadRun(ws, nil, []keel.Message{userFiles("", byURL, byID)})
+		if err := u.processInput(p); err != nil {
+			t.Errorf("Got(ProcessInput of links only) error %v; want none: links need no sandbox", err)
+		}
+		if prompt, err := u.rewrite(t, p); err != nil || len(prompt[0].Parts) != 3 {
+			t.Errorf("Got(rewrite) = %#v, %v; want the links left", prompt, err)
+		}
+		if len(offered) != 0 {
+			t.Errorf("Got(filter offered) = %q; want nothing", offered)
+		}
+	})
 }
 
 func TestFileUploadLeavesOthers(t *testing.T) {

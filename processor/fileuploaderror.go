@@ -4,7 +4,8 @@ import "fmt"
 
 // The codes of a [FileUploadError].
 const (
-	// CodeNoSandbox means the workspace has no sandbox, or none for the run.
+	// CodeNoSandbox means no workspace was given, or the workspace has no
+	// sandbox for the run.
 	CodeNoSandbox = "NO_SANDBOX"
 	// CodeNoWriteCapability means the sandbox can neither write files nor run
 	// commands.
@@ -20,10 +21,6 @@ const (
 	CodeFileTooLarge = "FILE_TOO_LARGE"
 	// CodeUploadFailed means writing the file to the sandbox failed.
 	CodeUploadFailed = "UPLOAD_FAILED"
-	// CodeFileNotUploaded means a selected file cannot be uploaded because its
-	// content is not inline (an http(s) URL or a provider's file
-	// reference), and the processor never downloads.
-	CodeFileNotUploaded = "FILE_NOT_UPLOADED"
 )
 
 // FileUploadError stops a turn for a file that [FileUpload] could not

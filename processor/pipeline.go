@@ -17,6 +17,14 @@ const DefaultMaxRetries = 3
 //
 // Every hook is called in the order of the list given to [NewPipeline]
 // (the agent passes its input processors, then its error processors).
+//
+// A run whose context ends has one rule, whichever hook it ends in: the
+// answer of an input or LLM-request hook is dropped and the context's
+// error returned, and an API error is not retried. So a sandbox that could
+// not be resolved, or a file that could not be uploaded, because the run
+// was being cancelled, never shows as a NO_SANDBOX error or a
+// placeholder: the run ends with context.Canceled or
+// context.DeadlineExceeded.
 type Pipeline struct {
 	inputs     []InputProcessor
 	rewriters  []LLMRequestRewriter
@@ -49,9 +57,6 @@ func NewPipeline(processors []Processor, maxRetries int) *Pipeline {
 	return p
 }
 
-// HasRewriters reports whether any processor rewrites LLM requests.
-func (p *Pipeline) HasRewriters() bool { return len(p.rewriters) > 0 }
-
 // ProcessInputError reports that an input processor stopped the turn.
 type ProcessInputError struct {
 	Processor string
@@ -67,10 +72,14 @@ func (e *ProcessInputError) Unwrap() error { return e.Err }
 
 // ProcessInput runs every input processor in order. The first error stops
 // the turn and is returned as a [*ProcessInputError]; a panic counts as an
-// error, since a turn must not go on with input nobody checked.
+// error, since a turn must not go on with input nobody checked. Once ctx
+// is done, its error is returned.
 func (p *Pipeline) ProcessInput(ctx context.Context, in *Input) error {
 	for _, h := range p.inputs {
 		err := protect(func() error { return h.ProcessInput(ctx, in) })
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		if err != nil {
 			return &ProcessInputError{Processor: h.ID(), Err: err}
 		}
@@ -81,10 +90,13 @@ func (p *Pipeline) ProcessInput(ctx context.Context, in *Input) error {
 // RewriteLLMRequest runs every LLM-request rewriter in order on req. A
 // rewriter's error stops the run and is returned wrapped with its ID; a
 // rewriter that panics is logged and skipped, so one faulty processor does
-// not break the agent.
+// not break the agent. Once ctx is done, its error is returned.
 func (p *Pipeline) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error {
 	for _, h := range p.rewriters {
 		err := protect(func() error { return h.RewriteLLMRequest(ctx, req) })
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		var pe *panicError
 		switch {
 		case err == nil:

@@ -26,15 +26,19 @@ type Run struct {
 	// Logger receives processors' logs; never nil once the run starts.
 	Logger *slog.Logger
 
-	mu          sync.Mutex
-	retryCount  int
-	state       map[string]any
-	sandbox     workspace.Sandbox
-	sandboxErr  error
-	sandboxDone bool
-	added       []keel.Message
-	recoveries  []Recovery
-	onRecovery  func(Recovery)
+	mu         sync.Mutex
+	retryCount int
+	state      map[string]any
+	added      []keel.Message
+	recoveries []Recovery
+	onRecovery func(Recovery)
+
+	// sandboxMu guards sandboxes apart from mu, so that a slow resolver
+	// holds up only the hooks that need a sandbox.
+	sandboxMu sync.Mutex
+	sandboxes map[*workspace.Workspace]resolved
+
+	digests fileDigests
 }
 
 // NewRun returns a run; the agent makes one per Generate or Stream call.
@@ -60,16 +64,53 @@ func (r *Run) incRetry() {
 // Sandbox returns the run's sandbox, resolved from the workspace once per
 // run: the sandbox the agent's tools use. The error wraps
 // [workspace.ErrNoSandbox] when there is none.
+//
+// A resolution is kept for the rest of the run unless ctx was done when it
+// returned: a cancelled context ends the run (see [Pipeline]), and what was
+// learned under it is not kept.
 func (r *Run) Sandbox(ctx context.Context) (workspace.Sandbox, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if !r.sandboxDone {
-		r.sandbox, r.sandboxErr = r.Workspace.Sandbox(ctx, workspace.Scope{
-			AgentID: r.AgentID, ThreadID: r.ThreadID, ResourceID: r.ResourceID,
-		})
-		r.sandboxDone = true
+	res := r.resolve(ctx, r.Workspace)
+	return res.sandbox, res.err
+}
+
+// resolved is a workspace's sandbox for the run, and whether it can take
+// files.
+type resolved struct {
+	sandbox  workspace.Sandbox
+	err      error // wraps workspace.ErrNoSandbox, or is the resolver's
+	uploader *workspace.Uploader
+	upErr    error // workspace.ErrNoWriteCapability
+}
+
+// uploader returns an uploader into ws's sandbox for the run: the sandbox
+// is resolved, and its capability to take files checked, once per run
+// (as [Run.Sandbox] says), however many files and calls the run has.
+func (r *Run) uploader(ctx context.Context, ws *workspace.Workspace) (*workspace.Uploader, error) {
+	res := r.resolve(ctx, ws)
+	if res.err != nil {
+		return nil, res.err
 	}
-	return r.sandbox, r.sandboxErr
+	return res.uploader, res.upErr
+}
+
+func (r *Run) resolve(ctx context.Context, ws *workspace.Workspace) resolved {
+	r.sandboxMu.Lock()
+	defer r.sandboxMu.Unlock()
+	if res, ok := r.sandboxes[ws]; ok {
+		return res
+	}
+	var res resolved
+	res.sandbox, res.err = ws.Sandbox(ctx, workspace.Scope{AgentID: r.AgentID, ThreadID: r.ThreadID, ResourceID: r.ResourceID})
+	if res.err == nil {
+		res.uploader, res.upErr = workspace.NewUploader(res.sandbox)
+	}
+	if ctx.Err() == nil {
+		if r.sandboxes == nil {
+			r.sandboxes = make(map[*workspace.Workspace]resolved)
+		}
+		r.sandboxes[ws] = res
+	}
+	return res
 }
 
 // AddMessage adds a message to the run: it is stored with the turn's new
@@ -85,25 +126,6 @@ func (r *Run) AddedMessages() []keel.Message {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]keel.Message(nil), r.added...)
-}
-
-// Recovery tells what a processor did to keep a run going, so that callers
-// and clients can show it ("leads.xlsx was uploaded to the sandbox").
-type Recovery struct {
-	// Processor is the processor's ID.
-	Processor string `json:"processor"`
-	// Action is what it did, such as "uploaded", "placeholder" or "retry".
-	Action string `json:"action"`
-	// Files are the files concerned, if any.
-	Files []RecoveredFile `json:"files,omitempty"`
-}
-
-// RecoveredFile is a file a [Recovery] concerns.
-type RecoveredFile struct {
-	Name      string `json:"name"`
-	MediaType string `json:"mediaType"`
-	// Path is where the file is in the sandbox, when it was uploaded.
-	Path string `json:"path,omitempty"`
 }
 
 // Report records a recovery of the run and passes it to the run's

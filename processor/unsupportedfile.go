@@ -1,11 +1,7 @@
 package processor
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -29,11 +25,23 @@ var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 // UnsupportedFileHandler is the default error processor that keeps a run
 // going when the model refuses a file a user sent. Once a call failed
 // because of a file, it takes the files the model may not read out of the
-// prompt of every later call of the run, and retries once: each such file
-// is uploaded to the run's sandbox and replaced by a note giving its path,
-// or, without a sandbox or when the upload fails, replaced by the
-// placeholder "[Attachment unavailable: NAME]". Stored messages keep their
-// files; only the prompt changes.
+// prompt of every later call of the run, and retries once. Each such file
+// becomes one text part at its place (see the package documentation for
+// the texts):
+//
+//   - with a sandbox, the file's inline data (bytes or a data: URL) is
+//     uploaded with [workspace.Upload]'s path scheme and the model gets
+//     the "[File uploaded to the sandbox]" note with its path;
+//   - with a sandbox, a file over 10 MiB ([workspace.MaxUploadSize]) or
+//     with data that cannot be decoded is not uploaded, and the model gets
+//     the "[File not uploaded]" note with the reason;
+//   - otherwise — no sandbox, a sandbox that cannot take files, a failed
+//     write, or a file given by URL or provider reference, which is never
+//     downloaded — the model gets "[Attachment unavailable: NAME]".
+//
+// Stored messages keep their files; only the prompt changes. Each file
+// is uploaded and reported once per run ([Recovery], with the refusal as
+// its Cause), and every call of the run gets the same text for it.
 //
 // A call counts as failed because of a file when the adapter refused a
 // media type before sending ([keel.UnsupportedFunctionalityError] naming
@@ -53,9 +61,6 @@ func NewUnsupportedFileHandler() *UnsupportedFileHandler { return &UnsupportedFi
 // ID returns "unsupported-file-handler".
 func (*UnsupportedFileHandler) ID() string { return UnsupportedFileHandlerID }
 
-// Name returns "Unsupported File Handler", the name shown to people.
-func (*UnsupportedFileHandler) Name() string { return "Unsupported File Handler" }
-
 // unsupportedFileState is the handler's state for one run. mu is held for
 // a whole rewrite, so that a file is uploaded once even if one run's
 // rewrites overlap.
@@ -64,23 +69,19 @@ type unsupportedFileState struct {
 	// rejected holds the normalised media types refused by name, and
 	// unnamedRejection for a refusal that named none.
 	rejected map[string]bool
-	// done maps a file's content digest, name, media type and upload
-	// directory to what replaced it, so a later call reuses the note
-	// without writing.
-	done map[string]fileOutcome
-	// reported holds the files already reported with Run.Report.
-	reported map[string]bool
-	// digests remembers the SHA-256 of inline bytes by their address, so
-	// that a later call of the run does not hash a large file again: a
-	// FilePart's Data is never modified, and prompts are clones that share
-	// it with the stored messages.
-	digests map[bytesID][sha256.Size]byte
+	// cause is the refusal the handler answered, told in its reports.
+	cause *RecoveryCause
+	// done maps a file (see fileKey) to what replaced it, so that every
+	// call of the run gets the same text and the file is uploaded and
+	// reported once.
+	done map[string]replacement
 }
 
-// bytesID identifies a byte slice by its first byte's address and length.
-type bytesID struct {
-	first *byte
-	n     int
+// replacement is what stands for one file in the prompt, and the file as
+// reported.
+type replacement struct {
+	text string
+	file RecoveredFile
 }
 
 // HandleAPIError records which files the model refused and asks for a
@@ -90,26 +91,32 @@ func (h *UnsupportedFileHandler) HandleAPIError(_ context.Context, e *APIErrorEv
 		return Decision{}, nil
 	}
 	var named []string
-	httpRejection := false
+	var namedCause, httpCause *RecoveryCause
 	walkCauses(e.Err, fileErrorDepth, func(err error) bool {
 		switch err := err.(type) {
 		case *keel.UnsupportedFunctionalityError:
 			if m := mediaTypePattern.FindStringSubmatch(err.Functionality); m != nil {
-				named = append(named, strings.ToLower(m[1]))
+				t := strings.ToLower(m[1])
+				named = append(named, t)
+				if namedCause == nil {
+					namedCause = refusalCause(err, t)
+				}
 			}
 		case *keel.APICallError:
-			if !asksToRetryLater(err.StatusCode) {
-				httpRejection = true
+			if !asksToRetryLater(err.StatusCode) && httpCause == nil {
+				httpCause = apiErrorCause(err)
 			}
 		}
 		return false
 	})
 	var record []string
+	cause := httpCause
+	if httpCause != nil && (holdsFile(e.Run.Messages, true) || holdsFile(e.Prompt, true)) {
+		record = append(record, unnamedRejection)
+	}
 	if len(named) > 0 && (holdsFile(e.Run.Messages, false) || holdsFile(e.Prompt, false)) {
 		record = append(record, named...)
-	}
-	if httpRejection && (holdsFile(e.Run.Messages, true) || holdsFile(e.Prompt, true)) {
-		record = append(record, unnamedRejection)
+		cause = namedCause
 	}
 	if len(record) == 0 {
 		return Decision{}, nil
@@ -121,6 +128,9 @@ func (h *UnsupportedFileHandler) HandleAPIError(_ context.Context, e *APIErrorEv
 	}
 	for _, t := range record {
 		st.rejected[t] = true
+	}
+	if st.cause == nil {
+		st.cause = cause
 	}
 	st.mu.Unlock()
 	return Decision{Retry: true}, nil
@@ -154,26 +164,11 @@ func holdsFile(msgs []keel.Message, userUnreadable bool) bool {
 	return false
 }
 
-// fileOutcome is what replaced one file in the prompt.
-type fileOutcome struct {
-	text   string
-	action string // recoveryUploaded or recoveryPlaceholder
-	path   string // the sandbox path, when uploaded
-}
-
-// The actions of the handler's [Recovery] reports.
-const (
-	recoveryUploaded    = "uploaded"
-	recoveryPlaceholder = "placeholder"
-)
-
 // RewriteLLMRequest replaces, in the user messages of req.Prompt, every
 // file whose media type a model refused by name and every file a model
-// may not read, once a call of the run failed because of a file. Each file
-// becomes one text part at its place: the upload note when the run has a
-// sandbox and the file's data is inline, a note saying why it was not
-// uploaded when it is too large or its data is undecodable, and the
-// placeholder otherwise. Failures to upload are logged, never returned.
+// may not read, once a call of the run failed because of a file, as
+// [UnsupportedFileHandler] says. Failures to upload are logged, never
+// returned.
 func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error {
 	if req == nil || req.Run == nil {
 		return nil
@@ -184,7 +179,7 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 	if len(st.rejected) == 0 {
 		return nil
 	}
-	var fresh []fileReport
+	var fresh []RecoveredFile
 	for i := range req.Prompt {
 		m := &req.Prompt[i]
 		if m.Role != keel.RoleUser {
@@ -196,24 +191,20 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 			if !ok || !st.selects(f) {
 				continue
 			}
-			rep := h.replace(ctx, req.Run, st, f)
+			rep, isNew := h.replace(ctx, req.Run, st, f)
 			if !cloned {
 				// The prompt is a clone already; cloning the parts again
 				// costs a slice header per part and guards against a
 				// caller that shared them anyway.
 				m.Parts, cloned = slices.Clone(m.Parts), true
 			}
-			m.Parts[j] = keel.TextPart{Text: rep.outcome.text}
-			if st.reported == nil {
-				st.reported = make(map[string]bool)
-			}
-			if !st.reported[rep.key] {
-				st.reported[rep.key] = true
-				fresh = append(fresh, rep)
+			m.Parts[j] = keel.TextPart{Text: rep.text}
+			if isNew {
+				fresh = append(fresh, rep.file)
 			}
 		}
 	}
-	reportRefusedFiles(req.Run, fresh)
+	reportFiles(req.Run, UnsupportedFileHandlerID, st.cause, fresh)
 	return nil
 }
 
@@ -222,141 +213,118 @@ func (st *unsupportedFileState) selects(f keel.FilePart) bool {
 	return st.rejected[keel.NormalizeMediaType(f.MediaType)] || !keel.IsReadable(f.MediaType)
 }
 
-// fileReport is one replaced file: what replaced it, and what identifies
-// it among the run's reports.
-type fileReport struct {
-	key     string
-	file    RecoveredFile
-	outcome fileOutcome
-}
-
-// replace works out what stands for f in the prompt, uploading it when it
-// can.
-func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart) fileReport {
+// replace returns what stands for f in the prompt, uploading f when it
+// can, and reports whether this is the run's first time for f.
+func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart) (replacement, bool) {
+	sum, data, dataErr := "", []byte(nil), error(nil)
+	if f.IsInline() {
+		sum, data, dataErr = run.fileDigest(f)
+	}
 	filename := f.Filename
 	if filename == "" {
-		filename = storedFileName(run.Messages, f)
+		filename = storedFileName(run, f, sum)
 	}
-	name := workspace.DisplayName(filename, f.MediaType)
-	rep := fileReport{file: RecoveredFile{Name: name, MediaType: keel.NormalizeMediaType(f.MediaType)}}
-	placeholder := fileOutcome{text: workspace.UnavailablePlaceholder(name), action: recoveryPlaceholder}
+	key := fileKey(f, sum, filename)
+	if rep, ok := st.done[key]; ok {
+		return rep, false
+	}
+	rep := h.outcome(ctx, run, f, filename, sum, data, dataErr)
+	if st.done == nil {
+		st.done = make(map[string]replacement)
+	}
+	st.done[key] = rep
+	return rep, true
+}
+
+// fileKey names a file among the run's: its content (the digest, or the
+// URL of a file not inline or not decodable) and what its text shows (the
+// name and media type, which also give the upload path's extension). The
+// same bytes under another name get a note of their own, and are still
+// written once: the path is content-addressed.
+func fileKey(f keel.FilePart, sum, filename string) string {
+	content := "sha256:" + sum
+	if sum == "" {
+		content = "url:" + f.URL
+	}
+	return content + "\x00" + filename + "\x00" + f.MediaType
+}
+
+// outcome works out what stands for f, uploading it when it can.
+func (h *UnsupportedFileHandler) outcome(ctx context.Context, run *Run, f keel.FilePart, filename, sum string, data []byte, dataErr error) replacement {
+	name := displayName(filename, f.MediaType)
+	file := RecoveredFile{Name: name, MediaType: keel.NormalizeMediaType(f.MediaType), SHA256: sum, Outcome: OutcomePlaceholder}
+	unavailable := func(warning string, err error) replacement {
+		if warning != "" {
+			warnRefusedFile(run, warning, name, err)
+		}
+		return replacement{text: placeholder(name), file: file}
+	}
+	notUploaded := func(reason string) replacement {
+		file.Outcome, file.Reason = OutcomeNotUploaded, reason
+		return replacement{text: notUploadedNote(name, reason), file: file}
+	}
 
 	if !f.IsInline() {
 		// The handler never downloads: a URL or a provider's reference
 		// stays out of reach of the sandbox.
-		rep.key = refusedFileKey(name, "url", sha256.Sum256([]byte(f.URL)))
-		rep.outcome = placeholder
-		return rep
+		return unavailable("", nil)
 	}
-	data, err := f.InlineData()
+	if dataErr == nil {
+		data, dataErr = inlineData(f, data)
+	}
+	if dataErr != nil {
+		file.SHA256 = ""
+	}
+	file.Size = int64(len(data))
+	if _, err := run.Sandbox(ctx); err != nil {
+		return unavailable("no sandbox for a file the model refused; placeholder sent", err)
+	}
+	if dataErr != nil {
+		return notUploaded(undecodableReason(filename))
+	}
+	if file.Size > workspace.MaxUploadSize {
+		return notUploaded(tooLargeReason(filename, file.Size, workspace.MaxUploadSize))
+	}
+	up, err := run.uploader(ctx, run.Workspace)
 	if err != nil {
-		rep.key = refusedFileKey(name, "url", sha256.Sum256([]byte(f.URL)))
-		rep.outcome = placeholder
-		if _, sbErr := run.Sandbox(ctx); sbErr == nil {
-			rep.outcome.text = workspace.NotUploadedNote(name, workspace.UndecodableReason(filename))
-		}
-		return rep
+		return unavailable("sandbox cannot take the file the model refused; placeholder sent", err)
 	}
-	sum := st.digest(data)
-	rep.key = refusedFileKey(name, "data", sum)
-	// The note names the file and its path takes the name's extension, so
-	// the same bytes under another name or type have an outcome of their
-	// own (and are still written once: the path is content-addressed).
-	cacheKey := rep.key + "\x00" + f.MediaType + "\x00" + workspace.UploadDir(run.ThreadID, run.ResourceID)
-	if out, ok := st.done[cacheKey]; ok {
-		rep.outcome, rep.file.Path = out, out.path
-		return rep
-	}
-
-	sb, err := run.Sandbox(ctx)
+	u, err := up.Upload(ctx, run.ThreadID, run.ResourceID, workspace.File{Name: filename, MediaType: f.MediaType, Data: data, SHA256: sum})
 	if err != nil {
-		warnRefusedFile(run, "no sandbox for a file the model refused; placeholder sent", name, err)
-		rep.outcome = placeholder
-		return rep
+		return unavailable("file the model refused not uploaded to the sandbox; placeholder sent", err)
 	}
-	up, err := workspace.Upload(ctx, sb, run.ThreadID, run.ResourceID, workspace.File{Name: filename, MediaType: f.MediaType, Data: data, SHA256: sum})
-	var tooLarge *workspace.FileTooLargeError
-	switch {
-	case err == nil:
-		rep.outcome = fileOutcome{text: workspace.UploadNote(up), action: recoveryUploaded, path: up.Path}
-	case errors.As(err, &tooLarge):
-		rep.outcome = fileOutcome{text: workspace.NotUploadedNote(name, tooLarge.Error()), action: recoveryPlaceholder}
-	default:
-		warnRefusedFile(run, "file the model refused not uploaded to the sandbox; placeholder sent", name, err)
-		rep.outcome = placeholder
-	}
-	if ctx.Err() == nil {
-		// A failure is kept too, so that every call of the run sees the
-		// same prompt and a broken sandbox is not written to at each step.
-		// A cancelled upload is not: the run is ending anyway.
-		if st.done == nil {
-			st.done = make(map[string]fileOutcome)
-		}
-		st.done[cacheKey] = rep.outcome
-	}
-	rep.file.Path = rep.outcome.path
-	return rep
+	file.Outcome, file.Path = OutcomeUploaded, u.Path
+	return replacement{text: uploadNote(u.Path, name, file.MediaType, file.Size), file: file}
 }
 
-// digest returns the SHA-256 of data, from the run's memory when the
-// same bytes were hashed before.
-func (st *unsupportedFileState) digest(data []byte) [sha256.Size]byte {
-	if len(data) == 0 {
-		return sha256.Sum256(data)
-	}
-	id := bytesID{first: &data[0], n: len(data)}
-	if sum, ok := st.digests[id]; ok {
-		return sum
-	}
-	sum := sha256.Sum256(data)
-	if st.digests == nil {
-		st.digests = make(map[bytesID][sha256.Size]byte)
-	}
-	st.digests[id] = sum
-	return sum
-}
-
-// storedFileName returns the name of a file in msgs with the same content as
-// f, for a prompt part that lost its name; "" when there is none.
-func storedFileName(msgs []keel.Message, f keel.FilePart) string {
-	for _, m := range msgs {
+// storedFileName returns the name of a file of the run's messages with the
+// same content as f, for a prompt part that lost its name; "" when there
+// is none. sum is f's digest, "" when f is not inline.
+func storedFileName(run *Run, f keel.FilePart, sum string) string {
+	for _, m := range run.Messages {
 		for _, p := range m.Parts {
 			s, ok := p.(keel.FilePart)
-			if ok && s.Filename != "" && sameFileContent(s, f) {
+			switch {
+			case !ok || s.Filename == "":
+				continue
+			case sum == "":
+				// Not inline, or not decodable: the URL is the content.
+				if s.Data == nil && s.URL == f.URL {
+					return s.Filename
+				}
+				continue
+			case !s.IsInline():
+				continue
+			}
+			if s.Source() == keel.SourceBytes && f.Source() == keel.SourceBytes && len(s.Data) != len(f.Data) {
+				continue // cannot be the same content: spare the digest
+			}
+			if other, _, err := run.fileDigest(s); err == nil && other == sum {
 				return s.Filename
 			}
 		}
 	}
 	return ""
-}
-
-func sameFileContent(a, b keel.FilePart) bool {
-	if a.Data != nil || b.Data != nil {
-		return a.Data != nil && b.Data != nil && len(a.Data) == len(b.Data) &&
-			(len(a.Data) == 0 || &a.Data[0] == &b.Data[0] || bytes.Equal(a.Data, b.Data))
-	}
-	return a.URL == b.URL
-}
-
-// refusedFileKey names a file for the run's reports: its content and its name.
-func refusedFileKey(name, kind string, sum [sha256.Size]byte) string {
-	return kind + ":" + hex.EncodeToString(sum[:]) + ":" + name
-}
-
-// reportRefusedFiles tells the run what this rewrite did with files not reported
-// before: one [Recovery] per action.
-func reportRefusedFiles(run *Run, reps []fileReport) {
-	for _, action := range []string{recoveryUploaded, recoveryPlaceholder} {
-		var files []RecoveredFile
-		for _, r := range reps {
-			if r.outcome.action == action {
-				files = append(files, r.file)
-			}
-		}
-		if len(files) > 0 {
-			run.Report(Recovery{Processor: UnsupportedFileHandlerID, Action: action, Files: files})
-		}
-	}
 }
 
 func warnRefusedFile(run *Run, msg, name string, err error) {

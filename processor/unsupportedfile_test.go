@@ -277,11 +277,11 @@ func TestUnsupportedFileHandlerUploads(t *testing.T) {
 		{"unnamed", keel.FilePart{Data: xlsxData, MediaType: xlsxType},
 			uploadNote(xlsxType, xlsxType, xlsxData, "xlsx"), "uploaded", 1},
 		{"too large", keel.FilePart{Data: big, MediaType: "application/zip", Filename: "big.zip"},
-			"[File not uploaded]\nname: big.zip\nreason: File \"big.zip\" is 10485761 bytes, over the 10485760 byte limit.", "placeholder", 0},
+			"[File not uploaded]\nname: big.zip\nreason: File \"big.zip\" is 10485761 bytes, over the 10485760 byte limit.", "not-uploaded", 0},
 		{"too large unnamed", keel.FilePart{Data: big, MediaType: "application/zip"},
-			"[File not uploaded]\nname: application/zip\nreason: An unnamed file is 10485761 bytes, over the 10485760 byte limit.", "placeholder", 0},
+			"[File not uploaded]\nname: application/zip\nreason: An unnamed file is 10485761 bytes, over the 10485760 byte limit.", "not-uploaded", 0},
 		{"undecodable", keel.FilePart{URL: "data:application/zip;base64,!!!not base64!!!", MediaType: "application/zip", Filename: "a.zip"},
-			"[File not uploaded]\nname: a.zip\nreason: File \"a.zip\" has inline data that cannot be decoded.", "placeholder", 0},
+			"[File not uploaded]\nname: a.zip\nreason: File \"a.zip\" has inline data that cannot be decoded.", "not-uploaded", 0},
 	}
 	h := processor.NewUnsupportedFileHandler()
 	for _, tt := range tests {
@@ -301,6 +301,9 @@ func TestUnsupportedFileHandlerUploads(t *testing.T) {
 			recs = run.Recoveries()
 			if len(recs) != 1 || recs[0].Processor != "unsupported-file-handler" || recs[0].Action != tt.action || len(recs[0].Files) != 1 {
 				t.Fatalf("Got(%q recoveries) = %+v; want one %q", tt.name, recs, tt.action)
+			}
+			if rf := recs[0].Files[0]; rf.Outcome != tt.action || tt.action == "not-uploaded" && !strings.HasSuffix(tt.want, "reason: "+rf.Reason) {
+				t.Errorf("Got(%q recovered file) = %+v; want outcome %q and the note's reason", tt.name, rf, tt.action)
 			}
 			if tt.writes == 0 {
 				return
@@ -490,10 +493,10 @@ func keys(m map[string][]byte) []string {
 	return out
 }
 
-func TestUnsupportedFileHandlerNames(t *testing.T) {
+func TestUnsupportedFileHandlerID(t *testing.T) {
 	h := processor.NewUnsupportedFileHandler()
-	if h.ID() != "unsupported-file-handler" || h.Name() != "Unsupported File Handler" {
-		t.Errorf("Got(ID, Name) = %q, %q; want %q, %q", h.ID(), h.Name(), "unsupported-file-handler", "Unsupported File Handler")
+	if h.ID() != "unsupported-file-handler" {
+		t.Errorf("Got(ID) = %q; want %q", h.ID(), "unsupported-file-handler")
 	}
 	var _ processor.APIErrorHandler = h
 	var _ processor.LLMRequestRewriter = h
@@ -574,7 +577,11 @@ func BenchmarkUnsupportedFileRewrite(b *testing.B) {
 		data[i] = byte(i * 7)
 	}
 	msgs := []keel.Message{userMsg(text("summarise"), keel.FilePart{Data: data, MediaType: xlsxType, Filename: "leads.xlsx"})}
+	sum := sha256.Sum256(data)
+	carried := []keel.Message{userMsg(text("summarise"), keel.FilePart{Data: data, MediaType: xlsxType, Filename: "leads.xlsx", SHA256: fmt.Sprintf("%x", sum)})}
+	copied := []keel.Message{userMsg(text("summarise"), keel.FilePart{Data: bytes.Clone(data), MediaType: xlsxType, Filename: "leads.xlsx"})}
 	h := processor.NewUnsupportedFileHandler()
+	var callWith func(b *testing.B, run *processor.Run, prompt []keel.Message)
 	newRun := func(b *testing.B, sb workspace.Sandbox, thread string) *processor.Run {
 		run := processor.NewRun("bench", nil)
 		run.ThreadID, run.Messages, run.Workspace = thread, msgs, workspace.New(sb)
@@ -583,8 +590,9 @@ func BenchmarkUnsupportedFileRewrite(b *testing.B) {
 		}
 		return run
 	}
-	call := func(b *testing.B, run *processor.Run) {
-		req := &processor.LLMRequest{Run: run, Prompt: keel.CloneMessages(msgs)}
+	call := func(b *testing.B, run *processor.Run) { callWith(b, run, msgs) }
+	callWith = func(b *testing.B, run *processor.Run, prompt []keel.Message) {
+		req := &processor.LLMRequest{Run: run, Prompt: keel.CloneMessages(prompt)}
 		if err := h.RewriteLLMRequest(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
@@ -609,6 +617,17 @@ func BenchmarkUnsupportedFileRewrite(b *testing.B) {
 			call(b, newRun(b, sb, "thread-1"))
 		}
 	})
+	b.Run("first-call-exists-digest-carried", func(b *testing.B) {
+		// The file carries its digest, as a stored file does: nothing
+		// hashes it.
+		sb := newDirSandbox(b)
+		call(b, newRun(b, sb, "thread-1"))
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			callWith(b, newRun(b, sb, "thread-1"), carried)
+		}
+	})
 	b.Run("later-call", func(b *testing.B) {
 		run := newRun(b, newDirSandbox(b), "thread-1")
 		call(b, run)
@@ -616,6 +635,18 @@ func BenchmarkUnsupportedFileRewrite(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			call(b, run)
+		}
+	})
+	b.Run("later-call-equal-copy", func(b *testing.B) {
+		// The prompt holds a copy of the run's file without a digest:
+		// the run's digest is found by comparing the bytes, not hashing
+		// them again.
+		run := newRun(b, newDirSandbox(b), "thread-1")
+		call(b, run)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			callWith(b, run, copied)
 		}
 	})
 }

@@ -1,5 +1,5 @@
 // Package workspace gives an agent a place where its files live and its
-// commands run, and puts users' files there when a model cannot read them.
+// commands run, and puts users' files there.
 //
 // # Sandboxes and capabilities
 //
@@ -18,7 +18,9 @@
 // # Uploads
 //
 // [Upload] writes a file into a sandbox and returns an [Uploaded] that
-// says where it went. The path is content-addressed:
+// says where it went; an [Uploader], made once per sandbox by
+// [NewUploader], checks once that the sandbox can take files and then
+// writes any number of them. The path is content-addressed:
 //
 //	uploads/<UploadDir(threadID, resourceID)>/<sha256>.<ext>
 //
@@ -28,7 +30,9 @@
 // file. The same content with the same extension in the same thread always
 // lands at the same path, so uploading it again writes nothing. A file at
 // that path whose size differs (one the agent edited with its tools, say)
-// is replaced.
+// is replaced. A caller that knows the content's digest already (a stored
+// file carries it) passes it in [File].SHA256 and spares a pass over the
+// bytes.
 //
 // Writes are atomic: the data goes to a part file that is renamed into
 // place, and a failed or cancelled upload removes its part file. A
@@ -38,21 +42,7 @@
 // [MaxUploadSize] are refused with a [*FileTooLargeError] before anything
 // is written.
 //
-// # Notes
-//
-// A file taken out of a prompt is replaced by a text part that tells the
-// model what became of it: [UploadNote] for a file now in the sandbox,
-// [NotUploadedNote] for one that was too large or undecodable (with a
-// [FileTooLargeError] message or an [UndecodableReason]), and
-// [UnavailablePlaceholder] when there was no sandbox or the upload failed.
-// Names in notes are display names (see [DisplayName]): control characters
-// and terminal escape sequences removed, at most 200 characters.
-//
-// "Unnamed" in a reason means the sender gave no file name. Such a file's
-// note shows its media type on the name line but its reason says "An
-// unnamed file", so a media type is never mistaken for a file name:
-//
-//	[File not uploaded]
-//	name: application/zip
-//	reason: An unnamed file is 10485761 bytes, over the 10485760 byte limit.
+// What the model is told about an uploaded file (or one that could not be
+// uploaded) is written by the processors that upload it, in package
+// processor.
 package workspace

@@ -15,20 +15,18 @@ func ExampleUpload() {
 
 	u, err := workspace.Upload(context.Background(), sb, "thread-1", "user-7", f)
 	if err != nil {
-		fmt.Println(workspace.UnavailablePlaceholder(workspace.DisplayName(f.Name, f.MediaType)))
+		fmt.Println(err)
 		return
 	}
-	fmt.Println(workspace.UploadNote(u))
+	fmt.Println(u.Path)
+	fmt.Println(u.Size, "bytes, written:", u.Written)
 
 	// The same file again is already there.
 	again, _ := workspace.Upload(context.Background(), sb, "thread-1", "user-7", f)
 	fmt.Println("written again:", again.Written)
 	// Output:
-	// [File uploaded to the sandbox]
-	// path: /home/user/uploads/thread-1/b57e1a894aa62a12ddad0a68f4caa364a9f5b111631f10e146e28df2f88a7068.csv
-	// name: leads.csv
-	// type: text/csv
-	// size: 14 bytes
+	// /home/user/uploads/thread-1/b57e1a894aa62a12ddad0a68f4caa364a9f5b111631f10e146e28df2f88a7068.csv
+	// 14 bytes, written: true
 	// written again: false
 }
 
@@ -38,14 +36,39 @@ func ExampleUpload_tooLarge() {
 
 	_, err := workspace.Upload(context.Background(), sb, "thread-1", "", f)
 	if tooLarge, ok := errors.AsType[*workspace.FileTooLargeError](err); ok {
-		fmt.Println(workspace.NotUploadedNote(workspace.DisplayName(f.Name, f.MediaType), tooLarge.Error()))
+		fmt.Println(tooLarge.Size, "bytes, over", tooLarge.Limit)
 	}
+	fmt.Println(err)
 	fmt.Println("files in the sandbox:", len(sb.Files()))
 	// Output:
-	// [File not uploaded]
-	// name: application/zip
-	// reason: An unnamed file is 10485761 bytes, over the 10485760 byte limit.
+	// 10485761 bytes, over 10485760
+	// workspace: upload: file is 10485761 bytes, over the 10485760 byte limit
 	// files in the sandbox: 0
+}
+
+// An Uploader checks once that its sandbox can take files, then puts any
+// number of them there.
+func ExampleNewUploader() {
+	if _, err := workspace.NewUploader(struct{ workspace.Sandbox }{keeltest.NewSandbox("id-only")}); err != nil {
+		fmt.Println(err)
+	}
+	up, err := workspace.NewUploader(keeltest.NewSandbox("sandbox-1"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, name := range []string{"a.txt", "b.txt"} {
+		u, err := up.Upload(context.Background(), "thread-1", "", workspace.File{Name: name, Data: []byte(name)})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(u.RelPath)
+	}
+	// Output:
+	// workspace: sandbox can neither write files nor run commands
+	// uploads/thread-1/18b7cb099a9ea3f50ba899b5ba81e0d377a5f3b16f8f6eeb8b3e58cd4692b993.txt
+	// uploads/thread-1/ffa0da5d885fba09d903c782713b6b098c8cf21f56a3a35d9aa920613220d2e1.txt
 }
 
 func ExampleUploadDir() {
@@ -68,32 +91,6 @@ func ExampleExtension() {
 	// xlsx
 	// pdf
 	// ""
-}
-
-func ExampleDisplayName() {
-	fmt.Println(workspace.DisplayName("\x1b[31mleads\x1b[0m.xlsx", ""))
-	fmt.Println(workspace.DisplayName("", "application/vnd.ms-excel"))
-	fmt.Println(workspace.DisplayName("", ""))
-	// Output:
-	// leads.xlsx
-	// application/vnd.ms-excel
-	// file
-}
-
-func ExampleUndecodableReason() {
-	fmt.Println(workspace.NotUploadedNote("data.xlsx", workspace.UndecodableReason("data.xlsx")))
-	fmt.Println(workspace.UndecodableReason(""))
-	// Output:
-	// [File not uploaded]
-	// name: data.xlsx
-	// reason: File "data.xlsx" has inline data that cannot be decoded.
-	// An unnamed file has inline data that cannot be decoded.
-}
-
-func ExampleUnavailablePlaceholder() {
-	fmt.Println(workspace.UnavailablePlaceholder("leads.xlsx"))
-	// Output:
-	// [Attachment unavailable: leads.xlsx]
 }
 
 func ExampleShellQuote() {

@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/keel-go/keel"
 )
 
 // MaxUploadSize is the largest file, in decoded bytes, that [Upload]
@@ -36,20 +34,23 @@ const cleanupTimeout = 10 * time.Second
 
 // File is a file to upload.
 type File struct {
-	// Name is the file name as the sender gave it; it may be empty.
+	// Name is the file name as the sender gave it; it may be empty. Only
+	// its extension is used (see [Extension]).
 	Name string
 	// MediaType is the media type as sent, parameters included; it may be
-	// empty.
+	// empty. It gives the extension of a file without a name.
 	MediaType string
 	// Data is the decoded content. Upload never modifies or retains it.
 	Data []byte
-	// SHA256, when not zero, is the SHA-256 digest of Data that the caller
-	// already computed; Upload trusts it rather than hashing a large file a
-	// second time. A wrong digest only misnames the file.
-	SHA256 [sha256.Size]byte
+	// SHA256, when not empty, is the lower-case hex SHA-256 of Data that
+	// the caller already has (such as keel.FilePart.SHA256); Upload trusts
+	// it rather than hashing a large file a second time, so a wrong digest
+	// misnames the file. One that is not 64 lower-case hex digits is an
+	// error.
+	SHA256 string
 }
 
-// Uploaded describes a file in the sandbox.
+// Uploaded says where [Upload] put a file.
 type Uploaded struct {
 	// Path is the file's path as commands see it: absolute
 	// (WorkDir()+"/"+RelPath) when the sandbox is a [WorkDirer], else
@@ -59,54 +60,76 @@ type Uploaded struct {
 	// "uploads/<dir>/<sha256>.<ext>", or without ".<ext>" when the file
 	// has no extension.
 	RelPath string
-	// Name is the file's [DisplayName].
-	Name string
-	// MediaType is the normalised media type ("" when none was sent).
-	MediaType string
-	// Size is the number of decoded bytes.
+	// Size is the number of bytes.
 	Size int64
-	// SHA256 is the lower-case hex digest of the content.
+	// SHA256 is the lower-case hex digest of the content, which names the
+	// file.
 	SHA256 string
 	// Written is false when the file was already in the sandbox and
 	// nothing was written.
 	Written bool
 }
 
-// FileTooLargeError reports a file over [MaxUploadSize]. Nothing was
-// written.
+// FileTooLargeError reports a file over a size limit: [MaxUploadSize] for
+// [Upload], which then writes nothing.
 type FileTooLargeError struct {
-	// Name is the file's name, cleaned like a [DisplayName]; "" when the
-	// file has no name (its media type is not a name).
-	Name string
-	// Size is the file's size in decoded bytes.
+	// Size is the file's size in bytes.
 	Size int64
 	// Limit is the largest size allowed.
 	Limit int64
 }
 
-// Error returns the reason shown in the file's note, for example
-// `File "big.zip" is 10485761 bytes, over the 10485760 byte limit.` or, for
-// a file without a name, `An unnamed file is 10485761 bytes, over the
-// 10485760 byte limit.` It is a sentence for people and models, hence its
-// capital and full stop.
+// Error returns "file is SIZE bytes, over the LIMIT byte limit"; callers
+// wrap it with what they were doing.
 func (e *FileTooLargeError) Error() string {
-	subject := "An unnamed file"
-	if e.Name != "" {
-		subject = `File "` + e.Name + `"`
-	}
-	return fmt.Sprintf("%s is %d bytes, over the %d byte limit.", subject, e.Size, e.Limit)
+	return fmt.Sprintf("file is %d bytes, over the %d byte limit", e.Size, e.Limit)
 }
-
-// Code returns "FILE_TOO_LARGE", the code clients see for this error.
-func (e *FileTooLargeError) Code() string { return "FILE_TOO_LARGE" }
 
 // ErrNoWriteCapability reports a sandbox that is neither a [FileSystem] nor
 // a [CommandRunner], so no file can be put in it.
 var ErrNoWriteCapability = errors.New("workspace: sandbox can neither write files nor run commands")
 
-// Upload writes f to sb at uploads/<UploadDir(threadID, resourceID)>/
-// <sha256>.<ext> (see [UploadDir] and [Extension]) and describes where it
-// went.
+// Uploader puts files into one sandbox, through its [FileSystem] or else
+// its [CommandRunner]. Which of the two is decided once, by [NewUploader].
+// An Uploader is safe for concurrent use when its sandbox is.
+type Uploader struct {
+	fsys    FileSystem
+	runner  CommandRunner
+	workDir string
+}
+
+// NewUploader returns an uploader into sb. A nil sandbox gives
+// [ErrNoSandbox]; one that can neither write files nor run commands gives
+// [ErrNoWriteCapability].
+func NewUploader(sb Sandbox) (*Uploader, error) {
+	if sb == nil {
+		return nil, ErrNoSandbox
+	}
+	u := &Uploader{}
+	u.fsys, _ = sb.(FileSystem)
+	u.runner, _ = sb.(CommandRunner)
+	if u.fsys == nil && u.runner == nil {
+		return nil, ErrNoWriteCapability
+	}
+	if wd, ok := sb.(WorkDirer); ok {
+		u.workDir = strings.TrimSuffix(wd.WorkDir(), "/")
+	}
+	return u, nil
+}
+
+// Upload writes f to sb: it is [NewUploader] followed by
+// [Uploader.Upload]. Code that uploads several files into one sandbox
+// makes the Uploader once.
+func Upload(ctx context.Context, sb Sandbox, threadID, resourceID string, f File) (Uploaded, error) {
+	u, err := NewUploader(sb)
+	if err != nil {
+		return Uploaded{}, err
+	}
+	return u.Upload(ctx, threadID, resourceID, f)
+}
+
+// Upload writes f at uploads/<UploadDir(threadID, resourceID)>/
+// <sha256>.<ext> (see [UploadDir] and [Extension]) and says where it went.
 //
 // The file is written to PATH.<8 hex>.part and renamed over PATH, so a
 // reader never sees half a file and two uploads of the same file at once
@@ -115,63 +138,65 @@ var ErrNoWriteCapability = errors.New("workspace: sandbox can neither write file
 // Written is false. When a step fails, the part file is removed, even if
 // ctx was cancelled.
 //
-// A [FileSystem] sandbox gets f.Data as is, without a copy. Otherwise a
+// A [FileSystem] sandbox gets f.Data as is, without a copy. Otherwise the
 // [CommandRunner] gets the data as base64 in commands of at most 96,000
 // characters of it, decoded by base64 -d inside the sandbox; every value in
 // those commands is quoted with [ShellQuote], and only one chunk is encoded
-// at a time. A sandbox with neither capability gives
-// [ErrNoWriteCapability]; a nil sandbox gives [ErrNoSandbox].
+// at a time.
 //
-// A file over [MaxUploadSize] gives a *[FileTooLargeError] and nothing is
-// written. Errors from the sandbox are wrapped; errors.Is finds
-// context.Canceled when ctx ended the upload. Upload is safe for
-// concurrent use when sb is.
-func Upload(ctx context.Context, sb Sandbox, threadID, resourceID string, f File) (*Uploaded, error) {
+// A file over [MaxUploadSize] gives an error wrapping a
+// *[FileTooLargeError], and nothing is written. Errors from the sandbox are
+// wrapped; errors.Is finds context.Canceled when ctx ended the upload.
+func (u *Uploader) Upload(ctx context.Context, threadID, resourceID string, f File) (Uploaded, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("workspace: upload: %w", err)
+		return Uploaded{}, fmt.Errorf("workspace: upload: %w", err)
 	}
 	size := int64(len(f.Data))
 	if size > MaxUploadSize {
-		return nil, &FileTooLargeError{Name: reasonName(f.Name), Size: size, Limit: MaxUploadSize}
+		return Uploaded{}, fmt.Errorf("workspace: upload: %w", &FileTooLargeError{Size: size, Limit: MaxUploadSize})
 	}
-	if sb == nil {
-		return nil, ErrNoSandbox
+	digest := f.SHA256
+	switch {
+	case digest == "":
+		sum := sha256.Sum256(f.Data)
+		digest = hex.EncodeToString(sum[:])
+	case !isHexDigest(digest):
+		return Uploaded{}, fmt.Errorf("workspace: upload: SHA256 %q is not 64 lower-case hex digits", digest)
 	}
-	fsys, canWrite := sb.(FileSystem)
-	runner, canRun := sb.(CommandRunner)
-	if !canWrite && !canRun {
-		return nil, ErrNoWriteCapability
+	up := Uploaded{
+		RelPath: relPath(UploadDir(threadID, resourceID), digest, Extension(f.Name, f.MediaType)),
+		Size:    size,
+		SHA256:  digest,
 	}
-
-	sum := f.SHA256
-	if sum == ([sha256.Size]byte{}) {
-		sum = sha256.Sum256(f.Data)
-	}
-	digest := hex.EncodeToString(sum[:])
-	u := &Uploaded{
-		RelPath:   relPath(UploadDir(threadID, resourceID), digest, Extension(f.Name, f.MediaType)),
-		Name:      DisplayName(f.Name, f.MediaType),
-		MediaType: keel.NormalizeMediaType(f.MediaType),
-		Size:      size,
-		SHA256:    digest,
-	}
-	u.Path = u.RelPath
-	if wd, ok := sb.(WorkDirer); ok {
-		if dir := wd.WorkDir(); dir != "" {
-			u.Path = strings.TrimSuffix(dir, "/") + "/" + u.RelPath
-		}
+	up.Path = up.RelPath
+	if u.workDir != "" {
+		up.Path = u.workDir + "/" + up.RelPath
 	}
 
 	var err error
-	if canWrite {
-		u.Written, err = writeFS(ctx, fsys, u.RelPath, f.Data)
+	if u.fsys != nil {
+		up.Written, err = writeFS(ctx, u.fsys, up.RelPath, f.Data)
 	} else {
-		u.Written, err = writeCommands(ctx, runner, u.RelPath, f.Data)
+		up.Written, err = writeCommands(ctx, u.runner, up.RelPath, f.Data)
 	}
 	if err != nil {
-		return nil, err
+		return Uploaded{}, err
 	}
-	return u, nil
+	return up, nil
+}
+
+// isHexDigest reports whether s is a SHA-256 in lower-case hex, the only
+// form that may become part of a path.
+func isHexDigest(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // partPath names the temporary file of one upload. The random suffix keeps

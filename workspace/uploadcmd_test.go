@@ -32,7 +32,7 @@ func TestUploadCommandsOnly(t *testing.T) {
 	// Runs of dots became "_" before runs of "_" collapsed: no ".." survives.
 	wantRel := "uploads/t1_touch_pwned1_touch_pwned2_touch_pwned3_tee_pwned4_pwned5/" + digest(data) + ".pdf"
 	if u.RelPath != wantRel || u.Path != sb.dir+"/"+wantRel || !u.Written {
-		t.Errorf("Got(Upload) = %+v; want RelPath %s under %s, written", *u, wantRel, sb.dir)
+		t.Errorf("Got(Upload) = %+v; want RelPath %s under %s, written", u, wantRel, sb.dir)
 	}
 
 	got, err := os.ReadFile(filepath.Join(sb.dir, wantRel))

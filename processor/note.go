@@ -1,6 +1,7 @@
-package workspace
+package processor
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,13 +15,14 @@ const maxDisplayName = 200
 // both missing or made only of control characters.
 const unnamedFile = "unnamed file"
 
-// DisplayName returns the name under which a file is shown in notes and
-// placeholders: the file name, else the media type as sent, else "file".
-// ANSI escape sequences and control characters (U+0000–U+001F,
-// U+007F–U+009F) are removed, since the name comes from the sender and is
-// printed to models, logs and terminals; invalid UTF-8 becomes U+FFFD. The
-// result is cut to 200 characters; an empty result is "unnamed file".
-func DisplayName(filename, mediaType string) string {
+// displayName returns the name under which a file is shown in notes,
+// placeholders, recoveries and errors: the file name, else the media type
+// as sent, else "file". ANSI escape sequences and control characters
+// (U+0000–U+001F, U+007F–U+009F) are removed, since the name comes from
+// the sender and is printed to models, logs and terminals; invalid UTF-8
+// becomes U+FFFD. The result is cut to 200 characters; an empty result is
+// "unnamed file".
+func displayName(filename, mediaType string) string {
 	name := filename
 	if name == "" {
 		name = mediaType
@@ -122,66 +124,86 @@ func stringLen(s string) int {
 	return len(s)
 }
 
-// reasonName is the name a reason quotes: the cleaned file name, or ""
-// when the file has none (or only control characters), which makes the
-// reason speak of "an unnamed file". The media type is never used here:
-// `File "text/csv" is ...` would read as a file called text/csv.
-func reasonName(filename string) string { return cleanName(filename) }
+// The notes below stand in a prompt for a file taken out of it; each is
+// one text part, lines joined by "\n". Names in them are display names,
+// cleaned once more so that no caller can break a note's lines.
 
-// UploadNote returns the text part that stands in the prompt for a file
-// uploaded to the sandbox, lines joined by "\n":
+// uploadNote stands for a file now in the sandbox:
 //
 //	[File uploaded to the sandbox]
 //	path: /home/user/uploads/thread-1/0b2f….xlsx
 //	name: leads.xlsx
 //	type: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet
 //	size: 48213 bytes
-func UploadNote(u *Uploaded) string {
+//
+// type is the normalised media type, size the decoded byte count.
+func uploadNote(path, name, mediaType string, size int64) string {
 	var b strings.Builder
 	b.WriteString("[File uploaded to the sandbox]\npath: ")
-	b.WriteString(u.Path)
+	b.WriteString(path)
 	b.WriteString("\nname: ")
-	b.WriteString(u.Name)
+	b.WriteString(displayOf(name))
 	b.WriteString("\ntype: ")
-	b.WriteString(u.MediaType)
+	b.WriteString(mediaType)
 	b.WriteString("\nsize: ")
-	b.WriteString(strconv.FormatInt(u.Size, 10))
+	b.WriteString(strconv.FormatInt(size, 10))
 	b.WriteString(" bytes")
 	return b.String()
 }
 
-// NotUploadedNote returns the text part that stands in the prompt for a
-// file that could not be uploaded, lines joined by "\n":
+// notUploadedNote stands for a file that could not be put in the sandbox:
 //
 //	[File not uploaded]
 //	name: NAME
 //	reason: REASON
 //
-// name is normally a [DisplayName]; it is cleaned the same way again so
-// that no caller can break the note's lines. reason is a [FileTooLargeError]
-// message or an [UndecodableReason].
-func NotUploadedNote(name, reason string) string {
+// reason is one of the sentences below.
+func notUploadedNote(name, reason string) string {
 	return "[File not uploaded]\nname: " + displayOf(name) + "\nreason: " + reason
 }
 
-// UndecodableReason returns the reason given for a file whose inline data
-// cannot be decoded: `File "NAME" has inline data that cannot be decoded.`
-// name is the file name as sent (cleaned like a [DisplayName]); a file
-// without one is "An unnamed file", even though its note's name line shows
-// its media type.
-func UndecodableReason(name string) string {
-	if n := reasonName(name); n != "" {
-		return `File "` + n + `" has inline data that cannot be decoded.`
-	}
-	return "An unnamed file has inline data that cannot be decoded."
+// placeholder stands for a file the model cannot read and the sandbox
+// did not take: "[Attachment unavailable: NAME]".
+func placeholder(name string) string {
+	return "[Attachment unavailable: " + displayOf(name) + "]"
 }
 
-// UnavailablePlaceholder returns the text part that stands in the prompt
-// for a file the model cannot read and the sandbox could not take:
-// "[Attachment unavailable: NAME]". name is normally a [DisplayName]; it is
-// cleaned again, and "" gives "unnamed file".
-func UnavailablePlaceholder(name string) string {
-	return "[Attachment unavailable: " + displayOf(name) + "]"
+// Reasons of a "[File not uploaded]" note. They are sentences for people
+// and models, hence their capitals and full stops. "Unnamed" means the
+// sender gave no file name: such a file's note shows its media type on
+// the name line, but its reason says "An unnamed file", so that a media
+// type is never mistaken for a file name:
+//
+//	[File not uploaded]
+//	name: application/zip
+//	reason: An unnamed file is 10485761 bytes, over the 10485760 byte limit.
+
+// tooLargeReason: `File "NAME" is SIZE bytes, over the LIMIT byte limit.`
+func tooLargeReason(filename string, size, limit int64) string {
+	return fmt.Sprintf("%s is %d bytes, over the %d byte limit.", reasonSubject(filename), size, limit)
+}
+
+// undecodableReason: `File "NAME" has inline data that cannot be decoded.`
+func undecodableReason(filename string) string {
+	return reasonSubject(filename) + " has inline data that cannot be decoded."
+}
+
+// The reasons of [FileUpload] for a history file it could not upload.
+const (
+	noSandboxReason    = "No sandbox is available to this run."
+	cannotWriteReason  = "The sandbox cannot store files."
+	uploadFailedReason = "Uploading it to the sandbox failed."
+)
+
+// reasonSubject is `File "NAME"` with the cleaned file name, or "An
+// unnamed file" when there is none (or only control characters). The
+// media type is never used here: `File "text/csv" is ...` would read as a
+// file called text/csv.
+func reasonSubject(filename string) string {
+	if n := cleanName(filename); n != "" {
+		return `File "` + n + `"`
+	}
+	return "An unnamed file"
 }
 
 // displayOf cleans a name that is meant to be a display name already.

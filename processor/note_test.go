@@ -1,11 +1,9 @@
-package workspace_test
+package processor
 
 import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	"github.com/keel-go/keel/workspace"
 )
 
 func TestDisplayName(t *testing.T) {
@@ -39,32 +37,26 @@ func TestDisplayName(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := workspace.DisplayName(tt.filename, tt.mediaType)
+			got := displayName(tt.filename, tt.mediaType)
 			if got != tt.want {
-				t.Errorf("Got(DisplayName(%q, %q)) = %q; want %q", tt.filename, tt.mediaType, got, tt.want)
+				t.Errorf("Got(displayName(%q, %q)) = %q; want %q", tt.filename, tt.mediaType, got, tt.want)
 			}
 			if n := utf8.RuneCountInString(got); n > 200 {
-				t.Errorf("Got(len(DisplayName(%q, %q))) = %d; want at most 200", tt.filename, tt.mediaType, n)
+				t.Errorf("Got(len(displayName(%q, %q))) = %d; want at most 200", tt.filename, tt.mediaType, n)
 			}
 		})
 	}
 }
 
 func TestUploadNote(t *testing.T) {
-	u := &workspace.Uploaded{
-		Path:      "/home/user/uploads/thread-1/ab12.xlsx",
-		RelPath:   "uploads/thread-1/ab12.xlsx",
-		Name:      "leads.xlsx",
-		MediaType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-		Size:      48213,
-	}
 	want := "[File uploaded to the sandbox]\n" +
 		"path: /home/user/uploads/thread-1/ab12.xlsx\n" +
 		"name: leads.xlsx\n" +
 		"type: application/vnd.openxmlformats-officedocument.spreadsheetml.sheet\n" +
 		"size: 48213 bytes"
-	if got := workspace.UploadNote(u); got != want {
-		t.Errorf("Got(UploadNote) = %q; want %q", got, want)
+	got := uploadNote("/home/user/uploads/thread-1/ab12.xlsx", "leads.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", 48213)
+	if got != want {
+		t.Errorf("Got(uploadNote) = %q; want %q", got, want)
 	}
 }
 
@@ -74,17 +66,17 @@ func TestNotUploadedNote(t *testing.T) {
 	}{
 		{
 			"too large",
-			"big.zip", (&workspace.FileTooLargeError{Name: "big.zip", Size: 10485761, Limit: 10485760}).Error(),
+			"big.zip", tooLargeReason("big.zip", 10485761, 10485760),
 			"[File not uploaded]\nname: big.zip\nreason: File \"big.zip\" is 10485761 bytes, over the 10485760 byte limit.",
 		},
 		{
 			"unnamed too large shows its type",
-			"application/zip", (&workspace.FileTooLargeError{Size: 10485761, Limit: 10485760}).Error(),
+			"application/zip", tooLargeReason("", 10485761, 10485760),
 			"[File not uploaded]\nname: application/zip\nreason: An unnamed file is 10485761 bytes, over the 10485760 byte limit.",
 		},
 		{
 			"undecodable",
-			"a.bin", workspace.UndecodableReason("a.bin"),
+			"a.bin", undecodableReason("a.bin"),
 			"[File not uploaded]\nname: a.bin\nreason: File \"a.bin\" has inline data that cannot be decoded.",
 		},
 		{
@@ -100,8 +92,8 @@ func TestNotUploadedNote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := workspace.NotUploadedNote(tt.noteName, tt.reason); got != tt.want {
-				t.Errorf("Got(NotUploadedNote(%q, %q)) = %q; want %q", tt.noteName, tt.reason, got, tt.want)
+			if got := notUploadedNote(tt.noteName, tt.reason); got != tt.want {
+				t.Errorf("Got(notUploadedNote(%q, %q)) = %q; want %q", tt.noteName, tt.reason, got, tt.want)
 			}
 		})
 	}
@@ -115,8 +107,8 @@ func TestUndecodableReason(t *testing.T) {
 		{"a\x00b.csv", `File "ab.csv" has inline data that cannot be decoded.`},
 	}
 	for _, tt := range tests {
-		if got := workspace.UndecodableReason(tt.name); got != tt.want {
-			t.Errorf("Got(UndecodableReason(%q)) = %q; want %q", tt.name, got, tt.want)
+		if got := undecodableReason(tt.name); got != tt.want {
+			t.Errorf("Got(undecodableReason(%q)) = %q; want %q", tt.name, got, tt.want)
 		}
 	}
 }
@@ -129,28 +121,25 @@ func TestUnavailablePlaceholder(t *testing.T) {
 		{"a]\n[b", "[Attachment unavailable: a][b]"},
 	}
 	for _, tt := range tests {
-		if got := workspace.UnavailablePlaceholder(tt.name); got != tt.want {
-			t.Errorf("Got(UnavailablePlaceholder(%q)) = %q; want %q", tt.name, got, tt.want)
+		if got := placeholder(tt.name); got != tt.want {
+			t.Errorf("Got(placeholder(%q)) = %q; want %q", tt.name, got, tt.want)
 		}
 	}
 }
 
-func TestFileTooLargeError(t *testing.T) {
+func TestTooLargeReason(t *testing.T) {
 	tests := []struct {
-		err  *workspace.FileTooLargeError
-		want string
+		filename    string
+		size, limit int64
+		want        string
 	}{
-		{&workspace.FileTooLargeError{Name: "big.zip", Size: 10485761, Limit: 10485760},
-			`File "big.zip" is 10485761 bytes, over the 10485760 byte limit.`},
-		{&workspace.FileTooLargeError{Size: 20000000, Limit: 10485760},
-			"An unnamed file is 20000000 bytes, over the 10485760 byte limit."},
+		{"big.zip", 10485761, 10485760, `File "big.zip" is 10485761 bytes, over the 10485760 byte limit.`},
+		{"", 20000000, 10485760, "An unnamed file is 20000000 bytes, over the 10485760 byte limit."},
+		{"\x1b[0mbig\x00.zip", 11, 10, `File "big.zip" is 11 bytes, over the 10 byte limit.`},
 	}
 	for _, tt := range tests {
-		if got := tt.err.Error(); got != tt.want {
-			t.Errorf("Got(%#v.Error()) = %q; want %q", tt.err, got, tt.want)
-		}
-		if got := tt.err.Code(); got != "FILE_TOO_LARGE" {
-			t.Errorf("Got(%#v.Code()) = %q; want %q", tt.err, got, "FILE_TOO_LARGE")
+		if got := tooLargeReason(tt.filename, tt.size, tt.limit); got != tt.want {
+			t.Errorf("Got(tooLargeReason(%q, %d, %d)) = %q; want %q", tt.filename, tt.size, tt.limit, got, tt.want)
 		}
 	}
 }
