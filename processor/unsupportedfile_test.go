@@ -569,8 +569,10 @@ func newDirSandbox(tb testing.TB) *localsandbox.Sandbox {
 
 // BenchmarkUnsupportedFileRewrite measures the rewrite of a prompt holding
 // a 10 MiB xlsx: the first call of a run, which writes the file to a
-// directory; the first call of a run whose file is already there; and a
-// later call of the same run. None may copy the file's bytes.
+// directory; the first call of a run whose file is already there, with and
+// without the digest carried by the file; and a later call of the same
+// run, with the run's file or an equal copy of it. None may copy the
+// file's bytes.
 func BenchmarkUnsupportedFileRewrite(b *testing.B) {
 	data := make([]byte, workspace.MaxUploadSize)
 	for i := range data {
@@ -581,7 +583,6 @@ func BenchmarkUnsupportedFileRewrite(b *testing.B) {
 	carried := []keel.Message{userMsg(text("summarise"), keel.FilePart{Data: data, MediaType: xlsxType, Filename: "leads.xlsx", SHA256: fmt.Sprintf("%x", sum)})}
 	copied := []keel.Message{userMsg(text("summarise"), keel.FilePart{Data: bytes.Clone(data), MediaType: xlsxType, Filename: "leads.xlsx"})}
 	h := processor.NewUnsupportedFileHandler()
-	var callWith func(b *testing.B, run *processor.Run, prompt []keel.Message)
 	newRun := func(b *testing.B, sb workspace.Sandbox, thread string) *processor.Run {
 		run := processor.NewRun("bench", nil)
 		run.ThreadID, run.Messages, run.Workspace = thread, msgs, workspace.New(sb)
@@ -590,8 +591,7 @@ func BenchmarkUnsupportedFileRewrite(b *testing.B) {
 		}
 		return run
 	}
-	call := func(b *testing.B, run *processor.Run) { callWith(b, run, msgs) }
-	callWith = func(b *testing.B, run *processor.Run, prompt []keel.Message) {
+	call := func(b *testing.B, run *processor.Run, prompt []keel.Message) {
 		req := &processor.LLMRequest{Run: run, Prompt: keel.CloneMessages(prompt)}
 		if err := h.RewriteLLMRequest(context.Background(), req); err != nil {
 			b.Fatal(err)
@@ -600,55 +600,43 @@ func BenchmarkUnsupportedFileRewrite(b *testing.B) {
 			b.Fatalf("Got(note) = %q; want an upload note", note)
 		}
 	}
-	b.Run("first-call-writes", func(b *testing.B) {
-		sb := newDirSandbox(b)
-		b.ReportAllocs()
-		b.SetBytes(int64(len(data)))
-		for i := 0; b.Loop(); i++ {
-			call(b, newRun(b, sb, fmt.Sprint("thread-", i)))
-		}
-	})
-	b.Run("first-call-exists", func(b *testing.B) {
-		sb := newDirSandbox(b)
-		call(b, newRun(b, sb, "thread-1"))
-		b.ReportAllocs()
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			call(b, newRun(b, sb, "thread-1"))
-		}
-	})
-	b.Run("first-call-exists-digest-carried", func(b *testing.B) {
-		// The file carries its digest, as a stored file does: nothing
-		// hashes it.
-		sb := newDirSandbox(b)
-		call(b, newRun(b, sb, "thread-1"))
-		b.ReportAllocs()
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			callWith(b, newRun(b, sb, "thread-1"), carried)
-		}
-	})
-	b.Run("later-call", func(b *testing.B) {
-		run := newRun(b, newDirSandbox(b), "thread-1")
-		call(b, run)
-		b.ReportAllocs()
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			call(b, run)
-		}
-	})
-	b.Run("later-call-equal-copy", func(b *testing.B) {
-		// The prompt holds a copy of the run's file without a digest:
-		// the run's digest is found by comparing the bytes, not hashing
-		// them again.
-		run := newRun(b, newDirSandbox(b), "thread-1")
-		call(b, run)
-		b.ReportAllocs()
-		b.SetBytes(int64(len(data)))
-		for b.Loop() {
-			callWith(b, run, copied)
-		}
-	})
+	cases := []struct {
+		name string
+		// next gives the run of an iteration: a new one, or always the same.
+		next   func(b *testing.B, sb workspace.Sandbox, i int) *processor.Run
+		prompt []keel.Message
+	}{
+		{"first-call-writes", func(b *testing.B, sb workspace.Sandbox, i int) *processor.Run {
+			return newRun(b, sb, fmt.Sprint("thread-", i))
+		}, msgs},
+		{"first-call-exists", func(b *testing.B, sb workspace.Sandbox, _ int) *processor.Run {
+			return newRun(b, sb, "thread-1")
+		}, msgs},
+		// The file carries its digest, as a stored file does: nothing hashes it.
+		{"first-call-exists-digest-carried", func(b *testing.B, sb workspace.Sandbox, _ int) *processor.Run {
+			return newRun(b, sb, "thread-1")
+		}, carried},
+		{"later-call", nil, msgs},
+		// A copy of the run's file without a digest: the run's digest is
+		// found by comparing the bytes, not by hashing them again.
+		{"later-call-equal-copy", nil, copied},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			sb := newDirSandbox(b)
+			first := newRun(b, sb, "thread-1")
+			call(b, first, msgs) // the file is in the sandbox from now on
+			next := c.next
+			if next == nil {
+				next = func(*testing.B, workspace.Sandbox, int) *processor.Run { return first }
+			}
+			b.ReportAllocs()
+			b.SetBytes(int64(len(data)))
+			for i := 0; b.Loop(); i++ {
+				call(b, next(b, sb, i), c.prompt)
+			}
+		})
+	}
 }
 
 // TestUnsupportedFileHandlerSameBytesTwoNames checks that a file sent
