@@ -18,8 +18,9 @@ const UnsupportedFileHandlerID = "unsupported-file-handler"
 // unreadable file is taken out.
 const unnamedRejection = "*"
 
-// mediaTypePattern finds the media type in an SDK's refusal, such as
-// "file part media type application/zip" or "media type: application/zip".
+// mediaTypePattern finds the media type in the text of a refusal that
+// does not carry it in its MediaType field, such as "file part media type
+// application/zip" or "media type: application/zip".
 var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 
 // UnsupportedFileHandler is the default error processor that keeps a run
@@ -44,8 +45,8 @@ var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 // its Cause), and every call of the run gets the same text for it.
 //
 // A call counts as failed because of a file when the adapter refused a
-// media type before sending ([keel.UnsupportedFunctionalityError] naming
-// it) while the run holds a file, or when the provider answered with any
+// media type before sending ([keel.UnsupportedFunctionalityError] with its
+// MediaType, or naming it in its text) while the run holds a file, or when the provider answered with any
 // [keel.APICallError] but 408, 409, 429, 503 and 504 (which
 // [StreamErrorRetry] retries as they are) while a user message holds a
 // file that is not an image, a PDF or text. It acts only on the run's
@@ -95,8 +96,7 @@ func (h *UnsupportedFileHandler) HandleAPIError(_ context.Context, e *APIErrorEv
 	walkCauses(e.Err, fileErrorDepth, func(err error) bool {
 		switch err := err.(type) {
 		case *keel.UnsupportedFunctionalityError:
-			if m := mediaTypePattern.FindStringSubmatch(err.Functionality); m != nil {
-				t := strings.ToLower(m[1])
+			if t := refusedMediaType(err); t != "" {
 				named = append(named, t)
 				if namedCause == nil {
 					namedCause = refusalCause(err, t)
@@ -134,6 +134,20 @@ func (h *UnsupportedFileHandler) HandleAPIError(_ context.Context, e *APIErrorEv
 	}
 	st.mu.Unlock()
 	return Decision{Retry: true}, nil
+}
+
+// refusedMediaType returns the normalised media type an SDK refused by
+// name, "" when the refusal is not about a media type. keel's adapters
+// put it in the error's MediaType; the text is read only for refusals
+// from elsewhere, which leave it empty.
+func refusedMediaType(err *keel.UnsupportedFunctionalityError) string {
+	if err.MediaType != "" {
+		return keel.NormalizeMediaType(err.MediaType)
+	}
+	if m := mediaTypePattern.FindStringSubmatch(err.Functionality); m != nil {
+		return strings.ToLower(m[1])
+	}
+	return ""
 }
 
 // asksToRetryLater reports the statuses that say the same request may
