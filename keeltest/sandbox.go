@@ -17,8 +17,8 @@ import (
 // directory of keel's local sandboxes.
 const SandboxWorkDir = "/home/user"
 
-// Sandbox is an in-memory [workspace.FileSystem] and [workspace.WorkDirer]
-// for tests: files live in a map, every WriteFile is recorded, and writes
+// Sandbox is an in-memory [workspace.FileSystem], [workspace.TreeRemover]
+// and [workspace.WorkDirer] for tests: files live in a map, every WriteFile is recorded, and writes
 // can be made to fail. It cannot run commands, so code that needs a
 // [workspace.CommandRunner] sees it lacks one, as it would with a real
 // file-only sandbox.
@@ -260,6 +260,39 @@ func (s *Sandbox) Remove(ctx context.Context, name string) error {
 		return nil
 	}
 	delete(s.files, p)
+	return nil
+}
+
+// RemoveAll deletes the file or directory at name and everything under
+// it; a missing one is not an error. The root ("" or ".") cannot be
+// removed. The sandbox has no symbolic links, so none is followed.
+func (s *Sandbox) RemoveAll(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if name == "" {
+		return &fs.PathError{Op: "removeall", Path: name, Err: workspace.ErrPathEscapes}
+	}
+	p, err := clean("removeall", name)
+	if err != nil {
+		return err
+	}
+	if p == "." {
+		return &fs.PathError{Op: "removeall", Path: name, Err: fmt.Errorf("the root: %w", workspace.ErrPathEscapes)}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prefix := p + "/"
+	for f := range s.files {
+		if f == p || strings.HasPrefix(f, prefix) {
+			delete(s.files, f)
+		}
+	}
+	for d := range s.dirs {
+		if d == p || strings.HasPrefix(d, prefix) {
+			delete(s.dirs, d)
+		}
+	}
 	return nil
 }
 

@@ -15,8 +15,9 @@ import (
 )
 
 var (
-	_ workspace.FileSystem = (*keeltest.Sandbox)(nil)
-	_ workspace.WorkDirer  = (*keeltest.Sandbox)(nil)
+	_ workspace.FileSystem  = (*keeltest.Sandbox)(nil)
+	_ workspace.TreeRemover = (*keeltest.Sandbox)(nil)
+	_ workspace.WorkDirer   = (*keeltest.Sandbox)(nil)
 )
 
 func TestSandboxCapabilities(t *testing.T) {
@@ -43,6 +44,7 @@ func TestSandboxPathEscapes(t *testing.T) {
 		"Rename to":   func(p string) error { return sb.Rename(ctx, "a", p) },
 		"Remove":      func(p string) error { return sb.Remove(ctx, p) },
 		"ReadDir":     func(p string) error { _, err := sb.ReadDir(ctx, p); return err },
+		"RemoveAll":   func(p string) error { return sb.RemoveAll(ctx, p) },
 	}
 	if err := sb.WriteFile(ctx, "a", []byte("a")); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,8 @@ import (
 // The base contract only names the sandbox; what it can do is told by the
 // optional capabilities it implements, found by type assertion:
 // [FileSystem] (read and write files), [CommandRunner] (run shell
-// commands) and [WorkDirer] (the absolute working directory commands see).
+// commands), [TreeRemover] (remove a directory tree) and [WorkDirer] (the
+// absolute working directory commands see).
 // Paths given to a sandbox are relative to its working directory and use
 // forward slashes; a sandbox refuses paths that leave it with an error
 // wrapping [ErrPathEscapes].
@@ -51,6 +52,19 @@ type CommandRunner interface {
 	RunCommand(ctx context.Context, cmd Command) (*CommandResult, error)
 }
 
+// TreeRemover is the capability to remove a whole directory tree in a
+// sandbox, such as the uploads of a thread that was deleted.
+type TreeRemover interface {
+	Sandbox
+	// RemoveAll removes path and everything under it. A missing path is
+	// not an error. It never follows a symbolic link out of the sandbox: a
+	// path through a link that leads out is refused with an error wrapping
+	// [ErrPathEscapes] (a sandbox may refuse a path through any link), and
+	// a link at path is removed, not what it points to. The working
+	// directory itself ("" or ".") cannot be removed.
+	RemoveAll(ctx context.Context, path string) error
+}
+
 // WorkDirer is the capability to tell the absolute working directory that
 // the sandbox's commands see, such as "/home/user".
 type WorkDirer interface {
@@ -82,6 +96,15 @@ type CommandResult struct {
 // ErrPathEscapes reports a path that would leave the sandbox: absolute,
 // with "..", or through a symbolic link that points outside.
 var ErrPathEscapes = errors.New("workspace: path escapes the sandbox")
+
+// ErrQuotaExceeded reports that a sandbox holds as much as its disk quota
+// allows: a write or upload that would go over it is refused with an
+// error wrapping ErrQuotaExceeded and nothing is written. Commands still
+// run, so that files can be removed; a command that leaves the sandbox
+// over its quota returns its result as usual, with a line at the end of
+// its Stderr saying so. Callers use errors.Is to tell the user that
+// the sandbox is full and files must be removed to go on.
+var ErrQuotaExceeded = errors.New("workspace: sandbox disk quota exceeded")
 
 // ErrNoSandbox reports that no sandbox could be had for a run.
 var ErrNoSandbox = errors.New("workspace: no sandbox")

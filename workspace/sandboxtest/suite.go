@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +26,7 @@ func Run(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) {
 	t.Run("Commands", func(t *testing.T) { testCommands(t, newSandbox) })
 	t.Run("Uploads", func(t *testing.T) { testUploads(t, newSandbox) })
 	t.Run("Escapes", func(t *testing.T) { testEscapes(t, newSandbox) })
+	t.Run("RemoveAll", func(t *testing.T) { testRemoveAll(t, newSandbox) })
 }
 
 func fileSystem(t *testing.T, sb workspace.Sandbox) workspace.FileSystem {
@@ -150,4 +153,25 @@ func equalBytes(t *testing.T, what string, got, want []byte) {
 		t.Errorf("Got(%s) = %d bytes (sha256 %s); want %d bytes (sha256 %s)",
 			what, len(got), sha256Hex(got)[:12], len(want), sha256Hex(want)[:12])
 	}
+}
+
+// ReachableTempDir returns a new temporary directory, as t.TempDir does,
+// that any user may pass through (but not list) on the way to what is
+// inside. A local sandbox run by root runs its commands as a dedicated
+// user, who must be able to reach the sandbox's directory; the
+// directories the testing package makes are open to their owner only.
+func ReachableTempDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	top := filepath.Clean(os.TempDir())
+	for d := dir; d != top && d != filepath.Dir(d); d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, fi.Mode().Perm()|0o011); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
