@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"strings"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
@@ -43,7 +45,8 @@ type BuildOptions struct {
 	SandboxRoot string
 	// AllowUnisolated lets every agent's sandbox run commands without
 	// bubblewrap when it cannot run here, as if each agent set
-	// sandbox.allowUnisolated.
+	// sandbox.allowUnisolated. Without it, such sandboxes keep their files
+	// and their commands are off.
 	AllowUnisolated bool
 	// BwrapPath is the bubblewrap binary; "" looks "bwrap" up in PATH.
 	BwrapPath string
@@ -55,10 +58,15 @@ type BuildOptions struct {
 type Built struct {
 	// Agents in the file's order.
 	Agents []*agent.Agent
-	// Warnings are what an operator must be told at start, loudly: an
-	// agent without a usable model (and which variable to set), a sandbox
-	// whose commands run unisolated.
+	// Warnings are what an operator must be told at start, loudly, each
+	// once: an agent without a usable model (and which variable to set),
+	// sandbox commands that are off (and how to install bubblewrap), run
+	// unisolated, or have a limit nothing enforces.
 	Warnings []string
+	// Info is what an operator should be told at start, once, when all is
+	// well: how sandbox commands are isolated, as which user, and how each
+	// limit is enforced.
+	Info []string
 }
 
 // ErrNoModel is what agents answer with when no model was configured and
@@ -68,9 +76,10 @@ var ErrNoModel = errors.New("config: no model configured: set KEEL_MODEL=provide
 	"GOOGLE_GENERATIVE_AI_API_KEY, then start keel again")
 
 // Build makes the file's agents: models resolved, tools and sandboxes
-// attached, processors configured. A sandbox that bubblewrap cannot
-// isolate is an error unless the agent or opts allow it unisolated; then
-// it is a warning.
+// attached, processors configured. Sandboxes whose commands bubblewrap
+// cannot isolate do not stop it: their files work, their commands are off
+// (or unisolated, when the agent or opts allow it), and Warnings says so
+// once.
 func (f *File) Build(opts BuildOptions) (*Built, error) {
 	if opts.ResolveModel == nil {
 		return nil, errors.New("config: build: BuildOptions.ResolveModel is required")
@@ -85,7 +94,13 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	// Sandboxes are made on a run's first need; a root that cannot be
+	// made is a mistake to report now.
+	if err := os.MkdirAll(opts.SandboxRoot, 0o755); err != nil {
+		return nil, fmt.Errorf("config: sandbox root: %w", err)
+	}
 	out := &Built{}
+	var sandboxes sandboxLines
 	for _, a := range f.Agents {
 		cfg, warns, err := f.agentConfig(a, opts, logger)
 		if err != nil {
@@ -97,7 +112,11 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 		}
 		out.Agents = append(out.Agents, ag)
 		out.Warnings = append(out.Warnings, warns...)
+		sandboxes.add(a.ID, sandboxStatus(a, opts))
 	}
+	warns, info := sandboxes.lines(len(f.Agents))
+	out.Warnings = append(out.Warnings, warns...)
+	out.Info = info
 	return out, nil
 }
 
@@ -110,13 +129,7 @@ func (f *File) agentConfig(a Agent, opts BuildOptions, logger *slog.Logger) (age
 	if warn != "" {
 		warns = append(warns, warn)
 	}
-	ws, warn, err := sandboxOf(a, opts)
-	if err != nil {
-		return agent.Config{}, nil, err
-	}
-	if warn != "" {
-		warns = append(warns, warn)
-	}
+	ws := sandboxOf(a, opts)
 	cfg := agent.Config{
 		ID:                  a.ID,
 		Name:                a.Name,
@@ -170,9 +183,10 @@ func resolveModel(a Agent, opts BuildOptions) (keel.Model, string, error) {
 	return m, "", nil
 }
 
-// sandboxOf returns the agent's workspace, after checking once that its
-// sandboxes can be made here.
-func sandboxOf(a Agent, opts BuildOptions) (*workspace.Workspace, string, error) {
+// sandboxOf returns the agent's workspace: its sandboxes under the
+// sandbox root, one per resource, per thread or one for all. How their
+// commands run is said once at start (see sandboxStatus), not here.
+func sandboxOf(a Agent, opts BuildOptions) *workspace.Workspace {
 	mode := localsandbox.PerResource
 	switch a.Sandbox.Resolution {
 	case PerThread:
@@ -180,23 +194,70 @@ func sandboxOf(a Agent, opts BuildOptions) (*workspace.Workspace, string, error)
 	case Shared:
 		mode = localsandbox.Shared
 	}
-	allow := a.Sandbox.AllowUnisolated || opts.AllowUnisolated
-	probe, err := localsandbox.New(opts.SandboxRoot, localsandbox.Options{AllowUnisolated: allow, BwrapPath: opts.BwrapPath, Logger: quiet})
-	var iso *localsandbox.IsolationError
-	switch {
-	case errors.As(err, &iso):
-		return nil, "", fmt.Errorf("config: agent %s: %w; to run commands unisolated anyway, set sandbox.allowUnisolated: true for the agent in keel.yaml or pass --sandbox-unisolated", a.ID, err)
-	case err != nil:
-		return nil, "", fmt.Errorf("config: agent %s: sandbox %s: %w", a.ID, opts.SandboxRoot, err)
+	return workspace.NewResolved(localsandbox.NewResolver(opts.SandboxRoot, mode, sandboxOptions(a.Sandbox, opts)))
+}
+
+// sandboxOptions are the options of the agent's sandboxes. Their
+// warnings are given once, at start (see sandboxStatus); the resolver's
+// sandboxes would otherwise repeat them on every run.
+func sandboxOptions(sb Sandbox, opts BuildOptions) localsandbox.Options {
+	l := sb.Limits
+	return localsandbox.Options{
+		AllowUnisolated: sb.AllowUnisolated || opts.AllowUnisolated,
+		BwrapPath:       opts.BwrapPath,
+		UID:             sb.UID,
+		GID:             sb.GID,
+		Limits: localsandbox.Limits{
+			Processes: l.Processes, Memory: int64(l.Memory), FileSize: int64(l.FileSize),
+			Disk: int64(l.Disk), CPUTime: l.CPUTime,
+		},
+		Logger: quiet,
 	}
-	warn := ""
-	if !probe.Isolated() {
-		warn = fmt.Sprintf("agent %s: bubblewrap cannot run here, so sandbox commands run UNISOLATED: they see the whole machine, its files and its network (install bubblewrap to isolate them)", a.ID)
+}
+
+// sandboxStatus is how the agent's sandbox commands will run here.
+func sandboxStatus(a Agent, opts BuildOptions) localsandbox.Status {
+	return localsandbox.Check(opts.SandboxRoot, sandboxOptions(a.Sandbox, opts))
+}
+
+// sandboxLines gathers the agents' sandbox status lines, so that each is
+// said once however many agents it concerns.
+type sandboxLines struct {
+	order  []string
+	agents map[string][]string
+	loud   map[string]bool
+}
+
+func (s *sandboxLines) add(agentID string, st localsandbox.Status) {
+	line, loud := st.Warning(), true
+	if line == "" {
+		line, loud = st.String(), false
 	}
-	// The warning above is given once, at start; the resolver's sandboxes
-	// would otherwise repeat it on every run.
-	lopts := localsandbox.Options{AllowUnisolated: allow, BwrapPath: opts.BwrapPath, Logger: quiet}
-	return workspace.NewResolved(localsandbox.NewResolver(opts.SandboxRoot, mode, lopts)), warn, nil
+	if s.agents == nil {
+		s.agents, s.loud = make(map[string][]string), make(map[string]bool)
+	}
+	if _, seen := s.agents[line]; !seen {
+		s.order = append(s.order, line)
+	}
+	s.agents[line] = append(s.agents[line], agentID)
+	s.loud[line] = loud
+}
+
+// lines returns the warnings and the info lines; a line that does not
+// concern all n agents names the ones it does.
+func (s *sandboxLines) lines(n int) (warnings, info []string) {
+	for _, key := range s.order {
+		line := key
+		if ids := s.agents[key]; len(ids) < n {
+			line = "agent " + strings.Join(ids, ", ") + ": " + key
+		}
+		if s.loud[key] {
+			warnings = append(warnings, line)
+		} else {
+			info = append(info, line)
+		}
+	}
+	return warnings, info
 }
 
 // quiet discards the sandboxes' per-run warnings; Build reports them once.

@@ -91,9 +91,34 @@ type Sandbox struct {
 	// per-thread, or shared (one for every run).
 	Resolution string `yaml:"resolution"`
 	// AllowUnisolated lets commands run without bubblewrap when it cannot
-	// run here; they then see the whole machine. Off by default: keel
-	// refuses to start instead.
+	// run here; they then see the whole machine. Off by default: then,
+	// without bubblewrap, files still work but sandbox commands are off,
+	// and keel says so once at start.
 	AllowUnisolated bool `yaml:"allowUnisolated"`
+	// UID and GID are the host user and group that run the sandbox's
+	// commands and own its files when keel runs as root; 0 means
+	// 2100000000, a user no system hands out. Ignored when keel does not
+	// run as root: commands then run as keel's own user.
+	UID int `yaml:"uid"`
+	GID int `yaml:"gid"`
+	// Limits bound what each sandbox's commands may use.
+	Limits SandboxLimits `yaml:"limits"`
+}
+
+// SandboxLimits bound what each of an agent's sandboxes may use; a field
+// left out (or 0) keeps its default.
+type SandboxLimits struct {
+	// Processes the sandbox's commands may have at once, threads
+	// included; default 256.
+	Processes int `yaml:"processes"`
+	// Memory the sandbox's commands may use, such as 512MiB; default 1GiB.
+	Memory ByteSize `yaml:"memory"`
+	// FileSize is the largest file a command may write; default 1GiB.
+	FileSize ByteSize `yaml:"fileSize"`
+	// Disk is how much the sandbox's directory may hold; default 2GiB.
+	Disk ByteSize `yaml:"disk"`
+	// CPUTime each process of a command may use, such as 5m; default 10m.
+	CPUTime time.Duration `yaml:"cpuTime"`
 }
 
 // StreamRetry configures the stream-error retry processor, which sends a

@@ -21,6 +21,9 @@
 //	    sandbox:
 //	      resolution: per-resource       # per-thread, shared
 //	      allowUnisolated: false         # run commands without bubblewrap if it cannot run
+//	      uid: 2100000000                # who runs commands when keel runs as root
+//	      gid: 2100000000
+//	      limits: {processes: 256, memory: 1GiB, fileSize: 1GiB, disk: 2GiB, cpuTime: 10m}
 //	    errorProcessorDefaults: true     # false turns the default error processors off
 //	    streamRetry: {maxRetries: 2, delay: 3s}
 //	    maxSteps: 5
@@ -36,5 +39,9 @@
 // resource by default, isolated by bubblewrap), and sets its processors.
 // An agent without a usable model gets an [UnavailableModel], which
 // answers every call with an error saying which variable to set, so that a
-// server still starts; [Built].Warnings says so, for the operator.
+// server still starts; [Built].Warnings says so, for the operator. Without
+// bubblewrap keel starts too: the sandboxes keep their files, their
+// commands are off, and one warning says how to install it. Otherwise
+// [Built].Info has the line that says how commands are isolated and how
+// each limit is enforced.
 package config

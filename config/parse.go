@@ -102,11 +102,12 @@ var (
 	typeNames  = map[string]string{"int": "a whole number", "int64": "a whole number", "string": "text", "bool": "true or false", "time.Duration": "a duration such as 3s", "[]string": "a list", "[]config.Agent": "a list of agents"}
 	tagNames   = map[string]string{"str": "text", "int": "a number", "float": "a number", "bool": "true/false", "map": "a mapping", "seq": "a list", "null": "nothing"}
 	knownByTyp = map[string]string{
-		"File":        "agents, server",
-		"Agent":       "id, name, description, instructions, model, tools, sandbox, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries",
-		"Sandbox":     "resolution, allowUnisolated",
-		"StreamRetry": "maxRetries, delay",
-		"Server":      "addr, tokenEnv, maxBodyBytes",
+		"File":          "agents, server",
+		"Agent":         "id, name, description, instructions, model, tools, sandbox, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries",
+		"Sandbox":       "resolution, allowUnisolated, uid, gid, limits",
+		"SandboxLimits": "processes, memory, fileSize, disk, cpuTime",
+		"StreamRetry":   "maxRetries, delay",
+		"Server":        "addr, tokenEnv, maxBodyBytes",
 	}
 )
 

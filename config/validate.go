@@ -62,6 +62,9 @@ func (f *File) validate(root *yaml.Node) error {
 		default:
 			add(field("sandbox.resolution"), at("sandbox", "resolution"), "%q: use %s (the default), %s or %s", a.Sandbox.Resolution, PerResource, PerThread, Shared)
 		}
+		validateSandbox(a.Sandbox, func(key, format string, args ...any) {
+			add(field("sandbox."+key), at(append([]any{"sandbox"}, anyKeys(key)...)...), format, args...)
+		})
 		if a.MaxSteps < 0 {
 			add(field("maxSteps"), at("maxSteps"), "%d: use a positive number, or leave it out for the default", a.MaxSteps)
 		}
@@ -82,6 +85,35 @@ func (f *File) validate(root *yaml.Node) error {
 		add("server.maxBodyBytes", []any{"server", "maxBodyBytes"}, "%d: use a positive number of bytes, or leave it out for 50 MiB", s.MaxBodyBytes)
 	}
 	return errors.Join(errs...)
+}
+
+// validateSandbox checks the ids and limits of an agent's sandbox; add
+// reports a mistake at a key below sandbox (such as "limits.cpuTime").
+func validateSandbox(sb Sandbox, add func(key, format string, args ...any)) {
+	for _, id := range []struct {
+		key string
+		v   int
+	}{{"uid", sb.UID}, {"gid", sb.GID}} {
+		if id.v < 0 || id.v > 4294967294 {
+			add(id.key, "%d: use an unprivileged id from 1 to 4294967294, or leave it out for 2100000000", id.v)
+		}
+	}
+	l := sb.Limits
+	if l.Processes < 0 {
+		add("limits.processes", "%d: use a positive number, or leave it out for 256", l.Processes)
+	}
+	if l.CPUTime < 0 {
+		add("limits.cpuTime", "%s: use a positive duration such as 5m, or leave it out for 10m", l.CPUTime)
+	}
+}
+
+// anyKeys splits a dotted key into the steps lineOf takes.
+func anyKeys(key string) []any {
+	var out []any
+	for _, k := range strings.Split(key, ".") {
+		out = append(out, k)
+	}
+	return out
 }
 
 func isTool(name string) bool {

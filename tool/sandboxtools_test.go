@@ -21,12 +21,15 @@ import (
 // unless CI is set (CI installs it).
 func isolated(t *testing.T) *localsandbox.Sandbox {
 	t.Helper()
-	sb, err := localsandbox.New(t.TempDir(), localsandbox.Options{})
+	sb, err := localsandbox.New(sandboxtest.ReachableTempDir(t), localsandbox.Options{})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if !sb.Isolated() {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("Got(bubblewrap) unusable in CI: %v; want it installed", err)
+			t.Fatalf("Got(bubblewrap) unusable in CI: %v; want it installed", sb.Status().Off)
 		}
-		t.Skipf("bubblewrap cannot run here (%v); this test needs it", err)
+		t.Skipf("bubblewrap cannot run here (%v); this test needs it", sb.Status().Off)
 	}
 	return sb
 }
@@ -60,6 +63,29 @@ func TestRunCommand(t *testing.T) {
 	_, err = call(t, tool.RunCommand(), sb, `{"command":"echo started; sleep 5","timeoutSeconds":0.5}`)
 	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `stdout "started\n"`) {
 		t.Errorf("Got(run_command sleep 5 with 0.5s) error %v; want context.DeadlineExceeded with the output so far", err)
+	}
+}
+
+// TestRunCommandWithoutBwrap: the model's run_command is answered with the
+// sandbox's own reason and what to install.
+func TestRunCommandWithoutBwrap(t *testing.T) {
+	sb, err := localsandbox.New(t.TempDir(), localsandbox.Options{BwrapPath: "/nonexistent/bwrap"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = call(t, tool.RunCommand(), sb, `{"command":"true"}`)
+	var ie *localsandbox.IsolationError
+	if !errors.As(err, &ie) || !strings.HasPrefix(err.Error(), "tool: run_command: localsandbox: sandbox commands are off: bubblewrap is not available") ||
+		!strings.Contains(err.Error(), "apt-get install bubblewrap") {
+		t.Errorf("Got(run_command without bwrap) error %v; want the sandbox's reason and how to install bubblewrap", err)
+	}
+	// Files still work for the other tools.
+	if err := sb.WriteFile(context.Background(), "a.txt", []byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	out, err := call(t, tool.ReadFile(), sb, `{"path":"/home/user/a.txt"}`)
+	if err != nil || out.(tool.FileContent).Content != "hello" {
+		t.Errorf("Got(read_file without bwrap) = %+v, %v; want the file", out, err)
 	}
 }
 
@@ -103,8 +129,8 @@ func readers(t *testing.T) map[string]workspace.Sandbox {
 			t.Fatal(err)
 		}
 	}
-	if _, err := localsandbox.New(t.TempDir(), localsandbox.Options{}); err != nil && os.Getenv("CI") == "" {
-		t.Logf("bubblewrap cannot run here (%v); read_file through commands is not checked", err)
+	if st := localsandbox.Check(sandboxtest.ReachableTempDir(t), localsandbox.Options{}); !st.Isolated && os.Getenv("CI") == "" {
+		t.Logf("bubblewrap cannot run here (%v); read_file through commands is not checked", st.Off)
 	} else {
 		sb := isolated(t)
 		for name, data := range files {

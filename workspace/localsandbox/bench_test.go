@@ -14,13 +14,17 @@ import (
 
 func benchSandbox(b *testing.B, isolated bool) *localsandbox.Sandbox {
 	b.Helper()
-	opts := localsandbox.Options{}
+	return benchSandboxWith(b, isolated, localsandbox.Options{})
+}
+
+func benchSandboxWith(b *testing.B, isolated bool, opts localsandbox.Options) *localsandbox.Sandbox {
+	b.Helper()
 	if !isolated {
-		opts = localsandbox.Options{AllowUnisolated: true, BwrapPath: "/nonexistent/bwrap", Logger: slog.New(slog.DiscardHandler)}
+		opts.AllowUnisolated, opts.BwrapPath, opts.Logger = true, "/nonexistent/bwrap", slog.New(slog.DiscardHandler)
 	} else {
 		requireBwrap(b)
 	}
-	sb, err := localsandbox.New(b.TempDir(), opts)
+	sb, err := localsandbox.New(sandboxtest.ReachableTempDir(b), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -28,14 +32,18 @@ func benchSandbox(b *testing.B, isolated bool) *localsandbox.Sandbox {
 }
 
 // BenchmarkCommandTrue is the cost of one command: process start, the
-// sandbox's setup, and the wait.
+// sandbox's setup (its cgroup and limits), the disk measured before and
+// after, and the wait. "nolimits" turns every limit off, to show what
+// they cost.
 func BenchmarkCommandTrue(b *testing.B) {
+	off := localsandbox.Limits{Processes: -1, Memory: -1, FileSize: -1, Disk: -1, CPUTime: -1}
 	for _, tc := range []struct {
 		name     string
 		isolated bool
-	}{{"bwrap", true}, {"unisolated", false}} {
+		limits   localsandbox.Limits
+	}{{"bwrap", true, localsandbox.Limits{}}, {"bwrap-nolimits", true, off}, {"unisolated", false, localsandbox.Limits{}}} {
 		b.Run(tc.name, func(b *testing.B) {
-			sb := benchSandbox(b, tc.isolated)
+			sb := benchSandboxWith(b, tc.isolated, localsandbox.Options{Limits: tc.limits})
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/keel-go/keel/workspace"
+	"golang.org/x/sys/unix"
 )
 
 // drainGrace bounds how long output is still read after a command ended
@@ -20,15 +19,26 @@ import (
 // (possible when unisolated) can hold the pipes open longer.
 const drainGrace = 2 * time.Second
 
+// errQuotaKill is the cause of a command ended for taking its sandbox
+// over its disk quota.
+var errQuotaKill = errors.New("over the disk quota")
+
 // RunCommand runs c.Line with sh -c in the sandbox's working directory,
 // inside bubblewrap when isolated. The command ends after c.Timeout (else
 // the sandbox's CommandTimeout) or when ctx is done; then its whole process
 // tree is killed and the error wraps context.DeadlineExceeded or ctx's
 // error, with the output so far in the result. Background processes the
-// command started do not outlive it.
+// command started do not outlive it. A command that takes the sandbox over
+// its disk quota is ended; that one, and any command after which the
+// sandbox is over its quota, returns its result with a last line of
+// Stderr saying so. When the sandbox's commands are off, RunCommand
+// returns an [*IsolationError] and runs nothing.
 func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspace.CommandResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("localsandbox: run command: %w", err)
+	}
+	if s.mode == modeOff {
+		return nil, s.off
 	}
 	timeout := c.Timeout
 	if timeout <= 0 {
@@ -36,142 +46,202 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	runCtx, cancelCause := context.WithCancelCause(runCtx)
+	defer cancelCause(nil)
 
-	var cmd *exec.Cmd
-	if s.Isolated() {
-		args := append(slices.Clone(s.baseArgs), "--", "/bin/sh", "-c", c.Line)
-		cmd = exec.Command(s.bwrap, args...)
+	var (
+		cmd *exec.Cmd
+		inv *invocation
+		err error
+	)
+	if s.mode == modeIsolated {
+		if inv, err = newInvocation(s.bwrap, s.user, s.opts.Limits, s.dir); err != nil {
+			return nil, fmt.Errorf("localsandbox: run command: %w", err)
+		}
+		defer inv.close()
+		name, args := s.bwrap.command(rlimits(s.opts.Limits, s.enf), c.Line)
+		cmd = exec.CommandContext(runCtx, name, args...)
+		inv.prepare(cmd, s.env)
 	} else {
-		cmd = exec.Command("/bin/sh", "-c", c.Line)
+		cmd = exec.CommandContext(runCtx, "/bin/sh", "-c", c.Line)
+		cmd.Env = s.env
 		cmd.Dir = s.dir
+		cmd.SysProcAttr = s.user.sysProcAttr()
 	}
-	cmd.Env = s.env
-	// A process group of its own lets one signal end the command and
-	// everything it started (bubblewrap's children die with their pid
-	// namespace when bwrap goes).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-
-	p, err := newPipes(c.Stdin != nil)
+	// The process group is the command and everything it started
+	// (bubblewrap's children die with its pid namespace when it goes).
+	cmd.Cancel = func() error {
+		killGroup(cmd.Process.Pid)
+		return nil
+	}
+	out, err := s.pipes(cmd, c.Stdin != nil)
 	if err != nil {
 		return nil, fmt.Errorf("localsandbox: run command: %w", err)
 	}
-	defer p.closeAll()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.childIn, p.childOut, p.childErr
 
+	var g *group
+	if s.mode == modeIsolated {
+		if g, err = s.cg.join(s.dir, s.opts.Limits); err != nil {
+			return nil, fmt.Errorf("localsandbox: run command: make the sandbox's cgroup: %w", err)
+		}
+		defer s.cg.leave(g)
+	}
+	quota := watchQuota(s.dir, s.opts.Limits.Disk, func() { cancelCause(errQuotaKill) })
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
+		quota.finish()
 		return nil, fmt.Errorf("localsandbox: run command: %w", err)
 	}
-	p.closeChildEnds()
-	stdout := &cappedBuffer{max: s.opts.MaxOutput}
-	stderr := &cappedBuffer{max: s.opts.MaxOutput}
-	var readers sync.WaitGroup
-	readers.Go(func() { _, _ = io.Copy(stdout, p.out) })
-	readers.Go(func() { _, _ = io.Copy(stderr, p.errOut) })
-	if p.in != nil {
-		go func() {
-			_, _ = p.in.Write(c.Stdin)
-			_ = p.in.Close()
-		}()
-	}
-
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var waitErr, runErr error
-	select {
-	case waitErr = <-done:
-	case <-runCtx.Done():
-		killGroup(cmd.Process.Pid)
-		waitErr = <-done
-		if ctx.Err() != nil {
-			runErr = fmt.Errorf("localsandbox: run command: %w", ctx.Err())
-		} else {
-			runErr = fmt.Errorf("localsandbox: run command: timed out after %v: %w", timeout, context.DeadlineExceeded)
+	out.start(c.Stdin)
+	if inv != nil {
+		inv.started()
+		err = s.confine(cmd.Process.Pid, g)
+		if err == nil {
+			err = inv.sendArgs()
+		}
+		if err != nil {
+			killGroup(cmd.Process.Pid)
+			_ = cmd.Wait()
+			quota.finish()
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			return nil, fmt.Errorf("localsandbox: run command: %w", err)
 		}
 	}
-	// Whatever the command left running in its group goes with it.
+	// Whatever the command left running in its group goes with it, as
+	// soon as it exits: waiting without reaping keeps its process group
+	// from being reused until the kill is done.
+	waitExited(cmd.Process.Pid)
 	killGroup(cmd.Process.Pid)
-	p.waitReaders(&readers)
+	out.drain()
+	waitErr := cmd.Wait()
+	out.wait()
+	note := quota.finish()
 
 	res := &workspace.CommandResult{
 		ExitCode:  cmd.ProcessState.ExitCode(),
-		Stdout:    stdout.bytes(),
-		Stderr:    stderr.bytes(),
-		Truncated: stdout.truncated || stderr.truncated,
+		Stdout:    out.stdout.bytes(),
+		Stderr:    out.stderr.bytes(),
+		Truncated: out.stdout.truncated || out.stderr.truncated,
 		Duration:  time.Since(start),
 	}
-	if runErr != nil {
-		return res, runErr
+	if note != "" {
+		if len(res.Stderr) > 0 && res.Stderr[len(res.Stderr)-1] != '\n' {
+			res.Stderr = append(res.Stderr, '\n')
+		}
+		res.Stderr = append(res.Stderr, note+"\n"...)
+	}
+	switch {
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("localsandbox: run command: %w", ctx.Err())
+	case context.Cause(runCtx) == errQuotaKill:
+		return res, nil
+	case runCtx.Err() != nil:
+		return res, fmt.Errorf("localsandbox: run command: timed out after %v: %w", timeout, context.DeadlineExceeded)
 	}
 	var exitErr *exec.ExitError
-	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+	if waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay) {
 		return res, fmt.Errorf("localsandbox: run command: %w", waitErr)
 	}
 	return res, nil
+}
+
+// confine puts the bwrap process pid, still waiting for its arguments,
+// into the sandbox's cgroup and sets its resource limits, so that
+// everything it starts is bound by them.
+func (s *Sandbox) confine(pid int, g *group) error {
+	if g != nil {
+		if err := g.add(pid); err != nil {
+			return fmt.Errorf("join the sandbox's cgroup: %w", err)
+		}
+	}
+	if s.bwrap.prlimit != "" {
+		return nil // prlimit, which runs bwrap, sets them
+	}
+	return setRlimits(pid, rlimits(s.opts.Limits, s.enf))
 }
 
 func killGroup(pid int) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 }
 
-// pipes are the command's standard streams. They are os.Pipe files rather
-// than exec's copying goroutines so that waiting for the process does not
-// also wait for a background process holding the output open.
-type pipes struct {
-	childIn, childOut, childErr *os.File
-	in, out, errOut             *os.File
+// waitExited blocks until the process pid has exited, leaving it to be
+// reaped by exec.Cmd.Wait.
+func waitExited(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
 }
 
-func newPipes(withStdin bool) (*pipes, error) {
-	p := &pipes{}
+// output reads a command's stdout and stderr, and feeds its stdin.
+type output struct {
+	stdout, stderr cappedBuffer
+	outR, errR     io.Reader
+	in             io.WriteCloser
+	readers        sync.WaitGroup
+}
+
+// pipes gives cmd its standard streams. They are exec's pipes, given to
+// the user commands run as: a command that opens /dev/stdout opens its
+// pipe again, which the file permissions of the pipe decide.
+func (s *Sandbox) pipes(cmd *exec.Cmd, withStdin bool) (*output, error) {
+	o := &output{stdout: cappedBuffer{max: s.opts.MaxOutput}, stderr: cappedBuffer{max: s.opts.MaxOutput}}
 	var err error
-	if p.out, p.childOut, err = os.Pipe(); err != nil {
+	if o.outR, err = cmd.StdoutPipe(); err != nil {
 		return nil, err
 	}
-	if p.errOut, p.childErr, err = os.Pipe(); err != nil {
-		p.closeAll()
+	if o.errR, err = cmd.StderrPipe(); err != nil {
 		return nil, err
 	}
+	ends := []any{o.outR, o.errR}
 	if withStdin {
-		if p.childIn, p.in, err = os.Pipe(); err != nil {
-			p.closeAll()
+		if o.in, err = cmd.StdinPipe(); err != nil {
 			return nil, err
 		}
+		ends = append(ends, o.in)
 	}
-	return p, nil
-}
-
-func (p *pipes) closeChildEnds() {
-	for _, f := range []*os.File{p.childIn, p.childOut, p.childErr} {
-		if f != nil {
-			_ = f.Close()
+	if s.user.dedicated {
+		for _, e := range ends {
+			if err := e.(interface{ Chown(uid, gid int) error }).Chown(s.user.uid, s.user.gid); err != nil {
+				return nil, fmt.Errorf("give the command's pipes to uid %d: %w", s.user.uid, err)
+			}
 		}
 	}
+	return o, nil
 }
 
-func (p *pipes) closeAll() {
-	for _, f := range []*os.File{p.childIn, p.childOut, p.childErr, p.in, p.out, p.errOut} {
-		if f != nil {
-			_ = f.Close()
-		}
+// start reads the output and writes stdin, once the command started.
+func (o *output) start(stdin []byte) {
+	o.readers.Go(func() { _, _ = io.Copy(&o.stdout, o.outR) })
+	o.readers.Go(func() { _, _ = io.Copy(&o.stderr, o.errR) })
+	if o.in != nil {
+		go func() {
+			_, _ = o.in.Write(stdin)
+			_ = o.in.Close()
+		}()
 	}
 }
 
-// waitReaders waits for the output to reach its end, or closes the pipes
-// after drainGrace to stop reading from a process that escaped the group.
-func (p *pipes) waitReaders(readers *sync.WaitGroup) {
-	finished := make(chan struct{})
-	go func() { readers.Wait(); close(finished) }()
+// drain waits for the output to reach its end, for at most drainGrace:
+// only a process that left the command's group (possible when
+// unisolated) keeps it open longer, and exec.Cmd.Wait then closes it.
+func (o *output) drain() {
+	done := make(chan struct{})
+	go func() { o.readers.Wait(); close(done) }()
 	select {
-	case <-finished:
+	case <-done:
 	case <-time.After(drainGrace):
-		p.closeAll()
-		<-finished
-	}
-	if p.in != nil {
-		_ = p.in.Close() // unblocks a stdin write nobody reads
 	}
 }
+
+// wait returns once the readers stopped, which Wait's closing of the
+// pipes guarantees.
+func (o *output) wait() { o.readers.Wait() }
 
 // cappedBuffer keeps the first max bytes written to it and counts the rest
 // as dropped; it never fails a write, so the command is never blocked on a

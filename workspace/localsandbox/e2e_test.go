@@ -86,7 +86,7 @@ func e2eFile() keel.FilePart {
 // note's path sees the whole file.
 func TestEndToEndRefusedFileReachesTheTool(t *testing.T) {
 	requireBwrap(t)
-	root := t.TempDir()
+	root := sandboxtest.ReachableTempDir(t)
 	ws := workspace.NewResolved(localsandbox.NewResolver(root, localsandbox.PerResource, localsandbox.Options{}))
 	model := keeltest.NewModel(
 		keeltest.Reply{Err: &keel.UnsupportedFunctionalityError{Functionality: "file part media type " + xlsxType}},

@@ -69,3 +69,33 @@ func ExampleNewResolver() {
 	// workspace: resolve sandbox: localsandbox: resolve: per-resource sandbox needs a resource ID: workspace: no sandbox
 	// alice_example_com-ff8d9819fc0e12bf0d24892e45987e24
 }
+
+// Without bubblewrap a sandbox keeps its files, and its commands are off
+// with an error that says what to install.
+func ExampleSandbox_RunCommand_withoutBubblewrap() {
+	dir, _ := os.MkdirTemp("", "keel-example-")
+	defer os.RemoveAll(dir)
+	sb, err := localsandbox.New(dir, localsandbox.Options{BwrapPath: "/nonexistent/bwrap"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	fmt.Println(sb.WriteFile(ctx, "notes.txt", []byte("kept")))
+	_, err = sb.RunCommand(ctx, workspace.Command{Line: "cat notes.txt"})
+	fmt.Println(err)
+	// Output:
+	// <nil>
+	// localsandbox: sandbox commands are off: bubblewrap is not available (/nonexistent/bwrap not found); install it to run commands isolated (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)
+}
+
+// Limits and quota notes write sizes in binary units.
+func ExampleSize() {
+	fmt.Println(localsandbox.Size(localsandbox.DefaultDisk))
+	fmt.Println(localsandbox.Size(3 << 29))
+	fmt.Println(localsandbox.Size(1500000))
+	// Output:
+	// 2 GiB
+	// 1.5 GiB
+	// 1.4 MiB
+}

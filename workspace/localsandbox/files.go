@@ -22,15 +22,27 @@ import (
 // one per user without closing anything.
 
 // WriteFile creates or truncates the file at name with data, creating its
-// parent directories.
+// parent directories. A write that would take the sandbox over its disk
+// quota is refused with an error wrapping [workspace.ErrQuotaExceeded],
+// and nothing is written.
 func (s *Sandbox) WriteFile(ctx context.Context, name string, data []byte) error {
 	return s.withRoot(ctx, "write file", name, func(r *os.Root, clean string) error {
+		grow := int64(len(data))
+		if fi, err := r.Stat(clean); err == nil && fi.Mode().IsRegular() {
+			grow -= fi.Size()
+		}
+		if err := s.checkRoom(grow); err != nil {
+			return err
+		}
 		if dir := path.Dir(clean); dir != "." {
-			if err := r.MkdirAll(dir, 0o755); err != nil {
+			if err := s.user.mkdirAll(r, dir); err != nil {
 				return err
 			}
 		}
-		return r.WriteFile(clean, data, 0o644)
+		if err := r.WriteFile(clean, data, 0o644); err != nil {
+			return err
+		}
+		return s.user.chown(r, clean)
 	})
 }
 
@@ -66,7 +78,7 @@ func (s *Sandbox) Rename(ctx context.Context, oldname, newname string) error {
 	}
 	return s.withRoot(ctx, "rename", oldname, func(r *os.Root, cleanOld string) error {
 		if dir := path.Dir(cleanNew); dir != "." {
-			if err := r.MkdirAll(dir, 0o755); err != nil {
+			if err := s.user.mkdirAll(r, dir); err != nil {
 				return err
 			}
 		}
@@ -85,6 +97,19 @@ func (s *Sandbox) Remove(ctx context.Context, name string) error {
 			return err
 		}
 		return nil
+	})
+}
+
+// RemoveAll removes the file or directory tree at name; a missing one is
+// not an error. A symbolic link is removed, not what it points to, and a
+// path through a link that leads out of the sandbox is refused with
+// [workspace.ErrPathEscapes].
+func (s *Sandbox) RemoveAll(ctx context.Context, name string) error {
+	return s.withRoot(ctx, "remove all", name, func(r *os.Root, clean string) error {
+		if clean == "." {
+			return fmt.Errorf("%w: cannot remove the sandbox itself", workspace.ErrPathEscapes)
+		}
+		return r.RemoveAll(clean)
 	})
 }
 

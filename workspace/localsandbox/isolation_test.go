@@ -14,11 +14,12 @@ import (
 
 	"github.com/keel-go/keel/workspace"
 	"github.com/keel-go/keel/workspace/localsandbox"
+	"github.com/keel-go/keel/workspace/sandboxtest"
 )
 
 func newUnisolated(t *testing.T) *localsandbox.Sandbox {
 	t.Helper()
-	sb, err := localsandbox.New(t.TempDir(), localsandbox.Options{
+	sb, err := localsandbox.New(sandboxtest.ReachableTempDir(t), localsandbox.Options{
 		AllowUnisolated: true,
 		BwrapPath:       "/nonexistent/bwrap",
 		Logger:          slog.New(slog.DiscardHandler),
@@ -89,7 +90,7 @@ func waitAccepted(t *testing.T, n *atomic.Int32, want int32) {
 
 func TestIsolationHostFilesInvisible(t *testing.T) {
 	sb := newIsolated(t)
-	secretDir := t.TempDir()
+	secretDir := sandboxtest.ReachableTempDir(t)
 	secret := filepath.Join(secretDir, "secret.txt")
 	if err := os.WriteFile(secret, []byte("top secret"), 0o644); err != nil {
 		t.Fatal(err)
@@ -151,11 +152,7 @@ func TestIsolationHostFilesInvisible(t *testing.T) {
 
 func TestIsolationHostEnvironmentHidden(t *testing.T) {
 	t.Setenv("KEEL_TEST_SECRET_KEY", "sk-should-not-leak")
-	sb, err := localsandbox.New(t.TempDir(), localsandbox.Options{Env: []string{"GREETING=hi"}})
-	if err != nil {
-		requireBwrap(t)
-		t.Fatal(err)
-	}
+	sb := newIsolatedWith(t, localsandbox.Options{Env: []string{"GREETING=hi"}})
 	res := run(t, sb, "env")
 	if strings.Contains(string(res.Stdout), "sk-should-not-leak") {
 		t.Errorf("Got(env) holding the host's secret; want it hidden")

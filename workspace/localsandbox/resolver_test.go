@@ -10,6 +10,7 @@ import (
 
 	"github.com/keel-go/keel/workspace"
 	"github.com/keel-go/keel/workspace/localsandbox"
+	"github.com/keel-go/keel/workspace/sandboxtest"
 )
 
 func resolve(t *testing.T, r workspace.Resolver, scope workspace.Scope) *localsandbox.Sandbox {
@@ -23,7 +24,7 @@ func resolve(t *testing.T, r workspace.Resolver, scope workspace.Scope) *localsa
 
 func TestPerResourceKeepsUsersApart(t *testing.T) {
 	requireBwrap(t)
-	root := t.TempDir()
+	root := sandboxtest.ReachableTempDir(t)
 	r := localsandbox.NewResolver(root, localsandbox.PerResource, localsandbox.Options{})
 	a := resolve(t, r, workspace.Scope{ResourceID: "alice", ThreadID: "t1"})
 	b := resolve(t, r, workspace.Scope{ResourceID: "bob", ThreadID: "t1"})
@@ -54,7 +55,7 @@ func TestPerResourceKeepsUsersApart(t *testing.T) {
 
 func TestResolverModes(t *testing.T) {
 	requireBwrap(t)
-	root := t.TempDir()
+	root := sandboxtest.ReachableTempDir(t)
 	scopeA := workspace.Scope{ResourceID: "user-1", ThreadID: "thread-1"}
 	scopeB := workspace.Scope{ResourceID: "user-1", ThreadID: "thread-2"}
 	for _, tc := range []struct {

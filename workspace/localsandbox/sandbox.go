@@ -23,14 +23,24 @@ const (
 	// DefaultMaxOutput is how many bytes of stdout, and of stderr, a
 	// command's result keeps when the Options set no cap: 1 MiB.
 	DefaultMaxOutput = 1 << 20
+	// DefaultUID and DefaultGID are the host user and group that run
+	// commands, and own the sandboxes' files, when keel runs as root. They
+	// lie above the ids that Debian, systemd (its container range ends at
+	// 1879048191) and sssd's automatic id mapping (up to 2000200000) hand
+	// out, and below 2^31 so that programs keeping ids in signed 32-bit
+	// integers cope. No account needs to exist for them.
+	DefaultUID = 2100000000
+	DefaultGID = 2100000000
 )
 
 // Options configure a [Sandbox]. The zero value is ready to use.
 type Options struct {
 	// AllowUnisolated lets the sandbox run commands with plain sh -c in its
 	// directory when bubblewrap cannot run. Commands then see the whole
-	// machine, its network and the directory's real path. Without it, [New]
-	// fails with an [*IsolationError].
+	// machine, its network and the directory's real path, and only the
+	// disk quota applies to them. Without it, such a sandbox keeps its
+	// files but its commands are off: RunCommand returns an
+	// [*IsolationError].
 	AllowUnisolated bool
 	// CommandTimeout ends a command that runs longer; 0 means
 	// [DefaultCommandTimeout]. A command's own Timeout wins.
@@ -38,6 +48,15 @@ type Options struct {
 	// MaxOutput is how many bytes of stdout, and of stderr, a command's
 	// result keeps; the rest is read and dropped. 0 means [DefaultMaxOutput].
 	MaxOutput int
+	// Limits bound what the sandbox's commands may use; the zero value is
+	// the defaults (see [Limits]).
+	Limits Limits
+	// UID and GID are the host user and group that run commands and own
+	// the sandbox's files when keel runs as root; 0 means [DefaultUID] and
+	// [DefaultGID]. When keel does not run as root, commands run as keel's
+	// own user. Inside the sandbox they are always [InsideUID] and
+	// [InsideGID].
+	UID, GID int
 	// Env holds extra "KEY=value" variables for commands. The host's own
 	// environment never reaches a command (it may hold API keys); commands
 	// get PATH, HOME, TMPDIR, LANG and these.
@@ -56,54 +75,109 @@ func (o Options) withDefaults() Options {
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = DefaultMaxOutput
 	}
+	if o.UID == 0 {
+		o.UID = DefaultUID
+	}
+	if o.GID == 0 {
+		o.GID = DefaultGID
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
+	o.Limits = o.Limits.withDefaults()
 	return o
 }
 
 // Sandbox is a directory on this machine whose commands run inside
 // bubblewrap. It implements [workspace.FileSystem],
-// [workspace.CommandRunner] and [workspace.WorkDirer]. A Sandbox holds no
-// open resources and is safe for concurrent use.
+// [workspace.CommandRunner], [workspace.TreeRemover] and
+// [workspace.WorkDirer]. A Sandbox holds no open resources and is safe for
+// concurrent use.
 type Sandbox struct {
-	dir      string
-	opts     Options
-	bwrap    string // "" when unisolated
-	baseArgs []string
-	env      []string
+	dir   string
+	opts  Options
+	user  runAs
+	mode  mode
+	bwrap bwrapInfo
+	off   error // why commands cannot run, in modeOff
+	enf   Enforcement
+	env   []string
+	cg    *cgroups
 }
 
-// New returns the sandbox kept in dir, creating dir if needed. Commands run
-// isolated by bubblewrap, which is probed once per process; when it cannot
-// run, New fails with an [*IsolationError] unless opts.AllowUnisolated is
-// set, and then logs a warning.
+// mode is how a sandbox runs commands.
+type mode int
+
+const (
+	modeOff mode = iota
+	modeIsolated
+	modeUnisolated
+)
+
+// New returns the sandbox kept in dir, creating dir if needed. Its files
+// always work. Commands run isolated by bubblewrap, which is probed once
+// per process; when it cannot run, commands are off (RunCommand returns
+// an [*IsolationError]) unless opts.AllowUnisolated is set, and then they
+// run unisolated and a warning is logged. When keel runs as root, dir and
+// everything in it are given to opts.UID and opts.GID, who run the
+// commands. New fails only when dir cannot be made or given.
 func New(dir string, opts Options) (*Sandbox, error) {
 	opts = opts.withDefaults()
 	if dir == "" {
 		return nil, errors.New("localsandbox: new: empty directory")
 	}
+	if err := validIDs(opts); err != nil {
+		return nil, fmt.Errorf("localsandbox: new: %w", err)
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("localsandbox: new: %w", err)
 	}
-	if err := os.MkdirAll(abs, 0o755); err != nil {
+	// The parents are the sandbox root, which the commands' user must be
+	// able to enter; the sandbox itself is its user's alone.
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, fmt.Errorf("localsandbox: new: %w", err)
 	}
-	s := &Sandbox{dir: abs, opts: opts}
-	bin, perr := probe(opts.BwrapPath)
+	if err := os.Mkdir(abs, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("localsandbox: new: %w", err)
+	}
+	s := &Sandbox{dir: abs, opts: opts, user: userFor(opts), cg: &cgroups{}}
+	if err := s.user.own(abs); err != nil {
+		return nil, fmt.Errorf("localsandbox: new: %w", err)
+	}
+	info, perr := probe(opts.BwrapPath, s.user)
 	switch {
 	case perr == nil:
-		s.bwrap = bin
-		s.baseArgs = isolationArgs(abs)
+		s.bwrap, s.mode = info, modeIsolated
+		s.cg = systemCgroups()
 	case opts.AllowUnisolated:
+		s.mode = modeUnisolated
 		opts.Logger.Warn("localsandbox: running commands UNISOLATED: they see the whole machine and its network",
 			"dir", abs, "reason", perr.Error())
 	default:
-		return nil, perr
+		s.off = perr
 	}
+	if s.mode != modeOff {
+		if s.off = s.user.reach(abs, info.bin); s.off != nil {
+			s.mode = modeOff
+		}
+	}
+	s.enf = enforcement(opts.Limits, s.cg, s.mode == modeIsolated, s.user.dedicated, s.bwrap.noRlimits)
 	s.env = commandEnv(s.WorkDir(), opts.Env)
 	return s, nil
+}
+
+// validIDs refuses ids that would run commands as root or are not ids.
+func validIDs(o Options) error {
+	for _, id := range []struct {
+		name string
+		v    int
+	}{{"UID", o.UID}, {"GID", o.GID}} {
+		if id.v <= 0 || id.v > 4294967294 {
+			return fmt.Errorf("%s %d: use an unprivileged id from 1 to 4294967294", id.name, id.v)
+		}
+	}
+	return nil
 }
 
 // ID returns "local:" followed by the sandbox's directory on the host.
@@ -113,15 +187,16 @@ func (s *Sandbox) ID() string { return "local:" + s.dir }
 func (s *Sandbox) Dir() string { return s.dir }
 
 // Isolated reports whether commands run inside bubblewrap.
-func (s *Sandbox) Isolated() bool { return s.bwrap != "" }
+func (s *Sandbox) Isolated() bool { return s.mode == modeIsolated }
 
-// WorkDir returns the directory commands start in, as they see it:
-// [HomeDir] when isolated, else the directory's real path.
+// WorkDir returns the directory commands start in, as they see it: the
+// directory's real path when commands run unisolated, else [HomeDir]
+// (also when commands are off: files keep the paths they would have).
 func (s *Sandbox) WorkDir() string {
-	if s.Isolated() {
-		return HomeDir
+	if s.mode == modeUnisolated {
+		return s.dir
 	}
-	return s.dir
+	return HomeDir
 }
 
 func commandEnv(home string, extra []string) []string {
@@ -137,5 +212,6 @@ func commandEnv(home string, extra []string) []string {
 var (
 	_ workspace.FileSystem    = (*Sandbox)(nil)
 	_ workspace.CommandRunner = (*Sandbox)(nil)
+	_ workspace.TreeRemover   = (*Sandbox)(nil)
 	_ workspace.WorkDirer     = (*Sandbox)(nil)
 )

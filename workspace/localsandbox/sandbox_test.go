@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,31 +16,36 @@ import (
 	"github.com/keel-go/keel/workspace/sandboxtest"
 )
 
-// requireBwrap skips a test that needs bubblewrap where it is missing,
-// unless CI is set: CI installs it, so there its absence is a failure.
+// requireBwrap skips a test that needs bubblewrap where it cannot isolate
+// commands, unless CI is set: CI installs it, so there its absence is a
+// failure.
 func requireBwrap(t testing.TB) {
 	t.Helper()
-	_, err := localsandbox.New(t.TempDir(), localsandbox.Options{})
-	if err == nil {
+	st := localsandbox.Check(sandboxtest.ReachableTempDir(t), localsandbox.Options{})
+	if st.Isolated {
 		return
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatalf("Got(bubblewrap) unusable in CI: %v; want it installed (apt-get install bubblewrap)", err)
+		t.Fatalf("Got(bubblewrap) unusable in CI: %v; want it installed (apt-get install bubblewrap)", st.Off)
 	}
-	t.Skipf("bubblewrap cannot run here (%v); the isolated tests need it", err)
+	t.Skipf("bubblewrap cannot isolate commands here (%v); the isolated tests need it", st.Off)
 }
 
-func newIsolated(t *testing.T) *localsandbox.Sandbox {
+func newIsolatedWith(t *testing.T, opts localsandbox.Options) *localsandbox.Sandbox {
 	t.Helper()
 	requireBwrap(t)
-	sb, err := localsandbox.New(t.TempDir(), localsandbox.Options{})
+	sb, err := localsandbox.New(sandboxtest.ReachableTempDir(t), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !sb.Isolated() {
-		t.Fatalf("Got(Isolated()) = false; want true")
+		t.Fatalf("Got(Isolated()) = false (%v); want true", sb.Status().Off)
 	}
 	return sb
+}
+
+func newIsolated(t *testing.T) *localsandbox.Sandbox {
+	return newIsolatedWith(t, localsandbox.Options{})
 }
 
 func TestConformanceIsolated(t *testing.T) {
@@ -48,7 +54,7 @@ func TestConformanceIsolated(t *testing.T) {
 
 func TestConformanceUnisolated(t *testing.T) {
 	sandboxtest.Run(t, func(t *testing.T) workspace.Sandbox {
-		sb, err := localsandbox.New(t.TempDir(), localsandbox.Options{
+		sb, err := localsandbox.New(sandboxtest.ReachableTempDir(t), localsandbox.Options{
 			AllowUnisolated: true,
 			BwrapPath:       "/nonexistent/bwrap",
 			Logger:          slog.New(slog.DiscardHandler),
@@ -56,40 +62,82 @@ func TestConformanceUnisolated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if sb.Isolated() {
-			t.Fatalf("Got(Isolated()) = true; want false without bwrap")
+		if sb.Isolated() || sb.Status().Off != nil {
+			t.Fatalf("Got(Isolated, Off) = %v, %v; want commands unisolated without bwrap", sb.Isolated(), sb.Status().Off)
 		}
 		return sb
 	})
 }
 
-func TestNewWithoutBwrap(t *testing.T) {
-	for _, tc := range []struct {
-		name, bwrap, reason string
-	}{
-		{"missing", "/nonexistent/bwrap", "not found"},
-		{"unusable", "/bin/false", "exit status 1"},
-	} {
-		dir := filepath.Join(t.TempDir(), "sb")
-		_, err := localsandbox.New(dir, localsandbox.Options{BwrapPath: tc.bwrap})
-		var ie *localsandbox.IsolationError
-		if !errors.As(err, &ie) {
-			t.Fatalf("Got(New with %s bwrap) error %v; want *IsolationError", tc.name, err)
+// filesOnly is a sandbox seen without its commands.
+type filesOnly struct {
+	workspace.FileSystem
+	workspace.TreeRemover
+}
+
+func (f filesOnly) ID() string { return f.FileSystem.ID() }
+
+// TestWithoutBwrap: with no bwrap in PATH a sandbox keeps every file
+// operation and refuses commands with an error that says what to install,
+// and names no Go option.
+func TestWithoutBwrap(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	newOff := func(t *testing.T) *localsandbox.Sandbox {
+		sb, err := localsandbox.New(sandboxtest.ReachableTempDir(t), localsandbox.Options{})
+		if err != nil {
+			t.Fatalf("Got(New without bwrap) error %v; want a sandbox for files", err)
 		}
-		for _, want := range []string{"bwrap", "AllowUnisolated", "apt-get install bubblewrap", tc.reason} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("Got(New with %s bwrap) error %q; want it to mention %q", tc.name, err, want)
-			}
+		return sb
+	}
+	sandboxtest.Run(t, func(t *testing.T) workspace.Sandbox {
+		sb := newOff(t)
+		return filesOnly{sb, sb}
+	})
+
+	sb := newOff(t)
+	u, err := workspace.Upload(context.Background(), sb, "t1", "", workspace.File{Name: "a.csv", Data: []byte("a,b\n")})
+	if err != nil || !u.Written || u.Path != localsandbox.HomeDir+"/"+u.RelPath {
+		t.Errorf("Got(Upload without bwrap) = %+v, %v; want it written under %s", u, err, localsandbox.HomeDir)
+	}
+	res, err := sb.RunCommand(context.Background(), workspace.Command{Line: "touch ran"})
+	var ie *localsandbox.IsolationError
+	if res != nil || !errors.As(err, &ie) {
+		t.Fatalf("Got(RunCommand without bwrap) = %v, %v; want an *IsolationError and nothing run", res, err)
+	}
+	for _, want := range []string{"sandbox commands are off", "bubblewrap is not available", "apt-get install bubblewrap"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Got(error) %q; want it to say %q", err, want)
 		}
+	}
+	for _, banned := range []string{"Options", "AllowUnisolated", "allowUnisolated"} {
+		if strings.Contains(err.Error(), banned) {
+			t.Errorf("Got(error) %q; want no Go option or setting named in it", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sb.Dir(), "ran")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Got(Stat(ran)) error %v; want the command never run", err)
+	}
+	if st := sb.Status(); st.Isolated || st.Off == nil || st.Warning() == "" || sb.WorkDir() != localsandbox.HomeDir {
+		t.Errorf("Got(status %+v, warning %q, WorkDir %q); want commands off, said loudly, paths under %s",
+			st, st.Warning(), sb.WorkDir(), localsandbox.HomeDir)
+	}
+}
+
+func TestUnusableBwrap(t *testing.T) {
+	sb, err := localsandbox.New(sandboxtest.ReachableTempDir(t), localsandbox.Options{BwrapPath: "/bin/false"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sb.RunCommand(context.Background(), workspace.Command{Line: "true"})
+	var ie *localsandbox.IsolationError
+	if !errors.As(err, &ie) || ie.Bwrap != "/bin/false" || !strings.Contains(err.Error(), "cannot isolate commands here") ||
+		!strings.Contains(err.Error(), "user namespaces") {
+		t.Errorf("Got(RunCommand with a bwrap that fails) error %v; want an *IsolationError saying why and what to check", err)
 	}
 }
 
 func TestOptionsLimits(t *testing.T) {
-	requireBwrap(t)
-	sb, err := localsandbox.New(t.TempDir(), localsandbox.Options{MaxOutput: 100, CommandTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sb := newIsolatedWith(t, localsandbox.Options{MaxOutput: 100, CommandTimeout: 300 * time.Millisecond})
 	ctx := context.Background()
 	// Its own limit keeps a loaded machine's slow sandbox start from
 	// hitting the 300ms default, which the sleep below is for.
@@ -110,4 +158,82 @@ func TestOptionsLimits(t *testing.T) {
 	if err != nil || string(res.Stdout) != "done\n" {
 		t.Errorf("Got(sleep 0.5 with its own 5s limit) = %v, %v; want done", res, err)
 	}
+}
+
+// TestDedicatedUser: run by root, commands run as the dedicated user,
+// who owns the sandbox and the files keel writes into it, so commands
+// can change them.
+func TestDedicatedUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root hands sandboxes to a dedicated user; CI runs as root")
+	}
+	const uid, gid = 2100000123, 2100000456
+	sb := newIsolatedWith(t, localsandbox.Options{UID: uid, GID: gid})
+	ctx := context.Background()
+	if err := sb.WriteFile(ctx, "uploads/t1/a.txt", []byte("from keel")); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, sb, "id -u; printf ' and a command' >> uploads/t1/a.txt && mkdir -p made/by && touch made/by/command && echo ok")
+	if got := string(res.Stdout); got != "1000\nok\n" {
+		t.Errorf("Got(id -u; append) = %q, stderr %q; want uid 1000 inside, the file writable", got, res.Stderr)
+	}
+	for _, p := range []string{".", "uploads", "uploads/t1", "uploads/t1/a.txt", "made/by/command"} {
+		fi, err := os.Lstat(filepath.Join(sb.Dir(), p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := fi.Sys().(*syscall.Stat_t)
+		if st.Uid != uid || st.Gid != gid {
+			t.Errorf("Got(owner of %s) = %d:%d; want %d:%d", p, st.Uid, st.Gid, uid, gid)
+		}
+	}
+	if got, _ := sb.ReadFile(ctx, "uploads/t1/a.txt"); string(got) != "from keel and a command" {
+		t.Errorf("Got(a.txt) = %q; want keel's text and the command's", got)
+	}
+	if st := sb.Status(); !st.Dedicated || st.UID != uid || st.GID != gid {
+		t.Errorf("Got(status) = %+v; want the dedicated %d:%d", st, uid, gid)
+	}
+}
+
+// TestDedicatedUserCannotReach: a sandbox under a directory the dedicated
+// user cannot enter keeps its files, and its commands say what to do.
+func TestDedicatedUserCannotReach(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root hands sandboxes to a dedicated user; CI runs as root")
+	}
+	requireBwrap(t)
+	closed := filepath.Join(t.TempDir(), "closed")
+	if err := os.Mkdir(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := localsandbox.New(filepath.Join(closed, "sb"), localsandbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.WriteFile(context.Background(), "a.txt", []byte("kept")); err != nil {
+		t.Errorf("Got(WriteFile) error %v; want files to work", err)
+	}
+	_, err = sb.RunCommand(context.Background(), workspace.Command{Line: "true"})
+	var ie *localsandbox.IsolationError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "cannot enter "+closed) || !strings.Contains(err.Error(), "setfacl -m u:2100000000:x "+closed) {
+		t.Errorf("Got(RunCommand) error %v; want one naming %s and how to let the user through", err, closed)
+	}
+	if w := localsandbox.Check(closed, localsandbox.Options{}).Warning(); !strings.Contains(w, "cannot enter "+closed) {
+		t.Errorf("Got(Check warning) %q; want it to say the sandbox root cannot be reached", w)
+	}
+}
+
+func TestInvalidIDs(t *testing.T) {
+	for _, o := range []localsandbox.Options{{UID: -1}, {GID: -5}, {UID: 1 << 32}} {
+		if _, err := localsandbox.New(t.TempDir(), o); err == nil || !strings.Contains(err.Error(), "unprivileged id") {
+			t.Errorf("Got(New with %+v) error %v; want the id refused", o, err)
+		}
+	}
+}
+
+// TestConformanceCommandOnly runs the suite through commands alone, as a
+// sandbox without a file capability would be used: uploads go as base64
+// chunks and trees are removed with rm -rf.
+func TestConformanceCommandOnly(t *testing.T) {
+	sandboxtest.Run(t, func(t *testing.T) workspace.Sandbox { return sandboxtest.CommandOnly(newIsolated(t)) })
 }

@@ -156,8 +156,10 @@ func testCommands(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox)
 }
 
 // tickLine starts a background grandchild that writes a growing counter to
-// ./tick every 50 ms for as long as it lives.
-const tickLine = `( i=0; while :; do i=$((i+1)); echo $i > tick; sleep 0.05; done ) &`
+// ./tick every 50 ms for as long as it lives. Each count is renamed into
+// place, so that a kill between truncating and writing cannot leave tick
+// empty.
+const tickLine = `( i=0; while :; do i=$((i+1)); echo $i > tick.new && mv -f tick.new tick; sleep 0.05; done ) &`
 
 // wantTreeGone checks that the background ticker stopped: its counter does
 // not move any more.

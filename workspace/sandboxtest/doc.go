@@ -27,8 +27,25 @@
 // background grandchild, and output beyond the cap dropped. Uploads:
 // several concurrent [workspace.Upload] calls of one file end with one
 // intact file, through the write capability and through commands alone
-// ([CommandOnly]).
+// ([CommandOnly]). Removing trees ([workspace.TreeRemover]): a thread's
+// uploads go and the others stay, missing paths are not an error, and
+// paths that leave the sandbox, directly or through a planted link, are
+// refused.
 //
 // Commands are expected to run with a POSIX sh and coreutils (sleep, head,
 // base64, wc, ln).
+//
+// # Hardening
+//
+// [RunHardened] checks what keeps a sandbox's commands off the host: that
+// nothing kernel-wide is writable, that the host's root is not mapped
+// into the sandbox, that the host path is not visible in any process's
+// command line or environment nor in the mounts, and that processes,
+// memory, file size, disk and CPU time are limited, under the defaults and
+// under lower and higher settings. It is meant to run as root, as CI does.
+//
+// # Helpers
+//
+// [ReachableTempDir] gives a test a temporary directory that the
+// dedicated user of a local sandbox run by root can reach.
 package sandboxtest

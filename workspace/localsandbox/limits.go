@@ -1,0 +1,164 @@
+package localsandbox
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Defaults of [Limits].
+const (
+	// DefaultProcesses is how many processes (threads count as processes)
+	// a sandbox's commands may have at once: enough for builds and
+	// pipelines, far too few for a fork bomb to hurt the host.
+	DefaultProcesses = 256
+	// DefaultMemory is how much memory a sandbox's commands may use: 1 GiB.
+	DefaultMemory = 1 << 30
+	// DefaultFileSize is the largest file a command may write: 1 GiB.
+	DefaultFileSize = 1 << 30
+	// DefaultDisk is how much a sandbox's directory may hold: 2 GiB.
+	DefaultDisk = 2 << 30
+	// DefaultCPUTime is the CPU time each process of a command may use:
+	// 10 minutes, the longest time limit the run_command tool accepts, so
+	// that a single-threaded command always reaches its own time limit
+	// first. What it stops is a process burning several cores at once (it
+	// reaches 10 CPU minutes in 2.5 minutes on 4 cores), which the wall
+	// clock alone would let run for the whole limit.
+	DefaultCPUTime = 10 * time.Minute
+)
+
+// ShmSize is the size of the /dev/shm tmpfs a command sees: 64 MiB, as
+// container engines give by default.
+const ShmSize = 64 << 20
+
+// Limits bound what one sandbox's commands may use. A zero field means its
+// default; a negative one turns that limit off. The zero value is the
+// defaults.
+type Limits struct {
+	// Processes is how many processes the sandbox's commands may have at
+	// once, threads included; 0 means [DefaultProcesses].
+	Processes int
+	// Memory is how many bytes of memory the sandbox's commands may use;
+	// 0 means [DefaultMemory]. With a cgroup it counts the whole sandbox
+	// (its /tmp included); with rlimits it bounds each process's data and
+	// /tmp is a tmpfs of this size.
+	Memory int64
+	// FileSize is the largest file, in bytes, a command may write; 0 means
+	// [DefaultFileSize]. A write beyond it fails (the writer gets SIGXFSZ).
+	FileSize int64
+	// Disk is how many bytes the sandbox's directory may hold; 0 means
+	// [DefaultDisk]. It is checked around each command and before each
+	// write: see [workspace.ErrQuotaExceeded].
+	Disk int64
+	// CPUTime is the CPU time each process of a command may use; 0 means
+	// [DefaultCPUTime]. It is counted in whole seconds, rounded up; a
+	// process over it gets SIGXCPU, and SIGKILL a second later.
+	CPUTime time.Duration
+}
+
+// withDefaults fills zero fields with the defaults.
+func (l Limits) withDefaults() Limits {
+	if l.Processes == 0 {
+		l.Processes = DefaultProcesses
+	}
+	if l.Memory == 0 {
+		l.Memory = DefaultMemory
+	}
+	if l.FileSize == 0 {
+		l.FileSize = DefaultFileSize
+	}
+	if l.Disk == 0 {
+		l.Disk = DefaultDisk
+	}
+	if l.CPUTime == 0 {
+		l.CPUTime = DefaultCPUTime
+	}
+	return l
+}
+
+// cpuSeconds is CPUTime in whole seconds, rounded up.
+func (l Limits) cpuSeconds() uint64 {
+	return uint64((l.CPUTime + time.Second - 1) / time.Second)
+}
+
+// Mechanism names how a limit is enforced.
+type Mechanism string
+
+// The mechanisms a limit can be enforced by.
+const (
+	// CgroupV2 is a cgroup of the unified hierarchy made for the sandbox.
+	CgroupV2 Mechanism = "cgroup v2"
+	// CgroupV1 is a cgroup of the controller's own (v1) hierarchy.
+	CgroupV1 Mechanism = "cgroup v1"
+	// Rlimit is a resource limit (setrlimit) on each command's processes.
+	Rlimit Mechanism = "rlimit"
+	// QuotaCheck is keel measuring the directory around each command
+	// and before each write.
+	QuotaCheck Mechanism = "checked around each command and write"
+	// Unlimited is a limit turned off by its setting.
+	Unlimited Mechanism = "off"
+	// NotEnforced is a limit that nothing here can enforce.
+	NotEnforced Mechanism = "NOT ENFORCED"
+)
+
+// Enforcement says how each limit of a sandbox is enforced here.
+type Enforcement struct {
+	Processes, Memory, FileSize, Disk, CPUTime Mechanism
+	// Why says why no cgroup is used, or why a limit is not enforced;
+	// "" when every limit has its best mechanism.
+	Why string
+}
+
+// unenforced lists the limits nothing enforces.
+func (e Enforcement) unenforced() []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		m    Mechanism
+	}{{"processes", e.Processes}, {"memory", e.Memory}, {"file size", e.FileSize}, {"disk", e.Disk}, {"CPU time", e.CPUTime}} {
+		if f.m == NotEnforced {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
+
+// describe writes each limit with its mechanism, such as
+// "256 processes (cgroup v1), 1 GiB memory (cgroup v1), ...".
+func describe(l Limits, e Enforcement) string {
+	parts := []string{
+		limitText(l.Processes < 0, "processes", fmt.Sprintf("%d processes", l.Processes), e.Processes),
+		limitText(l.Memory < 0, "memory", Size(l.Memory)+" memory", e.Memory),
+		limitText(l.FileSize < 0, "file size", Size(l.FileSize)+" per file", e.FileSize),
+		limitText(l.Disk < 0, "disk", Size(l.Disk)+" disk", e.Disk),
+		limitText(l.CPUTime < 0, "CPU time", l.CPUTime.String()+" CPU per process", e.CPUTime),
+	}
+	return strings.Join(parts, ", ")
+}
+
+func limitText(off bool, name, value string, m Mechanism) string {
+	if off {
+		return "no limit on " + name
+	}
+	return value + " (" + string(m) + ")"
+}
+
+var sizeUnits = []struct {
+	shift uint
+	name  string
+}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}}
+
+// Size writes a byte count for people in the largest binary unit it
+// reaches: "1 GiB" or "512 MiB" when exact, else "1.5 GiB", "9.5 MiB",
+// "17 B".
+func Size(n int64) string {
+	for _, u := range sizeUnits {
+		if n >= 1<<u.shift {
+			if n%(1<<u.shift) == 0 {
+				return fmt.Sprintf("%d %s", n>>u.shift, u.name)
+			}
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(int64(1)<<u.shift), u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
+}

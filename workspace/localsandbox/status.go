@@ -1,0 +1,112 @@
+package localsandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Status says how a sandbox's commands run on this machine: isolated or
+// not, as whom, with which limits enforced how, or why they are off. It is
+// what a program tells its operator once at start ([Check]).
+type Status struct {
+	// Isolated reports that commands run inside bubblewrap.
+	Isolated bool
+	// Off is why commands cannot run (an [*IsolationError]); nil when they
+	// can.
+	Off error
+	// UID and GID are the host user and group commands run as.
+	UID, GID int
+	// Dedicated reports that UID and GID are the dedicated user of a keel
+	// running as root, rather than keel's own.
+	Dedicated bool
+	// Limits are the sandbox's limits, defaults filled in.
+	Limits Limits
+	// Enforcement says how each limit is enforced.
+	Enforcement Enforcement
+}
+
+// Status returns how this sandbox's commands run.
+func (s *Sandbox) Status() Status {
+	return Status{
+		Isolated:    s.mode == modeIsolated,
+		Off:         s.off,
+		UID:         s.user.uid,
+		GID:         s.user.gid,
+		Dedicated:   s.user.dedicated,
+		Limits:      s.opts.Limits,
+		Enforcement: s.enf,
+	}
+}
+
+// Check returns the status that the sandboxes kept under root and made
+// with opts would have, without making one: bubblewrap and the cgroups are
+// probed (once per process) and root is made if needed, but nothing is
+// given to the dedicated user. A program calls it at start to print one
+// line: [Status.Warning] if there is one, else [Status.String].
+func Check(root string, opts Options) Status {
+	opts = opts.withDefaults()
+	u := userFor(opts)
+	st := Status{UID: u.uid, GID: u.gid, Dedicated: u.dedicated, Limits: opts.Limits}
+	if err := validIDs(opts); err != nil {
+		st.Off = fmt.Errorf("localsandbox: %w", err)
+		return st
+	}
+	abs, err := filepath.Abs(root)
+	if err == nil {
+		err = os.MkdirAll(abs, 0o755)
+	}
+	if err != nil {
+		st.Off = fmt.Errorf("localsandbox: sandbox root %s: %w", root, err)
+		return st
+	}
+	info, err := probe(opts.BwrapPath, u)
+	cg := &cgroups{}
+	switch {
+	case err == nil:
+		cg = systemCgroups()
+		st.Isolated = true
+	case !opts.AllowUnisolated:
+		st.Off = err
+	}
+	if st.Off == nil {
+		if st.Off = u.reach(abs, info.bin); st.Off != nil {
+			st.Isolated = false
+		}
+	}
+	st.Enforcement = enforcement(opts.Limits, cg, st.Isolated, u.dedicated, info.noRlimits)
+	return st
+}
+
+// String describes how commands run and are limited, in one line.
+func (st Status) String() string {
+	var b strings.Builder
+	switch {
+	case st.Off != nil:
+		return st.Off.Error()
+	case st.Isolated:
+		fmt.Fprintf(&b, "localsandbox: sandbox commands run isolated by bubblewrap as uid %d (uid %d inside)", st.UID, InsideUID)
+	default:
+		fmt.Fprintf(&b, "localsandbox: sandbox commands run UNISOLATED as uid %d: they see the whole machine, its files and its network", st.UID)
+	}
+	b.WriteString("; limits per sandbox: " + describe(st.Limits, st.Enforcement))
+	if st.Enforcement.Why != "" {
+		b.WriteString(" (" + st.Enforcement.Why + ")")
+	}
+	return b.String()
+}
+
+// Warning returns what an operator must be told loudly, or "": that
+// commands are off, that they run unisolated, or that a limit is not
+// enforced.
+func (st Status) Warning() string {
+	if st.Off != nil || !st.Isolated {
+		return st.String()
+	}
+	if missing := st.Enforcement.unenforced(); len(missing) > 0 {
+		return fmt.Sprintf("localsandbox: sandbox commands have NO limit on %s: %s; %s",
+			strings.Join(missing, ", "), st.Enforcement.Why, st.String())
+	}
+	return ""
+}
