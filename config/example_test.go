@@ -67,3 +67,17 @@ func ExampleFile_Build_noModel() {
 	fmt.Println(err)
 	// Output: config: no model configured: set KEEL_MODEL=provider/model (such as google/gemini-2.5-flash), or one of OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY, then start keel again
 }
+
+// Sandbox limits take sizes with binary or decimal units.
+func ExampleParseByteSize() {
+	for _, s := range []string{"1GiB", "512 MiB", "1.5GB", "4096", "lots"} {
+		n, err := config.ParseByteSize(s)
+		fmt.Println(int64(n), err)
+	}
+	// Output:
+	// 1073741824 <nil>
+	// 536870912 <nil>
+	// 1500000000 <nil>
+	// 4096 <nil>
+	// 0 "lots" is not a size: write bytes such as 1GiB, 512MiB, 1.5GB or 1048576
+}
