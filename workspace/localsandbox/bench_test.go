@@ -41,7 +41,10 @@ func BenchmarkCommandTrue(b *testing.B) {
 		name     string
 		isolated bool
 		limits   localsandbox.Limits
-	}{{"bwrap", true, localsandbox.Limits{}}, {"bwrap-nolimits", true, off}, {"unisolated", false, localsandbox.Limits{}}} {
+	}{
+		{"bwrap", true, localsandbox.Limits{}}, {"bwrap-nolimits", true, off},
+		{"unisolated", false, localsandbox.Limits{}}, {"unisolated-nolimits", false, off},
+	} {
 		b.Run(tc.name, func(b *testing.B) {
 			sb := benchSandboxWith(b, tc.isolated, localsandbox.Options{Limits: tc.limits})
 			ctx := context.Background()
