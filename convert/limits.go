@@ -1,0 +1,69 @@
+package convert
+
+// Limits bound what a conversion may read and produce. A zero field takes
+// its default; the defaults suit files of up to a few tens of megabytes,
+// such as a user's attachments.
+type Limits struct {
+	// MaxChars caps the text of one file, in characters (runes). The text
+	// is cut on a row, paragraph or line boundary and the [Result] says how
+	// much was left out. Default 100,000.
+	MaxChars int
+	// MaxInput is the largest file accepted, in bytes. Default 64 MiB.
+	MaxInput int64
+	// MaxUnpacked caps the bytes a conversion inflates from an archive,
+	// counted as they are inflated (declared sizes are checked first but
+	// not trusted). Default 256 MiB.
+	MaxUnpacked int64
+	// MaxEntries caps the entries of an archive (zip, tar, and the parts
+	// of an Office or OpenDocument file) and the parts of a message.
+	// Default 5,000.
+	MaxEntries int
+	// MaxSheets caps the sheets of a workbook and the slides of a
+	// presentation. Default 1,000.
+	MaxSheets int
+	// MaxDepth caps the nesting of XML elements, RTF groups and MIME
+	// parts. Default 256.
+	MaxDepth int
+	// MaxTokens caps the XML tokens (tags and text runs) read from one
+	// file, all parts together. Default 50,000,000: a 100,000-row sheet of
+	// nine columns holds about 6,000,000.
+	MaxTokens int
+	// MaxMemberText is the largest archive member whose text is shown
+	// after the listing, in bytes. Default 64 KiB.
+	MaxMemberText int64
+}
+
+// The default limits.
+const (
+	DefaultMaxChars      = 100_000
+	DefaultMaxInput      = 64 << 20
+	DefaultMaxUnpacked   = 256 << 20
+	DefaultMaxEntries    = 5_000
+	DefaultMaxSheets     = 1_000
+	DefaultMaxDepth      = 256
+	DefaultMaxTokens     = 50_000_000
+	DefaultMaxMemberText = 64 << 10
+)
+
+// withDefaults returns l with every zero field set to its default.
+func (l Limits) withDefaults() Limits {
+	set := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	set64 := func(v *int64, d int64) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	set(&l.MaxChars, DefaultMaxChars)
+	set64(&l.MaxInput, DefaultMaxInput)
+	set64(&l.MaxUnpacked, DefaultMaxUnpacked)
+	set(&l.MaxEntries, DefaultMaxEntries)
+	set(&l.MaxSheets, DefaultMaxSheets)
+	set(&l.MaxDepth, DefaultMaxDepth)
+	set(&l.MaxTokens, DefaultMaxTokens)
+	set64(&l.MaxMemberText, DefaultMaxMemberText)
+	return l
+}

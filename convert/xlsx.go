@@ -1,0 +1,151 @@
+package convert
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// XLSX returns the converter of Excel workbooks (.xlsx, .xlsm and their
+// templates). Each sheet becomes CSV under a line naming it, its size and
+// its used range; see the package documentation for the rules.
+func XLSX() Converter { return xlsxConverter{} }
+
+type xlsxConverter struct{}
+
+func (xlsxConverter) Format() Format {
+	return Format{
+		Kind: "xlsx",
+		MediaTypes: []string{
+			"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+			"application/vnd.openxmlformats-officedocument.spreadsheetml.template",
+			"application/vnd.ms-excel.sheet.macroenabled.12",
+			"application/vnd.ms-excel.template.macroenabled.12",
+		},
+		Extensions: []string{".xlsx", ".xlsm", ".xltx", ".xltm"},
+		Sniff:      func(in *Input, lim Limits) bool { return zipHas(in, lim, "xl/workbook.xml") },
+	}
+}
+
+// zipHas reports whether the input is a zip archive holding the part.
+func zipHas(in *Input, lim Limits, part string) bool {
+	if !isZip(in.Data) {
+		return false
+	}
+	_, index, err := in.zip(lim)
+	if err != nil {
+		return false
+	}
+	_, ok := index[partKey(part)]
+	return ok
+}
+
+// workbook is what the sheets are read with.
+type workbook struct {
+	p        *pkg
+	sst      []string
+	xfKinds  []numKind
+	date1904 bool
+	sheets   []wbSheet
+}
+
+type wbSheet struct {
+	name, part string
+	hidden     bool
+	chart      bool
+}
+
+func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
+	p, err := openPackage(ctx, in, lim)
+	if err != nil {
+		return nil, err
+	}
+	wb := &workbook{p: p}
+	if err := wb.load(); err != nil {
+		return nil, err
+	}
+	s := newSink(lim.MaxChars, "rows")
+	var parts []Part
+	for i, sh := range wb.sheets {
+		if i > 0 {
+			s.extra("\n")
+		}
+		part := Part{Kind: "sheet", Name: sh.name, Hidden: sh.hidden}
+		if sh.chart {
+			s.extra(sheetHeading(sh.name, sh.hidden) + ": a chart, no cells\n")
+			parts = append(parts, part)
+			continue
+		}
+		g := newGrid(s)
+		merged, total, err := wb.readSheet(sh.part, g)
+		if err != nil {
+			return nil, withPart(sh.name, err)
+		}
+		rows, cols, r0, c0 := g.size()
+		part.Rows, part.Columns, part.Merged = rows, cols, total
+		s.extra(sheetLine(sh.name, sh.hidden, rows, cols, r0, c0, merged, total))
+		g.render()
+		parts = append(parts, part)
+	}
+	return &Result{Kind: "xlsx", As: "CSV", Description: sheetsDescription(parts), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
+}
+
+func sheetHeading(name string, hidden bool) string {
+	h := "# Sheet " + strconv.Quote(name)
+	if hidden {
+		h += " (hidden)"
+	}
+	return h
+}
+
+// sheetLine is the line above a sheet's CSV: its name, size and used
+// range, and its merged ranges, whose value is in their first cell.
+func sheetLine(name string, hidden bool, rows, cols, r0, c0 int, merged []string, total int) string {
+	var b strings.Builder
+	b.WriteString(sheetHeading(name, hidden))
+	if rows == 0 {
+		b.WriteString(": empty\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, ": %s × %s, cells %s:%s\n", plural(rows, "row"), plural(cols, "column"),
+		cellName(c0, r0), cellName(c0+cols-1, r0+rows-1))
+	if len(merged) > 0 {
+		b.WriteString("# Merged cells (each value is in the range's first cell): ")
+		b.WriteString(strings.Join(merged, ", "))
+		if total > len(merged) {
+			fmt.Fprintf(&b, " and %s more", thousands(total-len(merged)))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// sheetsDescription describes a workbook or spreadsheet by its sheets.
+func sheetsDescription(parts []Part) string {
+	size := func(p Part) string {
+		s := plural(p.Rows, "row") + " × " + plural(p.Columns, "column")
+		if p.Hidden {
+			s = "hidden, " + s
+		}
+		return s
+	}
+	if len(parts) == 1 {
+		return "sheet " + strconv.Quote(parts[0].Name) + ", " + size(parts[0])
+	}
+	const shown = 5
+	var b strings.Builder
+	b.WriteString(plural(len(parts), "sheet"))
+	for i, p := range parts[:min(len(parts), shown)] {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q (%s)", p.Name, size(p))
+	}
+	if len(parts) > shown {
+		fmt.Fprintf(&b, " and %s more", thousands(len(parts)-shown))
+	}
+	return b.String()
+}

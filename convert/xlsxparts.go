@@ -1,0 +1,171 @@
+package convert
+
+import (
+	"path"
+	"strconv"
+)
+
+// load reads the workbook's sheet list, shared strings and styles.
+func (wb *workbook) load() error {
+	main, err := wb.p.mainPart("xl/workbook.xml")
+	if err != nil {
+		return err
+	}
+	rels, err := wb.p.relsOf(main)
+	if err != nil {
+		return err
+	}
+	if err := wb.readWorkbook(main, rels); err != nil {
+		return err
+	}
+	dir := path.Dir(main) + "/"
+	sst, styles := dir+"sharedStrings.xml", dir+"styles.xml"
+	for _, r := range rels {
+		switch {
+		case relType(r.typ, "sharedStrings"):
+			sst = r.target
+		case relType(r.typ, "styles"):
+			styles = r.target
+		}
+	}
+	if wb.p.has(sst) {
+		if err := wb.readSharedStrings(sst); err != nil {
+			return err
+		}
+	}
+	if wb.p.has(styles) {
+		return wb.readStyles(styles)
+	}
+	return nil
+}
+
+func (wb *workbook) readWorkbook(main string, rels []rel) error {
+	sc, c, err := wb.p.scan(main)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return err
+		}
+		if k == tokEOF {
+			return nil
+		}
+		if k != tokStart {
+			continue
+		}
+		switch {
+		case sc.is(nsSML, "workbookPr"):
+			v := sc.attrString(nsNone, "date1904")
+			wb.date1904 = v == "1" || v == "true"
+		case sc.is(nsSML, "sheet"):
+			if len(wb.sheets) >= wb.p.lim.MaxSheets {
+				return limitErr("", "sheets", int64(wb.p.lim.MaxSheets))
+			}
+			state := sc.attrString(nsNone, "state")
+			sh := wbSheet{name: sc.attrString(nsNone, "name"), hidden: state == "hidden" || state == "veryHidden"}
+			r, ok := relByID(rels, sc.attrString(nsRel, "id"))
+			if !ok || r.external || !wb.p.has(r.target) {
+				return formatErr("", "the part of sheet "+strconv.Quote(sh.name)+" is missing", nil)
+			}
+			sh.part = r.target
+			sh.chart = !relType(r.typ, "worksheet")
+			wb.sheets = append(wb.sheets, sh)
+		}
+	}
+}
+
+// readSharedStrings reads the shared string table.
+func (wb *workbook) readSharedStrings(name string) error {
+	sc, c, err := wb.p.scan(name)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var item []byte
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return err
+		}
+		if k == tokEOF {
+			return nil
+		}
+		if k == tokStart && sc.is(nsSML, "si") {
+			if item, err = richText(sc, item[:0]); err != nil {
+				return err
+			}
+			wb.sst = append(wb.sst, string(item))
+		}
+	}
+}
+
+// richText appends the text of the string item (si, is) whose start tag
+// was just read: its text runs, without the phonetic guides (rPh) of East
+// Asian text.
+func richText(sc *xmlScanner, dst []byte) ([]byte, error) {
+	d := sc.depth()
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return dst, err
+		}
+		switch {
+		case k == tokEOF:
+			return dst, errIncomplete
+		case k == tokEnd && sc.depth() < d:
+			return dst, nil
+		case k != tokStart:
+		case sc.is(nsSML, "rPh"), sc.is(nsSML, "phoneticPr"):
+			if err := sc.skip(); err != nil {
+				return dst, err
+			}
+		case sc.is(nsSML, "t"):
+			if dst, err = sc.collectText(dst); err != nil {
+				return dst, err
+			}
+		}
+	}
+}
+
+// readStyles reads which cell formats show numbers as dates or times.
+func (wb *workbook) readStyles(name string) error {
+	sc, c, err := wb.p.scan(name)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	custom := map[int]numKind{}
+	inXfs := false
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return err
+		}
+		switch k {
+		case tokEOF:
+			return nil
+		case tokStart:
+			switch {
+			case sc.is(nsSML, "numFmt"):
+				id, _ := strconv.Atoi(sc.attrString(nsNone, "numFmtId"))
+				custom[id] = formatNumKind(sc.attrString(nsNone, "formatCode"))
+			case sc.is(nsSML, "cellXfs"):
+				inXfs = true
+			case inXfs && sc.is(nsSML, "xf"):
+				id, _ := strconv.Atoi(sc.attrString(nsNone, "numFmtId"))
+				kind, ok := custom[id]
+				if !ok {
+					kind = builtinNumKind(id)
+				}
+				wb.xfKinds = append(wb.xfKinds, kind)
+			}
+		case tokEnd:
+			if sc.is(nsSML, "cellXfs") {
+				inXfs = false
+			}
+		}
+	}
+}

@@ -1,0 +1,245 @@
+package convert
+
+import (
+	"strconv"
+)
+
+// The limits of a sheet in Excel.
+const (
+	maxSheetRows = 1 << 20
+	maxSheetCols = 1 << 14
+)
+
+// cellType is a cell's t attribute.
+type cellType uint8
+
+const (
+	cellNumber cellType = iota
+	cellShared
+	cellFormulaString
+	cellInline
+	cellBool
+	cellError
+	cellISODate
+)
+
+func parseCellType(t []byte) cellType {
+	switch string(t) {
+	case "s":
+		return cellShared
+	case "str":
+		return cellFormulaString
+	case "inlineStr":
+		return cellInline
+	case "b":
+		return cellBool
+	case "e":
+		return cellError
+	case "d":
+		return cellISODate
+	}
+	return cellNumber
+}
+
+// mergedShown is how many merged ranges a sheet's line lists.
+const mergedShown = 20
+
+// readSheet streams a worksheet's cells into g and returns the first of
+// its merged ranges and their count.
+func (wb *workbook) readSheet(part string, g *grid) (merged []string, total int, err error) {
+	sc, c, err := wb.p.scan(part)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer c.Close()
+	row := 0
+	var val []byte
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return nil, 0, err
+		}
+		if k == tokEOF {
+			return merged, total, nil
+		}
+		if k != tokStart {
+			continue
+		}
+		switch {
+		case sc.is(nsSML, "row"):
+			n := row + 1
+			if r, ok := sc.attr(nsNone, "r"); ok {
+				n, _ = strconv.Atoi(string(r))
+			}
+			if n <= row || n > maxSheetRows {
+				return nil, 0, formatErr("", "bad row number "+strconv.Itoa(n), nil)
+			}
+			row = n
+			if val, err = wb.readRow(sc, g, row, val); err != nil {
+				return nil, 0, err
+			}
+		case sc.is(nsSML, "mergeCell"):
+			if total++; len(merged) < mergedShown {
+				merged = append(merged, sc.attrString(nsNone, "ref"))
+			}
+		case sc.is(nsSML, "sheetData"), sc.is(nsSML, "worksheet"), sc.is(nsSML, "mergeCells"):
+		default:
+			// Everything else (columns, views, conditional formats,
+			// drawings) says nothing about the cells' values.
+			if err := sc.skip(); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+}
+
+// readRow reads the cells of the row whose start tag was just read.
+func (wb *workbook) readRow(sc *xmlScanner, g *grid, row int, val []byte) ([]byte, error) {
+	g.startRow(row)
+	defer g.endRow()
+	d := sc.depth()
+	col := 0
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return val, err
+		}
+		switch {
+		case k == tokEOF:
+			return val, errIncomplete
+		case k == tokEnd && sc.depth() < d:
+			return val, nil
+		case k != tokStart || !sc.is(nsSML, "c"):
+			continue
+		}
+		next := col + 1
+		if ref, ok := sc.attr(nsNone, "r"); ok && len(ref) > 0 {
+			if next = refColumn(ref); next == 0 {
+				return val, formatErr("", "bad cell reference "+strconv.Quote(string(ref)), nil)
+			}
+		}
+		col = next
+		typ := cellNumber
+		if t, ok := sc.attr(nsNone, "t"); ok {
+			typ = parseCellType(t)
+		}
+		style := 0
+		if s, ok := sc.attr(nsNone, "s"); ok {
+			style = atoiBytes(s)
+		}
+		if val, err = readCellValue(sc, typ, val[:0]); err != nil {
+			return val, err
+		}
+		if len(val) == 0 {
+			continue
+		}
+		v, err := wb.cellText(typ, style, val, g.keeping())
+		if err != nil {
+			return val, err
+		}
+		g.cell(col, v)
+	}
+}
+
+// readCellValue reads the value of the cell whose start tag was just
+// read: its cached value (v), the cached result of a formula, or its
+// inline string.
+func readCellValue(sc *xmlScanner, typ cellType, val []byte) ([]byte, error) {
+	d := sc.depth()
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return val, err
+		}
+		switch {
+		case k == tokEOF:
+			return val, errIncomplete
+		case k == tokEnd && sc.depth() < d:
+			return val, nil
+		case k != tokStart:
+		case sc.is(nsSML, "v"):
+			if val, err = sc.collectText(val); err != nil {
+				return val, err
+			}
+		case sc.is(nsSML, "is") && typ == cellInline:
+			if val, err = richText(sc, val); err != nil {
+				return val, err
+			}
+		default:
+			if err := sc.skip(); err != nil {
+				return val, err
+			}
+		}
+	}
+}
+
+// cellText turns a cell's stored value into its text: a shared string,
+// TRUE or FALSE, an ISO 8601 date or time for a number whose format is a
+// date or time, or the value as stored. keep says whether the grid keeps
+// the value, or only measures it (then val may be returned as a view).
+func (wb *workbook) cellText(typ cellType, style int, val []byte, keep bool) (string, error) {
+	switch typ {
+	case cellShared:
+		i := atoiBytes(val)
+		if i < 0 || i >= len(wb.sst) {
+			return "", formatErr("", "a cell refers to shared string "+strconv.Quote(string(val))+", which does not exist", nil)
+		}
+		return wb.sst[i], nil
+	case cellBool:
+		if string(val) == "1" {
+			return "TRUE", nil
+		}
+		return "FALSE", nil
+	case cellNumber:
+		if style > 0 && style < len(wb.xfKinds) && wb.xfKinds[style] != numPlain {
+			if f, err := strconv.ParseFloat(string(val), 64); err == nil {
+				if s, ok := serialTime(f, wb.date1904, wb.xfKinds[style]); ok {
+					return s, nil
+				}
+			}
+		}
+	}
+	if keep {
+		return string(val), nil
+	}
+	return bytesView(val), nil
+}
+
+// refColumn returns the column of an A1 reference, 0 if it has none or
+// is past the last column.
+func refColumn(ref []byte) int {
+	col := 0
+	for _, c := range ref {
+		switch {
+		case 'A' <= c && c <= 'Z':
+			col = col*26 + int(c-'A') + 1
+		case 'a' <= c && c <= 'z':
+			col = col*26 + int(c-'a') + 1
+		default:
+			if col > maxSheetCols {
+				return 0
+			}
+			return col
+		}
+		if col > maxSheetCols {
+			return 0
+		}
+	}
+	return col
+}
+
+// atoiBytes parses a small non-negative decimal number; -1 if it is not
+// one.
+func atoiBytes(b []byte) int {
+	if len(b) == 0 || len(b) > 9 {
+		return -1
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

@@ -1,0 +1,177 @@
+package convert
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"strings"
+)
+
+var (
+	zipLocalMagic = []byte("PK\x03\x04")
+	zipEmptyMagic = []byte("PK\x05\x06")
+	zipDirMagic   = []byte("PK\x01\x02")
+)
+
+func isZip(data []byte) bool {
+	return bytes.HasPrefix(data, zipLocalMagic) || bytes.HasPrefix(data, zipEmptyMagic)
+}
+
+// zip parses the input's zip directory once, for every converter that
+// sniffs or reads it.
+func (in *Input) zip(lim Limits) (*zip.Reader, map[string]*zip.File, error) {
+	if !in.zrSet {
+		in.zrSet = true
+		in.zr, in.zrErr = openZipReader(in.Data, lim)
+		if in.zrErr == nil {
+			in.zindex = make(map[string]*zip.File, len(in.zr.File))
+			for _, f := range in.zr.File {
+				key := partKey(f.Name)
+				if _, dup := in.zindex[key]; !dup {
+					in.zindex[key] = f
+				}
+			}
+		}
+	}
+	return in.zr, in.zindex, in.zrErr
+}
+
+// openZipReader parses a zip directory after bounding its entries: every
+// directory header starts with a signature, so counting the signatures
+// bounds the entries before the directory is parsed and allocated,
+// whatever the end record declares.
+func openZipReader(data []byte, lim Limits) (*zip.Reader, error) {
+	if !isZip(data) {
+		return nil, formatErr("", "not a zip archive ("+describeContent(data)+")", nil)
+	}
+	if bytes.Count(data, zipDirMagic) > lim.MaxEntries {
+		return nil, limitErr("", "archive entries", int64(lim.MaxEntries))
+	}
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		return nil, formatErr("", "corrupt or truncated zip archive", err)
+	}
+	if len(zr.File) > lim.MaxEntries {
+		return nil, limitErr("", "archive entries", int64(lim.MaxEntries))
+	}
+	return zr, nil
+}
+
+// partKey is the lookup key of a zip entry: package part names are
+// compared without case and without a leading slash.
+func partKey(name string) string {
+	return strings.ToLower(strings.TrimPrefix(strings.ReplaceAll(name, `\`, "/"), "/"))
+}
+
+// budget counts the bytes a conversion may still inflate.
+type budget struct {
+	left, max int64
+}
+
+func newBudget(max int64) *budget { return &budget{left: max, max: max} }
+
+// reader returns r, failing with a [*LimitError] once more bytes than the
+// budget's remainder come out of it: never more than one byte past the
+// limit is read.
+func (b *budget) reader(r io.Reader) io.Reader { return &budgetReader{r: r, b: b} }
+
+type budgetReader struct {
+	r io.Reader
+	b *budget
+}
+
+func (br *budgetReader) Read(p []byte) (int, error) {
+	if int64(len(p)) > br.b.left+1 {
+		p = p[:br.b.left+1]
+	}
+	n, err := br.r.Read(p)
+	br.b.left -= int64(n)
+	if br.b.left < 0 {
+		return 0, limitErr("", "unpacked bytes", br.b.max)
+	}
+	return n, err
+}
+
+// pkg is an opened zip package (Office Open XML or OpenDocument) with the
+// budget its parts are read under.
+type pkg struct {
+	ctx    context.Context
+	lim    Limits
+	index  map[string]*zip.File
+	budget *budget
+	tokens int // XML tokens read so far, all parts together
+}
+
+func openPackage(ctx context.Context, in *Input, lim Limits) (*pkg, error) {
+	_, index, err := in.zip(lim)
+	if err != nil {
+		return nil, err
+	}
+	return &pkg{ctx: ctx, lim: lim, index: index, budget: newBudget(lim.MaxUnpacked)}, nil
+}
+
+func (p *pkg) has(name string) bool { _, ok := p.index[partKey(name)]; return ok }
+
+// open opens a part. A part whose declared size exceeds what is left of
+// the budget is refused before it is inflated; one that lies about its
+// size is stopped by the budget (and by archive/zip, which checks the
+// declared size) while it is.
+func (p *pkg) open(name string) (io.ReadCloser, error) {
+	f, ok := p.index[partKey(name)]
+	if !ok {
+		return nil, formatErr("", "the part "+name+" is missing", nil)
+	}
+	return openMember(f, p.budget)
+}
+
+func openMember(f *zip.File, b *budget) (io.ReadCloser, error) {
+	if f.UncompressedSize64 > uint64(b.left) {
+		return nil, limitErr("", "unpacked bytes", b.max)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, formatErr("", "cannot open the archive member "+f.Name, err)
+	}
+	return &memberReader{name: f.Name, r: b.reader(rc), c: rc}, nil
+}
+
+// memberReader turns the errors of a corrupt member into a
+// [*FormatError].
+type memberReader struct {
+	name string
+	r    io.Reader
+	c    io.Closer
+}
+
+func (m *memberReader) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	if err != nil && err != io.EOF && !errors.Is(err, ErrLimit) {
+		err = formatErr("", "corrupt archive member "+m.name, err)
+	}
+	return n, err
+}
+
+func (m *memberReader) Close() error { return m.c.Close() }
+
+// read returns a whole part; for the small parts (relationships, styles,
+// workbook) that are looked at as a whole.
+func (p *pkg) read(name string) ([]byte, error) {
+	rc, err := p.open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// scan opens a part for XML scanning; the caller closes the returned
+// closer.
+func (p *pkg) scan(name string) (*xmlScanner, io.Closer, error) {
+	rc, err := p.open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newXMLScanner(p.ctx, rc, p.lim, &p.tokens), rc, nil
+}
