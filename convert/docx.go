@@ -1,0 +1,303 @@
+package convert
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// DOCX returns the converter of Word documents (.docx, .docm and their
+// templates) to Markdown: headings as #, list items as - or 1., tables
+// as Markdown tables, links as [text](url). Deleted text of tracked
+// changes, field codes, and the fallback copy of alternate content are
+// left out; text boxes are kept as paragraphs.
+func DOCX() Converter { return docxConverter{} }
+
+type docxConverter struct{}
+
+func (docxConverter) Format() Format {
+	return Format{
+		Kind: "docx",
+		MediaTypes: []string{
+			"application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+			"application/vnd.openxmlformats-officedocument.wordprocessingml.template",
+			"application/vnd.ms-word.document.macroenabled.12",
+			"application/vnd.ms-word.template.macroenabled.12",
+		},
+		Extensions: []string{".docx", ".docm", ".dotx", ".dotm"},
+		Sniff:      func(in *Input, lim Limits) bool { return zipHas(in, lim, "word/document.xml") },
+	}
+}
+
+func (docxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
+	p, err := openPackage(ctx, in, lim)
+	if err != nil {
+		return nil, err
+	}
+	main, err := p.mainPart("word/document.xml")
+	if err != nil {
+		return nil, err
+	}
+	rels, err := p.relsOf(main)
+	if err != nil {
+		return nil, err
+	}
+	d := &docxReader{links: map[string]string{}, counters: map[string][]int{}}
+	var stylesPart, numberingPart string
+	for _, r := range rels {
+		switch {
+		case relType(r.typ, "styles"):
+			stylesPart = r.target
+		case relType(r.typ, "numbering"):
+			numberingPart = r.target
+		case relType(r.typ, "hyperlink") && r.external:
+			d.links[r.id] = r.target
+		}
+	}
+	if d.styles, err = p.docxStyles(stylesPart); err != nil {
+		return nil, err
+	}
+	if d.numbering, err = p.docxNumbering(numberingPart); err != nil {
+		return nil, err
+	}
+	sc, c, err := p.scan(main)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	s := newSink(lim.MaxChars, "paragraphs")
+	d.sc, d.out = sc, &blocks{sink: s}
+	if err := d.walk(); err != nil {
+		return nil, err
+	}
+	return &Result{Kind: "docx", As: "Markdown", Description: d.out.describe(), Text: s.text(), Omitted: s.omit}, nil
+}
+
+type docxReader struct {
+	sc        *xmlScanner
+	out       *blocks
+	styles    map[string]docxStyle
+	numbering map[string]map[int]docxLevel
+	links     map[string]string
+	counters  map[string][]int
+
+	paras []*docxPara // open paragraphs; a text box's nest in a run
+	rows  [][]string  // the outermost open table's rows
+	cell  *strings.Builder
+	span  int
+	depth int // open tables
+}
+
+type docxPara struct {
+	style, numID, ilvl string
+	outline            int
+	text               strings.Builder
+	linkAt             int
+	link               string
+}
+
+func (d *docxReader) para() *docxPara {
+	if len(d.paras) == 0 {
+		return nil
+	}
+	return d.paras[len(d.paras)-1]
+}
+
+func (d *docxReader) addText(s string) {
+	if p := d.para(); p != nil {
+		p.text.WriteString(s)
+	}
+}
+
+func (d *docxReader) walk() error {
+	sc := d.sc
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return err
+		}
+		switch k {
+		case tokEOF:
+			return nil
+		case tokStart:
+			if err := d.start(); err != nil {
+				return err
+			}
+		case tokEnd:
+			d.end()
+		}
+	}
+}
+
+func (d *docxReader) start() error {
+	sc := d.sc
+	if sc.ns == nsMC && string(sc.local) == "Fallback" {
+		return sc.skip()
+	}
+	if sc.ns != nsWML {
+		return nil
+	}
+	switch string(sc.local) {
+	case "p":
+		d.paras = append(d.paras, &docxPara{})
+	case "pPr":
+		return d.paragraphProps()
+	case "t":
+		if p := d.para(); p != nil {
+			b, err := sc.collectText(nil)
+			p.text.Write(b)
+			return err
+		}
+	case "tab", "ptab":
+		d.addText("\t")
+	case "br", "cr":
+		d.addText("\n")
+	case "noBreakHyphen":
+		d.addText("-")
+	case "hyperlink":
+		if p := d.para(); p != nil {
+			p.linkAt, p.link = p.text.Len(), d.links[sc.attrString(nsRel, "id")]
+		}
+	case "tbl":
+		if d.depth++; d.depth == 1 {
+			d.rows = nil
+		}
+	case "tr":
+		if d.depth == 1 {
+			d.rows = append(d.rows, nil)
+		}
+	case "tc":
+		if d.depth == 1 {
+			d.cell, d.span = &strings.Builder{}, 1
+		}
+	case "gridSpan":
+		if n, err := strconv.Atoi(sc.attrString(nsWML, "val")); err == nil && d.depth == 1 && n > 1 && n <= maxSheetCols {
+			d.span = n
+		}
+	case "del", "moveFrom", "delText", "instrText", "rPr", "sectPr", "footnoteReference", "endnoteReference", "commentReference":
+		return sc.skip()
+	}
+	return nil
+}
+
+// paragraphProps reads a paragraph's style, list numbering and outline
+// level.
+func (d *docxReader) paragraphProps() error {
+	sc, p := d.sc, d.para()
+	level := sc.depth()
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return err
+		}
+		switch {
+		case k == tokEOF:
+			return errIncomplete
+		case k == tokEnd && sc.depth() < level:
+			return nil
+		case k != tokStart || p == nil:
+		case sc.is(nsWML, "pStyle"):
+			p.style = sc.attrString(nsWML, "val")
+		case sc.is(nsWML, "numId"):
+			p.numID = sc.attrString(nsWML, "val")
+		case sc.is(nsWML, "ilvl"):
+			p.ilvl = sc.attrString(nsWML, "val")
+		case sc.is(nsWML, "outlineLvl"):
+			if n, err := strconv.Atoi(sc.attrString(nsWML, "val")); err == nil && n >= 0 && n < 9 {
+				p.outline = n + 1
+			}
+		case sc.is(nsWML, "rPr"):
+			if err := sc.skip(); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (d *docxReader) end() {
+	sc := d.sc
+	if sc.ns != nsWML {
+		return
+	}
+	switch string(sc.local) {
+	case "p":
+		if p := d.para(); p != nil {
+			d.paras = d.paras[:len(d.paras)-1]
+			d.emit(p)
+		}
+	case "hyperlink":
+		if p := d.para(); p != nil && p.link != "" {
+			all := p.text.String()
+			if at := min(p.linkAt, len(all)); strings.TrimSpace(all[at:]) != "" {
+				p.text.Reset()
+				p.text.WriteString(all[:at] + "[" + all[at:] + "](" + p.link + ")")
+			}
+			p.link = ""
+		}
+	case "tc":
+		if d.depth == 1 && d.cell != nil && len(d.rows) > 0 {
+			r := &d.rows[len(d.rows)-1]
+			*r = append(*r, d.cell.String())
+			for i := 1; i < d.span; i++ {
+				*r = append(*r, "")
+			}
+			d.cell = nil
+		}
+	case "tbl":
+		if d.depth--; d.depth == 0 {
+			d.out.table(d.rows)
+			d.rows = nil
+		}
+	}
+}
+
+// emit writes a finished paragraph: into the open table's cell, or as a
+// heading, a list item or a paragraph.
+func (d *docxReader) emit(p *docxPara) {
+	text := p.text.String()
+	if d.depth > 0 {
+		if d.cell != nil && strings.TrimSpace(text) != "" {
+			if d.cell.Len() > 0 {
+				d.cell.WriteByte('\n')
+			}
+			d.cell.WriteString(strings.TrimSpace(text))
+		}
+		return
+	}
+	level := p.outline
+	if level == 0 {
+		level = headingLevel(d.styles, p.style)
+	}
+	if level > 0 {
+		d.out.paragraph(level, text)
+		return
+	}
+	numID, ilvl := p.numID, p.ilvl
+	if numID == "" {
+		numID, ilvl = styleNumbering(d.styles, p.style)
+	}
+	if numID == "" || numID == "0" || strings.TrimSpace(text) == "" {
+		d.out.paragraph(0, text)
+		return
+	}
+	lvl, _ := strconv.Atoi(ilvl)
+	lvl = min(max(lvl, 0), 8)
+	def, ok := d.numbering[numID][lvl]
+	if !ok || !def.ordered {
+		d.out.item(lvl, "-", text)
+		return
+	}
+	c := d.counters[numID]
+	if c == nil {
+		c = make([]int, 9)
+		d.counters[numID] = c
+	}
+	// A counter holds the last number given plus one; zero: not started.
+	if c[lvl] == 0 {
+		c[lvl] = def.start + 1
+	} else {
+		c[lvl]++
+	}
+	clear(c[lvl+1:])
+	d.out.item(lvl, strconv.Itoa(c[lvl]-1)+".", text)
+}

@@ -1,0 +1,109 @@
+package convert
+
+import (
+	"strings"
+)
+
+// blocks writes a document's blocks as Markdown through a sink, one unit
+// per paragraph, list item or table row: blocks of different kinds and
+// paragraphs are separated by a blank line, list items and table rows
+// are not. The separator is written with the block that follows it, so a
+// cut never leaves a dangling blank line.
+type blocks struct {
+	sink       *sink
+	last       blockKind
+	paragraphs int
+	tables     int
+	newBlock   bool // the next unit starts a new block of the same kind
+}
+
+type blockKind uint8
+
+const (
+	blockNone blockKind = iota
+	blockParagraph
+	blockItem
+	blockRow
+)
+
+func (bw *blocks) write(kind blockKind, text string) {
+	sep := ""
+	if bw.last != blockNone && (kind != bw.last || kind == blockParagraph || bw.newBlock) {
+		sep = "\n"
+	}
+	bw.last, bw.newBlock = kind, false
+	if kind != blockRow {
+		bw.paragraphs++
+	}
+	bw.sink.unit(sep + text + "\n")
+}
+
+// paragraph writes a paragraph or heading (level 1–6; 0 for none).
+func (bw *blocks) paragraph(level int, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	if level > 0 {
+		text = strings.Repeat("#", min(level, 6)) + " " + strings.ReplaceAll(text, "\n", " ")
+	}
+	bw.write(blockParagraph, text)
+}
+
+// item writes a list item at a nesting level, with its marker ("-" or
+// "3.").
+func (bw *blocks) item(level int, marker, text string) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	indent := strings.Repeat("  ", level)
+	bw.write(blockItem, indent+marker+" "+strings.ReplaceAll(text, "\n", "\n"+indent+"  "))
+}
+
+// table writes rows as a Markdown table, the first row as its header;
+// rows are padded to the widest.
+func (bw *blocks) table(rows [][]string) {
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r))
+	}
+	if width == 0 {
+		return
+	}
+	bw.tables++
+	bw.newBlock = true
+	var b strings.Builder
+	for i, r := range rows {
+		b.Reset()
+		b.WriteByte('|')
+		for c := 0; c < width; c++ {
+			cell := ""
+			if c < len(r) {
+				cell = tableCell(r[c])
+			}
+			b.WriteString(" " + cell + " |")
+		}
+		if i == 0 {
+			b.WriteString("\n|" + strings.Repeat(" --- |", width))
+		}
+		bw.write(blockRow, b.String())
+	}
+}
+
+// tableCell makes text fit a Markdown table cell: pipes escaped, line
+// ends as <br>.
+func tableCell(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", "<br>")
+}
+
+// describeDocument describes a document by its paragraphs and tables.
+func (bw *blocks) describe() string {
+	d := plural(bw.paragraphs, "paragraph")
+	if bw.tables > 0 {
+		d += ", " + plural(bw.tables, "table")
+	}
+	return d
+}
