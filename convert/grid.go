@@ -122,6 +122,29 @@ func (g *grid) endRow() {
 	g.lastRow = r.num
 }
 
+// repeat adds n copies of the row just ended, as the rows after it: an
+// OpenDocument row may say it repeats. Copies that are not kept are
+// counted in one step, however many they are.
+func (g *grid) repeat(n int) {
+	r := g.cur
+	if r.chars == 0 || n <= 0 {
+		return
+	}
+	kept := len(g.rows) > 0 && g.rows[len(g.rows)-1].num == r.num
+	for ; n > 0 && g.storing && kept; n-- {
+		g.startRow(g.lastRow + 1)
+		for i := r.start; i < r.end; i++ {
+			g.cell(g.cells[i].col, g.cells[i].val)
+		}
+		g.endRow()
+	}
+	if n > 0 {
+		g.lostRows += n
+		g.lostChars += n * r.chars
+		g.lastRow += n
+	}
+}
+
 // sortRow orders a row's cells by column, the last of duplicates
 // winning, and recounts its characters.
 func (g *grid) sortRow(r *gridRow) {

@@ -51,13 +51,17 @@ func (bw *blocks) paragraph(level int, text string) {
 }
 
 // item writes a list item at a nesting level, with its marker ("-" or
-// "3.").
+// "3."); an empty marker continues the item above with another
+// paragraph.
 func (bw *blocks) item(level int, marker, text string) {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return
 	}
 	indent := strings.Repeat("  ", level)
+	if marker == "" {
+		marker = " "
+	}
 	bw.write(blockItem, indent+marker+" "+strings.ReplaceAll(text, "\n", "\n"+indent+"  "))
 }
 
@@ -106,4 +110,61 @@ func (bw *blocks) describe() string {
 		d += ", " + plural(bw.tables, "table")
 	}
 	return d
+}
+
+// blockWriter is what writes blocks: [blocks] itself, or a
+// [blockRecorder] that keeps them to be written later (a slide's text,
+// whose title may come last).
+type blockWriter interface {
+	paragraph(level int, text string)
+	item(level int, marker, text string)
+	table(rows [][]string)
+}
+
+// blockRecorder keeps the blocks written to it, to replay them.
+type blockRecorder struct {
+	calls []recordedBlock
+}
+
+type recordedBlock struct {
+	kind         blockKind
+	level        int
+	marker, text string
+	rows         [][]string
+}
+
+func (r *blockRecorder) paragraph(level int, text string) {
+	r.calls = append(r.calls, recordedBlock{kind: blockParagraph, level: level, text: text})
+}
+
+func (r *blockRecorder) item(level int, marker, text string) {
+	r.calls = append(r.calls, recordedBlock{kind: blockItem, level: level, marker: marker, text: text})
+}
+
+func (r *blockRecorder) table(rows [][]string) {
+	r.calls = append(r.calls, recordedBlock{kind: blockRow, rows: rows})
+}
+
+// texts returns the text of the recorded paragraphs and items.
+func (r *blockRecorder) texts() []string {
+	var out []string
+	for _, c := range r.calls {
+		if c.kind != blockRow {
+			out = append(out, c.text)
+		}
+	}
+	return out
+}
+
+func (r *blockRecorder) replay(w blockWriter) {
+	for _, c := range r.calls {
+		switch c.kind {
+		case blockParagraph:
+			w.paragraph(c.level, c.text)
+		case blockItem:
+			w.item(c.level, c.marker, c.text)
+		case blockRow:
+			w.table(c.rows)
+		}
+	}
 }

@@ -61,11 +61,11 @@ func (pptxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 			heading += ": " + sl.title
 		}
 		out.paragraph(1, heading)
-		sl.write(out)
+		sl.body.replay(out)
 		if len(sl.notes) > 0 {
 			out.paragraph(2, "Notes")
 			for _, n := range sl.notes {
-				out.paragraph(0, n.text)
+				out.paragraph(0, n)
 			}
 		}
 		parts = append(parts, Part{Kind: "slide", Name: sl.title, Hidden: sl.hidden})
@@ -115,27 +115,24 @@ func (p *pkg) slideList(main string) ([]string, error) {
 type slide struct {
 	title  string
 	hidden bool
-	items  []slideItem
-	notes  []slideItem
+	body   blockRecorder
+	notes  []string
 }
 
-// slideItem is a paragraph (level -1), a list item (level ≥ 0) or a
-// table.
-type slideItem struct {
+// slidePara is a paragraph of a shape: a list item at a level, or a
+// plain paragraph (level -1).
+type slidePara struct {
 	text  string
 	level int
-	rows  [][]string
 }
 
-func (sl *slide) write(out *blocks) {
-	for _, it := range sl.items {
-		switch {
-		case it.rows != nil:
-			out.table(it.rows)
-		case it.level >= 0:
-			out.item(it.level, "-", it.text)
-		default:
-			out.paragraph(0, it.text)
+// add writes a shape's paragraphs to the slide's body.
+func (sl *slide) add(paras []slidePara) {
+	for _, p := range paras {
+		if p.level >= 0 {
+			sl.body.item(p.level, "-", p.text)
+		} else {
+			sl.body.paragraph(0, p.text)
 		}
 	}
 }
@@ -168,9 +165,9 @@ func (p *pkg) readShapes(part string, sl *slide, notes bool) error {
 	}
 	defer c.Close()
 	var (
-		ph, hasPh  bool
+		hasPh      bool
 		phType     string
-		paras      []slideItem
+		paras      []slidePara
 		para       *strings.Builder
 		level      int
 		bullet     bool
@@ -191,9 +188,9 @@ func (p *pkg) readShapes(part string, sl *slide, notes bool) error {
 			case sc.is(nsPML, "sld"):
 				sl.hidden = sc.attrString(nsNone, "show") == "0"
 			case sc.is(nsPML, "sp"):
-				ph, hasPh, phType, paras = false, false, "", nil
+				hasPh, phType, paras = false, "", nil
 			case sc.is(nsPML, "ph"):
-				ph, hasPh, phType = true, true, sc.attrString(nsNone, "type")
+				hasPh, phType = true, sc.attrString(nsNone, "type")
 			case sc.is(nsDML, "tbl"):
 				if tableDepth++; tableDepth == 1 {
 					rows = [][]string{}
@@ -203,7 +200,7 @@ func (p *pkg) readShapes(part string, sl *slide, notes bool) error {
 			case sc.is(nsDML, "tc") && tableDepth == 1:
 				cell = &strings.Builder{}
 			case sc.is(nsDML, "p"):
-				para, level, bullet = &strings.Builder{}, 0, ph && (phType == "" || phType == "body" || phType == "obj")
+				para, level, bullet = &strings.Builder{}, 0, hasPh && (phType == "" || phType == "body" || phType == "obj")
 			case sc.is(nsDML, "pPr") && para != nil:
 				if n, err := strconv.Atoi(sc.attrString(nsNone, "lvl")); err == nil && n >= 0 && n < 9 {
 					level = n
@@ -238,23 +235,25 @@ func (p *pkg) readShapes(part string, sl *slide, notes bool) error {
 				}
 				cell.WriteString(text)
 			case bullet && !notes:
-				paras = append(paras, slideItem{text: text, level: level})
+				paras = append(paras, slidePara{text: text, level: level})
 			default:
-				paras = append(paras, slideItem{text: text, level: -1})
+				paras = append(paras, slidePara{text: text, level: -1})
 			}
 		case sc.is(nsDML, "tc") && cell != nil:
 			rows[len(rows)-1] = append(rows[len(rows)-1], cell.String())
 			cell = nil
 		case sc.is(nsDML, "tbl"):
 			if tableDepth--; tableDepth == 0 && !notes {
-				sl.items = append(sl.items, slideItem{rows: rows})
+				sl.body.table(rows)
 			}
 		case sc.is(nsPML, "sp"):
 			switch {
 			case !hasPh && !notes:
-				sl.items = append(sl.items, paras...)
+				sl.add(paras)
 			case notes && phType == "body":
-				sl.notes = append(sl.notes, paras...)
+				for _, p := range paras {
+					sl.notes = append(sl.notes, p.text)
+				}
 			case notes:
 			case phType == "title" || phType == "ctrTitle":
 				var t []string
@@ -264,7 +263,7 @@ func (p *pkg) readShapes(part string, sl *slide, notes bool) error {
 				sl.title = strings.Join(t, " ")
 			case phType == "sldNum" || phType == "dt" || phType == "ftr" || phType == "hdr" || phType == "sldImg":
 			default:
-				sl.items = append(sl.items, paras...)
+				sl.add(paras)
 			}
 			paras = nil
 		}

@@ -32,7 +32,7 @@ func New(convs ...Converter) *Registry {
 // (and tar.gz), and text under a non-text media type, tried in that
 // order when the content decides.
 func Default() *Registry {
-	return New(XLSX(), DOCX(), PPTX())
+	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP())
 }
 
 func replaceOrAppend(convs []Converter, c Converter) []Converter {

@@ -19,9 +19,11 @@ const (
 	nsPresentation
 	nsStyle
 	nsFO
+	nsXLink
 )
 
 var namespaceIDs = map[string]int{
+	"http://www.w3.org/1999/xlink":                                        nsXLink,
 	"http://www.w3.org/XML/1998/namespace":                                nsXML,
 	"http://schemas.openxmlformats.org/spreadsheetml/2006/main":           nsSML,
 	"http://purl.oclc.org/ooxml/spreadsheetml/main":                       nsSML,

@@ -1,0 +1,131 @@
+package convert
+
+import (
+	"io"
+	"strconv"
+	"strings"
+)
+
+// odfSniff reports whether the input is an OpenDocument package of the
+// given media type: its "mimetype" member says so.
+func odfSniff(mime string) func(*Input, Limits) bool {
+	return func(in *Input, lim Limits) bool {
+		if !zipHas(in, lim, "mimetype") {
+			return false
+		}
+		_, index, _ := in.zip(lim)
+		f := index["mimetype"]
+		if f.UncompressedSize64 > 256 {
+			return false
+		}
+		rc, err := openMember(f, newBudget(256))
+		if err != nil {
+			return false
+		}
+		defer rc.Close()
+		b, err := io.ReadAll(rc)
+		return err == nil && strings.TrimSpace(string(b)) == mime
+	}
+}
+
+// odfStyles holds what the automatic styles of content.xml say: which
+// list styles number their items (by level) and which table or page
+// styles hide what uses them.
+type odfStyles struct {
+	ordered map[string]map[int]bool
+	hidden  map[string]bool
+	name    string // the style being read
+	list    string // the list style being read
+}
+
+func newODFStyles() *odfStyles {
+	return &odfStyles{ordered: map[string]map[int]bool{}, hidden: map[string]bool{}}
+}
+
+// style reads a start tag inside office:automatic-styles or
+// office:styles; it reports whether the tag was one of its own.
+func (st *odfStyles) style(sc *xmlScanner) bool {
+	switch {
+	case sc.is(nsStyle, "style"):
+		st.name = sc.attrString(nsStyle, "name")
+	case sc.is(nsStyle, "table-properties"):
+		if sc.attrString(nsTable, "display") == "false" {
+			st.hidden[st.name] = true
+		}
+	case sc.is(nsStyle, "drawing-page-properties"):
+		if v := sc.attrString(nsPresentation, "visibility"); v == "hidden" {
+			st.hidden[st.name] = true
+		}
+	case sc.is(nsText, "list-style"):
+		st.list = sc.attrString(nsStyle, "name")
+		st.ordered[st.list] = map[int]bool{}
+	case sc.is(nsText, "list-level-style-number"):
+		if n, err := strconv.Atoi(sc.attrString(nsText, "level")); err == nil && st.list != "" {
+			st.ordered[st.list][n] = true
+		}
+	case sc.is(nsText, "list-level-style-bullet"):
+	default:
+		return false
+	}
+	return true
+}
+
+// odfText appends the text of the paragraph or heading whose start tag
+// was just read: spans and links as their text, text:s as its spaces,
+// tabs and line breaks; notes and annotations are left out.
+func odfText(sc *xmlScanner, dst []byte) ([]byte, error) {
+	d := sc.depth()
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return dst, err
+		}
+		switch {
+		case k == tokEOF:
+			return dst, errIncomplete
+		case k == tokEnd && sc.depth() < d:
+			return dst, nil
+		case k == tokText:
+			dst = append(dst, sc.text...)
+		case k != tokStart:
+		case sc.is(nsText, "s"):
+			n, err := strconv.Atoi(sc.attrString(nsText, "c"))
+			if err != nil || n < 1 {
+				n = 1
+			}
+			dst = append(dst, strings.Repeat(" ", min(n, 1024))...)
+		case sc.is(nsText, "tab"):
+			dst = append(dst, '\t')
+		case sc.is(nsText, "line-break"):
+			dst = append(dst, '\n')
+		case sc.is(nsText, "a"):
+			href := sc.attrString(nsXLink, "href")
+			inner, err := odfText(sc, nil)
+			if err != nil {
+				return dst, err
+			}
+			if href != "" && strings.TrimSpace(string(inner)) != "" && !strings.HasPrefix(href, "#") {
+				dst = append(append(append(append(append(dst, '['), inner...), "]("...), href...), ')')
+			} else {
+				dst = append(dst, inner...)
+			}
+		case sc.is(nsText, "note"), sc.is(nsOffice, "annotation"), sc.is(nsText, "bookmark-ref"):
+			if err := sc.skip(); err != nil {
+				return dst, err
+			}
+		}
+	}
+}
+
+// odfRepeat reads a repetition count attribute, 1 by default.
+func odfRepeat(sc *xmlScanner, local string) int {
+	v, ok := sc.attr(nsTable, local)
+	if !ok {
+		return 1
+	}
+	n := atoiBytes(v)
+	if n < 1 {
+		return 1
+	}
+	return n
+}

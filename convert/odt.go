@@ -1,0 +1,265 @@
+package convert
+
+import (
+	"context"
+	"strconv"
+	"strings"
+)
+
+// ODT returns the converter of OpenDocument text documents (.odt, .ott)
+// to Markdown, by the same rules as [DOCX].
+func ODT() Converter { return odtConverter{} }
+
+type odtConverter struct{}
+
+const odtMime = "application/vnd.oasis.opendocument.text"
+
+func (odtConverter) Format() Format {
+	return Format{
+		Kind:       "odt",
+		MediaTypes: []string{odtMime, "application/vnd.oasis.opendocument.text-template"},
+		Extensions: []string{".odt", ".ott"},
+		Sniff:      odfSniff(odtMime),
+	}
+}
+
+// maxTableCells bounds the cells a document table may expand to through
+// repetition counts (an OpenDocument cell may say it repeats a billion
+// times).
+const maxTableCells = 1 << 20
+
+func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
+	p, err := openPackage(ctx, in, lim)
+	if err != nil {
+		return nil, err
+	}
+	s := newSink(lim.MaxChars, "paragraphs")
+	out := &blocks{sink: s}
+	w := &odfFlow{out: out, styles: newODFStyles()}
+	if p.has("styles.xml") {
+		if err := w.readStyles(p, "styles.xml"); err != nil {
+			return nil, err
+		}
+	}
+	sc, c, err := p.scan("content.xml")
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if err := w.walk(sc); err != nil {
+		return nil, err
+	}
+	return &Result{Kind: "odt", As: "Markdown", Description: out.describe(), Text: s.text(), Omitted: s.omit}, nil
+}
+
+// odfFlow writes OpenDocument flowing text (a text document's body, the
+// text of a slide's frames) as Markdown blocks.
+type odfFlow struct {
+	out    blockWriter
+	styles *odfStyles
+
+	lists    []odfList
+	table    *odfTable
+	tables   int // open tables; only the outermost is kept whole
+	inStyles bool
+}
+
+type odfList struct {
+	style string
+	count int
+	items int // paragraphs of the current item so far
+}
+
+func (w *odfFlow) readStyles(p *pkg, name string) error {
+	sc, c, err := p.scan(name)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for {
+		k, err := sc.next()
+		if err != nil || k == tokEOF {
+			return err
+		}
+		if k == tokStart {
+			w.styles.style(sc)
+		}
+	}
+}
+
+// walk reads the tokens of the element open when it is called (or of the
+// whole part) and writes its text.
+func (w *odfFlow) walk(sc *xmlScanner) error {
+	d := sc.depth()
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return err
+		}
+		switch {
+		case k == tokEOF:
+			return nil
+		case k == tokEnd && sc.depth() < d:
+			return nil
+		case k == tokStart:
+			if err := w.start(sc); err != nil {
+				return err
+			}
+		case k == tokEnd:
+			w.end(sc)
+		}
+	}
+}
+
+func (w *odfFlow) start(sc *xmlScanner) error {
+	switch {
+	case sc.is(nsOffice, "automatic-styles"), sc.is(nsOffice, "styles"):
+		w.inStyles = true
+	case w.inStyles:
+		w.styles.style(sc)
+	case sc.is(nsText, "h"):
+		level, _ := strconv.Atoi(sc.attrString(nsText, "outline-level"))
+		text, err := odfText(sc, nil)
+		w.paragraph(max(level, 1), string(text))
+		return err
+	case sc.is(nsText, "p"):
+		text, err := odfText(sc, nil)
+		w.paragraph(0, string(text))
+		return err
+	case sc.is(nsText, "list"):
+		style := sc.attrString(nsText, "style-name")
+		if style == "" && len(w.lists) > 0 {
+			style = w.lists[len(w.lists)-1].style
+		}
+		w.lists = append(w.lists, odfList{style: style})
+	case sc.is(nsText, "list-item"), sc.is(nsText, "list-header"):
+		if n := len(w.lists); n > 0 {
+			w.lists[n-1].count++
+			w.lists[n-1].items = 0
+		}
+	case sc.is(nsTable, "table"):
+		if w.tables++; w.tables == 1 {
+			w.table = &odfTable{}
+		}
+	case w.tables == 1 && sc.is(nsTable, "table-row"):
+		w.table.startRow(odfRepeat(sc, "number-rows-repeated"))
+	case w.tables == 1 && (sc.is(nsTable, "table-cell") || sc.is(nsTable, "covered-table-cell")):
+		w.table.startCell(odfRepeat(sc, "number-columns-repeated"), odfRepeat(sc, "number-columns-spanned"))
+	case sc.is(nsText, "note"), sc.is(nsOffice, "annotation"), sc.is(nsText, "tracked-changes"), sc.is(nsText, "sequence-decls"):
+		return sc.skip()
+	}
+	return nil
+}
+
+func (w *odfFlow) end(sc *xmlScanner) {
+	switch {
+	case sc.is(nsOffice, "automatic-styles"), sc.is(nsOffice, "styles"):
+		w.inStyles = false
+	case sc.is(nsText, "list"):
+		if n := len(w.lists); n > 0 {
+			w.lists = w.lists[:n-1]
+		}
+	case w.tables == 1 && (sc.is(nsTable, "table-cell") || sc.is(nsTable, "covered-table-cell")):
+		w.table.endCell()
+	case w.tables == 1 && sc.is(nsTable, "table-row"):
+		w.table.endRow()
+	case sc.is(nsTable, "table"):
+		if w.tables--; w.tables == 0 {
+			w.out.table(w.table.rows)
+			w.table = nil
+		}
+	}
+}
+
+// paragraph writes a paragraph where it stands: in a table cell, as a
+// list item, or as a heading or paragraph.
+func (w *odfFlow) paragraph(level int, text string) {
+	text = strings.TrimSpace(text)
+	switch {
+	case text == "":
+	case w.table != nil:
+		w.table.text(text)
+	case len(w.lists) > 0:
+		l := &w.lists[len(w.lists)-1]
+		marker := ""
+		if l.items == 0 {
+			marker = "-"
+			if w.styles.ordered[w.lists[0].style][len(w.lists)] {
+				marker = strconv.Itoa(l.count) + "."
+			}
+		}
+		l.items++
+		w.out.item(len(w.lists)-1, marker, text)
+	default:
+		w.out.paragraph(level, text)
+	}
+}
+
+// odfTable collects a document table, expanding repeated rows and cells
+// but never past maxTableCells, and not at all for empty trailing ones.
+type odfTable struct {
+	rows       [][]string
+	row        []string
+	cell       strings.Builder
+	rowRepeat  int
+	cellRepeat int
+	span       int
+	emptyCells int
+	emptyRows  int
+	cells      int
+}
+
+func (t *odfTable) startRow(repeat int) {
+	t.row, t.rowRepeat, t.emptyCells = nil, repeat, 0
+}
+
+func (t *odfTable) startCell(repeat, span int) {
+	t.cell.Reset()
+	t.cellRepeat, t.span = repeat, span
+}
+
+func (t *odfTable) text(s string) {
+	if t.cell.Len() > 0 {
+		t.cell.WriteByte('\n')
+	}
+	t.cell.WriteString(s)
+}
+
+func (t *odfTable) add(row *[]string, n int, v string) {
+	n = min(n, maxSheetCols-len(*row), maxTableCells-t.cells)
+	for i := 0; i < n; i++ {
+		*row = append(*row, v)
+	}
+	t.cells += max(n, 0)
+}
+
+func (t *odfTable) endCell() {
+	v := t.cell.String()
+	n := t.cellRepeat
+	if v == "" {
+		t.emptyCells += n * t.span
+		return
+	}
+	t.add(&t.row, t.emptyCells, "")
+	t.emptyCells = 0
+	for i := 0; i < n && len(t.row) < maxSheetCols; i++ {
+		t.add(&t.row, 1, v)
+		t.add(&t.row, t.span-1, "")
+	}
+}
+
+func (t *odfTable) endRow() {
+	if len(t.row) == 0 {
+		t.emptyRows += t.rowRepeat
+		return
+	}
+	for i := 0; i < min(t.emptyRows, maxTableCells-t.cells); i++ {
+		t.rows = append(t.rows, nil)
+		t.cells++
+	}
+	t.emptyRows = 0
+	for i := 0; i < t.rowRepeat && t.cells < maxTableCells; i++ {
+		t.rows = append(t.rows, t.row)
+		t.cells += len(t.row)
+	}
+}
