@@ -1,6 +1,9 @@
 package convert
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // thousands writes n with commas between groups of three digits:
 // 1204 → "1,204".
@@ -20,6 +23,9 @@ func thousands(n int) string {
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
+	}
+	if stem, ok := strings.CutSuffix(noun, "y"); ok {
+		return thousands(n) + " " + stem + "ies"
 	}
 	return thousands(n) + " " + noun + "s"
 }

@@ -32,7 +32,7 @@ func New(convs ...Converter) *Registry {
 // (and tar.gz), and text under a non-text media type, tried in that
 // order when the content decides.
 func Default() *Registry {
-	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP())
+	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP(), EML(), RTF(), Zip(), Tar(), Text())
 }
 
 func replaceOrAppend(convs []Converter, c Converter) []Converter {
@@ -160,7 +160,7 @@ func (r *Registry) choose(in *Input, lim Limits) (Converter, error) {
 	}
 	if claim >= 0 {
 		kind := r.convs[claim].Format().Kind
-		return nil, formatErr(kind, "the content is "+describeContent(in.Data)+", not a "+kind+" file", nil)
+		return nil, formatErr(kind, "the file is named or typed as "+kind+" but its content is "+describeContent(in.Data), nil)
 	}
 	return nil, fmt.Errorf("%w (%s, %s)", ErrUnsupported, orNone(in.MediaType, "no media type"), describeContent(in.Data))
 }
