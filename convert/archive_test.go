@@ -94,4 +94,3 @@ func TestArchives(t *testing.T) {
 		})
 	}
 }
-

@@ -117,15 +117,19 @@ func odfText(sc *xmlScanner, dst []byte) ([]byte, error) {
 	}
 }
 
-// odfRepeat reads a repetition count attribute, 1 by default.
+// odfRepeat reads a repetition count attribute, 1 by default, at most
+// maxRepeat: callers never loop over a count, they clamp it to the sheet
+// or count it in one step.
 func odfRepeat(sc *xmlScanner, local string) int {
 	v, ok := sc.attr(nsTable, local)
 	if !ok {
 		return 1
 	}
-	n := atoiBytes(v)
-	if n < 1 {
+	n, err := strconv.Atoi(string(v))
+	if err != nil || n < 1 {
 		return 1
 	}
-	return n
+	return min(n, maxRepeat)
 }
+
+const maxRepeat = 1 << 30

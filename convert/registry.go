@@ -160,6 +160,11 @@ func (r *Registry) choose(in *Input, lim Limits) (Converter, error) {
 	}
 	if claim >= 0 {
 		kind := r.convs[claim].Format().Kind
+		if _, _, err := in.zip(lim); isZip(in.Data) && err != nil {
+			// A zip that cannot be opened: say why (corrupt, truncated,
+			// too many entries) rather than what it looks like.
+			return nil, withKind(kind, err)
+		}
 		return nil, formatErr(kind, "the file is named or typed as "+kind+" but its content is "+describeContent(in.Data), nil)
 	}
 	return nil, fmt.Errorf("%w (%s, %s)", ErrUnsupported, orNone(in.MediaType, "no media type"), describeContent(in.Data))
