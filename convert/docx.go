@@ -238,7 +238,7 @@ func (d *docxReader) end() {
 		if d.depth == 1 && d.cell != nil && len(d.rows) > 0 {
 			r := &d.rows[len(d.rows)-1]
 			*r = append(*r, d.cell.String())
-			for i := 1; i < d.span; i++ {
+			for i := 1; i < d.span && len(*r) < maxSheetCols; i++ {
 				*r = append(*r, "")
 			}
 			d.cell = nil
