@@ -1,0 +1,138 @@
+package convert
+
+// This test is inside the package because the scanner is not exported:
+// it compares the scanner with encoding/xml token by token.
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+)
+
+// scanTokens lists the tokens of the scanner in a form comparable with
+// encoding/xml's: adjacent text merged, xmlns attributes left out.
+func scanTokens(data []byte) ([]string, error) {
+	lim := Limits{}.withDefaults()
+	sc := newXMLScanner(context.Background(), bytes.NewReader(data), lim, nil)
+	var out []string
+	text := ""
+	flush := func() {
+		if text != "" {
+			out = append(out, "text "+text)
+			text = ""
+		}
+	}
+	for {
+		k, err := sc.next()
+		if err != nil {
+			return out, err
+		}
+		switch k {
+		case tokEOF:
+			flush()
+			return out, nil
+		case tokText:
+			text += string(sc.text)
+		case tokStart:
+			flush()
+			s := fmt.Sprintf("start %d:%s", sc.ns, sc.local)
+			for _, a := range sc.attrs {
+				if string(a.prefix) == "xmlns" || len(a.prefix) == 0 && string(a.local) == "xmlns" {
+					continue
+				}
+				v, _ := decodeEntities(nil, a.raw)
+				s += fmt.Sprintf(" %d:%s=%q", a.ns, a.local, v)
+			}
+			out = append(out, s)
+		case tokEnd:
+			flush()
+			out = append(out, fmt.Sprintf("end %d:%s", sc.ns, sc.local))
+		}
+	}
+}
+
+// stdTokens lists encoding/xml's tokens the same way; ok is false for a
+// document it refuses or that holds a directive, which the scanner
+// refuses by design.
+func stdTokens(data []byte) ([]string, bool) {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	var out []string
+	text := ""
+	flush := func() {
+		if text != "" {
+			out = append(out, "text "+text)
+			text = ""
+		}
+	}
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			flush()
+			return out, true
+		}
+		if err != nil {
+			return nil, false
+		}
+		switch t := tok.(type) {
+		case xml.CharData:
+			text += string(t)
+		case xml.StartElement:
+			flush()
+			s := fmt.Sprintf("start %d:%s", namespaceIDs[t.Name.Space], t.Name.Local)
+			for _, a := range t.Attr {
+				if a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
+					continue
+				}
+				s += fmt.Sprintf(" %d:%s=%q", namespaceIDs[a.Name.Space], a.Name.Local, a.Value)
+			}
+			out = append(out, s)
+		case xml.EndElement:
+			flush()
+			out = append(out, fmt.Sprintf("end %d:%s", namespaceIDs[t.Name.Space], t.Name.Local))
+		case xml.Directive:
+			return nil, false
+		}
+	}
+}
+
+func FuzzXMLScanner(f *testing.F) {
+	for _, s := range []string{
+		`<?xml version="1.0"?><a xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><b r:id="x&amp;y" c='1'>t&lt;&#x41;&#66;</b><c/><!-- note --><![CDATA[<raw>]]></a>`,
+		"<w:p xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\">\r\n<w:t xml:space=\"preserve\"> a\rb </w:t></w:p >",
+		`<a><b xmlns="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><c/></b><c/></a>`,
+		"\xef\xbb\xbf<a>" + strings.Repeat("x", 70000) + "&amp;</a>",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// encoding/xml reads a UTF-8 byte order mark as text; the scanner
+		// drops it, as XML processors must.
+		want, ok := stdTokens(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")))
+		got, err := scanTokens(data)
+		if !ok {
+			return
+		}
+		if err != nil {
+			if strings.Contains(err.Error(), "limit") {
+				return
+			}
+			t.Fatalf("scanner refused a document encoding/xml reads: %v\n%q", err, data)
+		}
+		for i := 0; i < max(len(got), len(want)); i++ {
+			g, w := "(none)", "(none)"
+			if i < len(got) {
+				g = got[i]
+			}
+			if i < len(want) {
+				w = want[i]
+			}
+			if g != w {
+				t.Fatalf("token %d of %.200q: scanner %.200q, encoding/xml %.200q", i, data, g, w)
+			}
+		}
+	})
+}
