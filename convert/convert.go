@@ -9,7 +9,9 @@ import (
 	"github.com/keel-go/keel"
 )
 
-// Input is a file to convert.
+// Input is a file to convert. An Input is used by one conversion at a
+// time: converters keep what they parsed of it (the zip directory) in
+// it, for the next converter that looks.
 type Input struct {
 	// Name is the file's name as the sender gave it, such as "leads.xlsx".
 	// It may be empty; only its extension is used, to choose a converter.

@@ -15,8 +15,8 @@ type Limits struct {
 	// not trusted). Default 256 MiB.
 	MaxUnpacked int64
 	// MaxEntries caps the entries of an archive (zip, tar, and the parts
-	// of an Office or OpenDocument file) and the parts of a message.
-	// Default 5,000.
+	// of an Office or OpenDocument file), the relationships of one Office
+	// part and the parts of a message. Default 5,000.
 	MaxEntries int
 	// MaxSheets caps the sheets of a workbook and the slides of a
 	// presentation. Default 1,000.

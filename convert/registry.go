@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 )
@@ -118,6 +119,9 @@ func (r *Registry) Convert(ctx context.Context, in Input) (res *Result, err erro
 	}()
 	res, err = c.Convert(ctx, &in, lim)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, fmt.Errorf("convert: %s: %w", kind, err)
+		}
 		return nil, withKind(kind, err)
 	}
 	if res.Kind == "" {
