@@ -19,10 +19,10 @@ import (
 	"github.com/keel-go/keel/convert"
 )
 
-// bigWorkbook writes a workbook of rows × 12 columns with excelize's
+// bigWorkbook writes a workbook of rows × 13 columns with excelize's
 // stream writer: ids, names in three scripts, e-mail addresses, amounts,
-// counts, dates (styled), booleans and codes, about 10 MiB for 100,000
-// rows.
+// counts, dates (styled), booleans, codes and comments, about 10 MiB for
+// 100,000 rows.
 func bigWorkbook(tb testing.TB, rows int) []byte {
 	tb.Helper()
 	f := excelize.NewFile()
@@ -37,7 +37,7 @@ func bigWorkbook(tb testing.TB, rows int) []byte {
 	}
 	r := rand.New(rand.NewSource(1))
 	words := []string{"alpha", "beta", "gamma", "delta", "東京", "Αθήνα", "lead", "customer", "open", "closed"}
-	header := []any{"id", "name", "email", "amount", "count", "status", "signed", "active", "code", "region", "score", "note"}
+	header := []any{"id", "name", "email", "amount", "count", "status", "signed", "active", "code", "region", "score", "note", "comment"}
 	if err := sw.SetRow("A1", header); err != nil {
 		tb.Fatal(err)
 	}
@@ -48,6 +48,7 @@ func bigWorkbook(tb testing.TB, rows int) []byte {
 			r.Float64() * 1e5, r.Intn(1000), words[r.Intn(10)],
 			excelize.Cell{StyleID: date, Value: 43831 + r.Intn(2000)}, r.Intn(2) == 0, fmt.Sprintf("%08x", r.Uint32()),
 			words[r.Intn(10)], r.Intn(100), fmt.Sprintf("n%d", r.Intn(1e5)),
+			fmt.Sprintf("%s %s %d %s", words[r.Intn(10)], words[r.Intn(10)], r.Intn(1e6), words[r.Intn(10)]),
 		}
 		if err := sw.SetRow(cell, row); err != nil {
 			tb.Fatal(err)
@@ -129,9 +130,9 @@ func BenchmarkXLSX10MiB(b *testing.B) {
 
 // bigDocx writes a Word document of about 10 MiB: with images, a
 // thousand paragraphs of text around 9 MiB of pictures (the usual reason
-// a .docx is that large); without, text only, about 100,000 paragraphs
+// a .docx is that large); without, text only, about 190,000 paragraphs
 // and tables of random words, so that nearly all of the 10 MiB is
-// document.xml to read (some 45 MB inflated).
+// document.xml to read (some 85 MB inflated).
 func bigDocx(tb testing.TB, images bool) []byte {
 	tb.Helper()
 	r := rand.New(rand.NewSource(2))
@@ -146,7 +147,7 @@ func bigDocx(tb testing.TB, images bool) []byte {
 		b.WriteString(`</w:t></w:r></w:p>`)
 	}
 	var body strings.Builder
-	paragraphs := 100_000
+	paragraphs := 190_000
 	if images {
 		paragraphs = 1_000
 	}

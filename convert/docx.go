@@ -82,6 +82,8 @@ type docxReader struct {
 	counters  map[string][]int
 
 	paras []*docxPara // open paragraphs; a text box's nest in a run
+	free  []*docxPara // paragraphs to reuse
+	buf   []byte
 	rows  [][]string  // the outermost open table's rows
 	cell  *strings.Builder
 	span  int
@@ -91,7 +93,7 @@ type docxReader struct {
 type docxPara struct {
 	style, numID, ilvl string
 	outline            int
-	text               strings.Builder
+	text               []byte // reused: emit reads it through bytesView and nothing keeps it
 	linkAt             int
 	link               string
 }
@@ -105,7 +107,7 @@ func (d *docxReader) para() *docxPara {
 
 func (d *docxReader) addText(s string) {
 	if p := d.para(); p != nil {
-		p.text.WriteString(s)
+		p.text = append(p.text, s...)
 	}
 }
 
@@ -139,13 +141,21 @@ func (d *docxReader) start() error {
 	}
 	switch string(sc.local) {
 	case "p":
-		d.paras = append(d.paras, &docxPara{})
+		var p *docxPara
+		if n := len(d.free); n > 0 {
+			p, d.free = d.free[n-1], d.free[:n-1]
+			*p = docxPara{text: p.text[:0]}
+		} else {
+			p = &docxPara{}
+		}
+		d.paras = append(d.paras, p)
 	case "pPr":
 		return d.paragraphProps()
 	case "t":
 		if p := d.para(); p != nil {
-			b, err := sc.collectText(nil)
-			p.text.Write(b)
+			var err error
+			d.buf, err = sc.collectText(d.buf[:0])
+			p.text = append(p.text, d.buf...)
 			return err
 		}
 	case "tab", "ptab":
@@ -156,7 +166,7 @@ func (d *docxReader) start() error {
 		d.addText("-")
 	case "hyperlink":
 		if p := d.para(); p != nil {
-			p.linkAt, p.link = p.text.Len(), d.links[sc.attrString(nsRel, "id")]
+			p.linkAt, p.link = len(p.text), d.links[sc.attrString(nsRel, "id")]
 		}
 	case "tbl":
 		if d.depth++; d.depth == 1 {
@@ -224,13 +234,12 @@ func (d *docxReader) end() {
 		if p := d.para(); p != nil {
 			d.paras = d.paras[:len(d.paras)-1]
 			d.emit(p)
+			d.free = append(d.free, p)
 		}
 	case "hyperlink":
 		if p := d.para(); p != nil && p.link != "" {
-			all := p.text.String()
-			if at := min(p.linkAt, len(all)); strings.TrimSpace(all[at:]) != "" {
-				p.text.Reset()
-				p.text.WriteString(all[:at] + "[" + all[at:] + "](" + p.link + ")")
+			if at := min(p.linkAt, len(p.text)); strings.TrimSpace(string(p.text[at:])) != "" {
+				p.text = append(p.text[:at], "["+string(p.text[at:])+"]("+p.link+")"...)
 			}
 			p.link = ""
 		}
@@ -254,7 +263,7 @@ func (d *docxReader) end() {
 // emit writes a finished paragraph: into the open table's cell, or as a
 // heading, a list item or a paragraph.
 func (d *docxReader) emit(p *docxPara) {
-	text := p.text.String()
+	text := bytesView(p.text)
 	if d.depth > 0 {
 		if d.cell != nil && strings.TrimSpace(text) != "" {
 			if d.cell.Len() > 0 {

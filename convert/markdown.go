@@ -36,6 +36,11 @@ func (bw *blocks) write(kind blockKind, text string) {
 	if kind != blockRow {
 		bw.paragraphs++
 	}
+	if bw.sink.full {
+		// Past the cap: counted without building the line.
+		bw.sink.skip(len(sep)+utf8.RuneCountInString(text)+1, 1)
+		return
+	}
 	bw.sink.unit(sep + text + "\n")
 }
 
@@ -45,8 +50,10 @@ func (bw *blocks) paragraph(level int, text string) {
 	if text == "" {
 		return
 	}
-	if level > 0 {
+	if level > 0 && !bw.sink.full {
 		text = strings.Repeat("#", min(level, 6)) + " " + strings.ReplaceAll(text, "\n", " ")
+	} else if level > 0 {
+		bw.sink.skip(min(level, 6)+1, 0) // the marker, counted alone
 	}
 	bw.write(blockParagraph, text)
 }
