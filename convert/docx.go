@@ -84,7 +84,7 @@ type docxReader struct {
 	paras []*docxPara // open paragraphs; a text box's nest in a run
 	free  []*docxPara // paragraphs to reuse
 	buf   []byte
-	rows  [][]string  // the outermost open table's rows
+	rows  [][]string // the outermost open table's rows
 	cell  *strings.Builder
 	span  int
 	depth int // open tables
@@ -114,13 +114,11 @@ func (d *docxReader) addText(s string) {
 func (d *docxReader) walk() error {
 	sc := d.sc
 	for {
-		k, err := sc.next()
-		if err != nil {
+		k, ok, err := sc.inside(0)
+		if !ok {
 			return err
 		}
 		switch k {
-		case tokEOF:
-			return nil
 		case tokStart:
 			if err := d.start(); err != nil {
 				return err
@@ -196,15 +194,11 @@ func (d *docxReader) paragraphProps() error {
 	sc, p := d.sc, d.para()
 	level := sc.depth()
 	for {
-		k, err := sc.next()
-		if err != nil {
+		k, ok, err := sc.inside(level)
+		if !ok {
 			return err
 		}
 		switch {
-		case k == tokEOF:
-			return errIncomplete
-		case k == tokEnd && sc.depth() < level:
-			return nil
 		case k != tokStart || p == nil:
 		case sc.is(nsWML, "pStyle"):
 			p.style = sc.attrString(nsWML, "val")

@@ -114,26 +114,11 @@ func (p *pkg) docxNumbering(name string) (map[string]map[int]docxLevel, error) {
 	if name == "" || !p.has(name) {
 		return out, nil
 	}
-	sc, c, err := p.scan(name)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	abstract := map[string]map[int]docxLevel{}
 	nums := map[string]string{}
 	var absID, numID string
 	lvl := -1
-	for {
-		k, err := sc.next()
-		if err != nil {
-			return nil, err
-		}
-		if k == tokEOF {
-			break
-		}
-		if k != tokStart {
-			continue
-		}
+	err := p.eachStart(name, func(sc *xmlScanner) error {
 		switch {
 		case sc.is(nsWML, "abstractNum"):
 			absID, numID = sc.attrString(nsWML, "abstractNumId"), ""
@@ -156,6 +141,10 @@ func (p *pkg) docxNumbering(name string) (map[string]map[int]docxLevel, error) {
 		case sc.is(nsWML, "abstractNumId") && numID != "":
 			nums[numID] = sc.attrString(nsWML, "val")
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for n, a := range nums {
 		if levels, ok := abstract[a]; ok {

@@ -1,10 +1,31 @@
 package convert
 
 import (
+	"context"
 	"io"
 	"strconv"
 	"strings"
 )
+
+// odfFormat is the Format of an OpenDocument kind: its media type, the
+// template's, and its extensions, recognised by the mimetype member.
+func odfFormat(kind, mime string, exts ...string) Format {
+	return Format{Kind: kind, MediaTypes: []string{mime, mime + "-template"}, Extensions: exts, Sniff: odfSniff(mime)}
+}
+
+// openContent opens an OpenDocument package and its content.xml; the
+// caller closes the returned closer.
+func openContent(ctx context.Context, in *Input, lim Limits) (*pkg, *xmlScanner, io.Closer, error) {
+	p, err := openPackage(ctx, in, lim)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sc, c, err := p.scan("content.xml")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return p, sc, c, nil
+}
 
 // odfSniff reports whether the input is an OpenDocument package of the
 // given media type: its "mimetype" member says so.
@@ -76,15 +97,11 @@ func (st *odfStyles) style(sc *xmlScanner) bool {
 func odfText(sc *xmlScanner, dst []byte) ([]byte, error) {
 	d := sc.depth()
 	for {
-		k, err := sc.next()
-		if err != nil {
+		k, ok, err := sc.inside(d)
+		if !ok {
 			return dst, err
 		}
 		switch {
-		case k == tokEOF:
-			return dst, errIncomplete
-		case k == tokEnd && sc.depth() < d:
-			return dst, nil
 		case k == tokText:
 			dst = append(dst, sc.text...)
 		case k != tokStart:

@@ -12,39 +12,25 @@ func ODP() Converter { return odpConverter{} }
 
 type odpConverter struct{}
 
-const odpMime = "application/vnd.oasis.opendocument.presentation"
-
 func (odpConverter) Format() Format {
-	return Format{
-		Kind:       "odp",
-		MediaTypes: []string{odpMime, "application/vnd.oasis.opendocument.presentation-template"},
-		Extensions: []string{".odp", ".otp"},
-		Sniff:      odfSniff(odpMime),
-	}
+	return odfFormat("odp", "application/vnd.oasis.opendocument.presentation", ".odp", ".otp")
 }
 
 func (odpConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
-	p, err := openPackage(ctx, in, lim)
-	if err != nil {
-		return nil, err
-	}
-	sc, c, err := p.scan("content.xml")
+	_, sc, c, err := openContent(ctx, in, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	s := newSink(lim.MaxChars, "paragraphs")
-	out := &blocks{sink: s}
+	d := newDeck(lim)
 	styles := newODFStyles()
-	var parts []Part
-	hidden := 0
 	inStyles := false
 	for {
-		k, err := sc.next()
+		k, ok, err := sc.inside(0)
 		if err != nil {
 			return nil, err
 		}
-		if k == tokEOF {
+		if !ok {
 			break
 		}
 		if k == tokEnd && sc.is(nsOffice, "automatic-styles") {
@@ -59,68 +45,37 @@ func (odpConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		case inStyles:
 			styles.style(sc)
 		case sc.is(nsDraw, "page"):
-			if len(parts) >= lim.MaxSheets {
+			if len(d.parts) >= lim.MaxSheets {
 				return nil, limitErr("", "slides", int64(lim.MaxSheets))
 			}
-			pt := Part{Kind: "slide", Hidden: styles.hidden[sc.attrString(nsDraw, "style-name")]}
+			hidden := styles.hidden[sc.attrString(nsDraw, "style-name")]
 			sl, err := readODPPage(sc, styles)
 			if err != nil {
-				return nil, withPart("slide "+strconv.Itoa(len(parts)+1), err)
+				return nil, withPart("slide "+strconv.Itoa(len(d.parts)+1), err)
 			}
-			pt.Name = sl.title
-			heading := "Slide " + strconv.Itoa(len(parts)+1)
-			if pt.Hidden {
-				heading += " (hidden)"
-				hidden++
-			}
-			if sl.title != "" {
-				heading += ": " + sl.title
-			}
-			out.paragraph(1, heading)
-			sl.flow(out)
-			if len(sl.notes) > 0 {
-				out.paragraph(2, "Notes")
-				for _, n := range sl.notes {
-					out.paragraph(0, n)
-				}
-			}
-			parts = append(parts, pt)
+			sl.hidden = hidden
+			d.add(sl)
 		}
 	}
-	desc := plural(len(parts), "slide")
-	if hidden > 0 {
-		desc += ", " + thousands(hidden) + " hidden"
-	}
-	return &Result{Kind: "odp", As: "Markdown", Description: desc, Parts: parts, Text: s.text(), Omitted: s.omit}, nil
+	return d.result("odp"), nil
 }
-
-// odpPage is a slide's content, gathered before it is written because
-// its title frame may come after others.
-type odpPage struct {
-	title string
-	body  blockRecorder
-	notes []string
-}
-
-func (sl *odpPage) flow(out *blocks) { sl.body.replay(out) }
 
 // readODPPage reads a draw:page whose start tag was just read. Frames of
 // class "title" give the title, frames in presentation:notes the notes;
 // page numbers, dates and footers are left out.
-func readODPPage(sc *xmlScanner, styles *odfStyles) (*odpPage, error) {
-	sl := &odpPage{}
+func readODPPage(sc *xmlScanner, styles *odfStyles) (*slide, error) {
+	sl := &slide{}
 	d := sc.depth()
 	inNotes := false
 	for {
-		k, err := sc.next()
+		k, ok, err := sc.inside(d)
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case k == tokEOF:
-			return nil, errIncomplete
-		case k == tokEnd && sc.depth() < d:
+		if !ok {
 			return sl, nil
+		}
+		switch {
 		case k == tokEnd && sc.is(nsPresentation, "notes"):
 			inNotes = false
 		case k != tokStart:

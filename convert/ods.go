@@ -12,23 +12,12 @@ func ODS() Converter { return odsConverter{} }
 
 type odsConverter struct{}
 
-const odsMime = "application/vnd.oasis.opendocument.spreadsheet"
-
 func (odsConverter) Format() Format {
-	return Format{
-		Kind:       "ods",
-		MediaTypes: []string{odsMime, "application/vnd.oasis.opendocument.spreadsheet-template"},
-		Extensions: []string{".ods", ".ots"},
-		Sniff:      odfSniff(odsMime),
-	}
+	return odfFormat("ods", "application/vnd.oasis.opendocument.spreadsheet", ".ods", ".ots")
 }
 
 func (odsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
-	p, err := openPackage(ctx, in, lim)
-	if err != nil {
-		return nil, err
-	}
-	sc, c, err := p.scan("content.xml")
+	_, sc, c, err := openContent(ctx, in, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -60,13 +49,11 @@ type odsReader struct {
 func (r *odsReader) walk() error {
 	sc := r.sc
 	for {
-		k, err := sc.next()
-		if err != nil {
+		k, ok, err := sc.inside(0)
+		if !ok {
 			return err
 		}
 		switch k {
-		case tokEOF:
-			return nil
 		case tokEnd:
 			switch {
 			case sc.is(nsOffice, "automatic-styles"):
@@ -130,14 +117,12 @@ func (r *odsReader) readRow(n int) error {
 	r.col = 0
 	d := sc.depth()
 	for {
-		k, err := sc.next()
+		k, ok, err := sc.inside(d)
 		if err != nil {
 			return err
 		}
 		switch {
-		case k == tokEOF:
-			return errIncomplete
-		case k == tokEnd && sc.depth() < d:
+		case !ok:
 			g.endRow()
 			g.repeat(min(n, maxSheetRows-first+1) - 1)
 			return nil
@@ -184,11 +169,11 @@ func (r *odsReader) readCell(row int) error {
 	r.text = r.text[:0]
 	d := sc.depth()
 	for sc.depth() >= d {
-		k, err := sc.next()
+		k, ok, err := sc.inside(0)
 		if err != nil {
 			return err
 		}
-		if k == tokEOF {
+		if !ok {
 			return errIncomplete
 		}
 		if k == tokStart && sc.is(nsText, "p") {

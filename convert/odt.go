@@ -12,27 +12,16 @@ func ODT() Converter { return odtConverter{} }
 
 type odtConverter struct{}
 
-const odtMime = "application/vnd.oasis.opendocument.text"
-
 func (odtConverter) Format() Format {
-	return Format{
-		Kind:       "odt",
-		MediaTypes: []string{odtMime, "application/vnd.oasis.opendocument.text-template"},
-		Extensions: []string{".odt", ".ott"},
-		Sniff:      odfSniff(odtMime),
-	}
+	return odfFormat("odt", "application/vnd.oasis.opendocument.text", ".odt", ".ott")
 }
 
-// maxTableCells bounds the cells a document table may expand to through
-// repetition counts (an OpenDocument cell may say it repeats a billion
-// times).
-const maxTableCells = 1 << 20
-
 func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
-	p, err := openPackage(ctx, in, lim)
+	p, sc, c, err := openContent(ctx, in, lim)
 	if err != nil {
 		return nil, err
 	}
+	defer c.Close()
 	s := newSink(lim.MaxChars, "paragraphs")
 	out := &blocks{sink: s}
 	w := &odfFlow{out: out, styles: newODFStyles()}
@@ -41,11 +30,6 @@ func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 			return nil, err
 		}
 	}
-	sc, c, err := p.scan("content.xml")
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	if err := w.walk(sc); err != nil {
 		return nil, err
 	}
@@ -71,20 +55,10 @@ type odfList struct {
 }
 
 func (w *odfFlow) readStyles(p *pkg, name string) error {
-	sc, c, err := p.scan(name)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	for {
-		k, err := sc.next()
-		if err != nil || k == tokEOF {
-			return err
-		}
-		if k == tokStart {
-			w.styles.style(sc)
-		}
-	}
+	return p.eachStart(name, func(sc *xmlScanner) error {
+		w.styles.style(sc)
+		return nil
+	})
 }
 
 // walk reads the tokens of the element open when it is called (or of the
@@ -92,15 +66,10 @@ func (w *odfFlow) readStyles(p *pkg, name string) error {
 func (w *odfFlow) walk(sc *xmlScanner) error {
 	d := sc.depth()
 	for {
-		k, err := sc.next()
-		if err != nil {
-			return err
-		}
+		k, ok, err := sc.inside(d)
 		switch {
-		case k == tokEOF:
-			return nil
-		case k == tokEnd && sc.depth() < d:
-			return nil
+		case !ok:
+			return err
 		case k == tokStart:
 			if err := w.start(sc); err != nil {
 				return err
@@ -194,6 +163,11 @@ func (w *odfFlow) paragraph(level int, text string) {
 		w.out.paragraph(level, text)
 	}
 }
+
+// maxTableCells bounds the cells a document table may expand to through
+// repetition counts (an OpenDocument cell may say it repeats a billion
+// times).
+const maxTableCells = 1 << 20
 
 // odfTable collects a document table, expanding repeated rows and cells
 // but never past maxTableCells, and not at all for empty trailing ones.

@@ -20,22 +20,10 @@ func (p *pkg) relsOf(part string) ([]rel, error) {
 	if !p.has(name) {
 		return nil, nil
 	}
-	sc, c, err := p.scan(name)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	var out []rel
-	for {
-		k, err := sc.next()
-		if err != nil {
-			return nil, err
-		}
-		if k == tokEOF {
-			return out, nil
-		}
-		if k != tokStart || !sc.is(nsPkgRel, "Relationship") {
-			continue
+	err := p.eachStart(name, func(sc *xmlScanner) error {
+		if !sc.is(nsPkgRel, "Relationship") {
+			return nil
 		}
 		r := rel{id: sc.attrString(nsNone, "Id"), typ: sc.attrString(nsNone, "Type"), target: sc.attrString(nsNone, "Target")}
 		r.external = strings.EqualFold(sc.attrString(nsNone, "TargetMode"), "External")
@@ -43,10 +31,12 @@ func (p *pkg) relsOf(part string) ([]rel, error) {
 			r.target = resolvePart(dir, r.target)
 		}
 		if len(out) >= p.lim.MaxEntries {
-			return nil, limitErr("", "relationships", int64(p.lim.MaxEntries))
+			return limitErr("", "relationships", int64(p.lim.MaxEntries))
 		}
 		out = append(out, r)
-	}
+		return nil
+	})
+	return out, err
 }
 
 // resolvePart resolves a relationship target against the directory of

@@ -43,38 +43,15 @@ func (pptxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	s := newSink(lim.MaxChars, "paragraphs")
-	out := &blocks{sink: s}
-	var parts []Part
-	hidden := 0
+	d := newDeck(lim)
 	for i, part := range slides {
 		sl, err := p.readSlide(part)
 		if err != nil {
 			return nil, withPart("slide "+strconv.Itoa(i+1), err)
 		}
-		heading := "Slide " + strconv.Itoa(i+1)
-		if sl.hidden {
-			heading += " (hidden)"
-			hidden++
-		}
-		if sl.title != "" {
-			heading += ": " + sl.title
-		}
-		out.paragraph(1, heading)
-		sl.body.replay(out)
-		if len(sl.notes) > 0 {
-			out.paragraph(2, "Notes")
-			for _, n := range sl.notes {
-				out.paragraph(0, n)
-			}
-		}
-		parts = append(parts, Part{Kind: "slide", Name: sl.title, Hidden: sl.hidden})
+		d.add(sl)
 	}
-	desc := plural(len(slides), "slide")
-	if hidden > 0 {
-		desc += ", " + thousands(hidden) + " hidden"
-	}
-	return &Result{Kind: "pptx", As: "Markdown", Description: desc, Parts: parts, Text: s.text(), Omitted: s.omit}, nil
+	return d.result("pptx"), nil
 }
 
 // slideList returns the slides' parts in the presentation's order.
@@ -83,40 +60,22 @@ func (p *pkg) slideList(main string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, c, err := p.scan(main)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	var out []string
-	for {
-		k, err := sc.next()
-		if err != nil {
-			return nil, err
+	err = p.eachStart(main, func(sc *xmlScanner) error {
+		if !sc.is(nsPML, "sldId") {
+			return nil
 		}
-		if k == tokEOF {
-			return out, nil
+		r, ok := relByID(rels, sc.attrString(nsRel, "id"))
+		if !ok || r.external || !p.has(r.target) {
+			return formatErr("", "the part of slide "+strconv.Itoa(len(out)+1)+" is missing", nil)
 		}
-		if k == tokStart && sc.is(nsPML, "sldId") {
-			r, ok := relByID(rels, sc.attrString(nsRel, "id"))
-			if !ok || r.external || !p.has(r.target) {
-				return nil, formatErr("", "the part of slide "+strconv.Itoa(len(out)+1)+" is missing", nil)
-			}
-			if len(out) >= p.lim.MaxSheets {
-				return nil, limitErr("", "slides", int64(p.lim.MaxSheets))
-			}
-			out = append(out, r.target)
+		if len(out) >= p.lim.MaxSheets {
+			return limitErr("", "slides", int64(p.lim.MaxSheets))
 		}
-	}
-}
-
-// slide is a slide's content, gathered before it is written because its
-// title may come after other shapes.
-type slide struct {
-	title  string
-	hidden bool
-	body   blockRecorder
-	notes  []string
+		out = append(out, r.target)
+		return nil
+	})
+	return out, err
 }
 
 // slidePara is a paragraph of a shape: a list item at a level, or a
@@ -176,11 +135,11 @@ func (p *pkg) readShapes(part string, sl *slide, notes bool) error {
 		tableDepth int
 	)
 	for {
-		k, err := sc.next()
+		k, ok, err := sc.inside(0)
 		if err != nil {
 			return err
 		}
-		if k == tokEOF {
+		if !ok {
 			return nil
 		}
 		if k == tokStart {

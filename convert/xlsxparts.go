@@ -40,22 +40,7 @@ func (wb *workbook) load() error {
 }
 
 func (wb *workbook) readWorkbook(main string, rels []rel) error {
-	sc, c, err := wb.p.scan(main)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	for {
-		k, err := sc.next()
-		if err != nil {
-			return err
-		}
-		if k == tokEOF {
-			return nil
-		}
-		if k != tokStart {
-			continue
-		}
+	return wb.p.eachStart(main, func(sc *xmlScanner) error {
 		switch {
 		case sc.is(nsSML, "workbookPr"):
 			v := sc.attrString(nsNone, "date1904")
@@ -74,32 +59,22 @@ func (wb *workbook) readWorkbook(main string, rels []rel) error {
 			sh.chart = !relType(r.typ, "worksheet")
 			wb.sheets = append(wb.sheets, sh)
 		}
-	}
+		return nil
+	})
 }
 
 // readSharedStrings reads the shared string table.
 func (wb *workbook) readSharedStrings(name string) error {
-	sc, c, err := wb.p.scan(name)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
 	var item []byte
-	for {
-		k, err := sc.next()
-		if err != nil {
-			return err
-		}
-		if k == tokEOF {
+	return wb.p.eachStart(name, func(sc *xmlScanner) error {
+		if !sc.is(nsSML, "si") {
 			return nil
 		}
-		if k == tokStart && sc.is(nsSML, "si") {
-			if item, err = richText(sc, item[:0]); err != nil {
-				return err
-			}
-			wb.sst = append(wb.sst, string(item))
-		}
-	}
+		var err error
+		item, err = richText(sc, item[:0])
+		wb.sst = append(wb.sst, string(item))
+		return err
+	})
 }
 
 // richText appends the text of the string item (si, is) whose start tag
@@ -108,15 +83,11 @@ func (wb *workbook) readSharedStrings(name string) error {
 func richText(sc *xmlScanner, dst []byte) ([]byte, error) {
 	d := sc.depth()
 	for {
-		k, err := sc.next()
-		if err != nil {
+		k, ok, err := sc.inside(d)
+		if !ok {
 			return dst, err
 		}
 		switch {
-		case k == tokEOF:
-			return dst, errIncomplete
-		case k == tokEnd && sc.depth() < d:
-			return dst, nil
 		case k != tokStart:
 		case sc.is(nsSML, "rPh"), sc.is(nsSML, "phoneticPr"):
 			if err := sc.skip(); err != nil {
@@ -140,13 +111,11 @@ func (wb *workbook) readStyles(name string) error {
 	custom := map[int]numKind{}
 	inXfs := false
 	for {
-		k, err := sc.next()
-		if err != nil {
+		k, ok, err := sc.inside(0)
+		if !ok {
 			return err
 		}
 		switch k {
-		case tokEOF:
-			return nil
 		case tokStart:
 			switch {
 			case sc.is(nsSML, "numFmt"):

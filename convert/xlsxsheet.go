@@ -55,11 +55,11 @@ func (wb *workbook) readSheet(part string, g *grid) (merged []string, total int,
 	row := 0
 	var val []byte
 	for {
-		k, err := sc.next()
+		k, ok, err := sc.inside(0)
 		if err != nil {
 			return nil, 0, err
 		}
-		if k == tokEOF {
+		if !ok {
 			return merged, total, nil
 		}
 		if k != tokStart {
@@ -100,15 +100,11 @@ func (wb *workbook) readRow(sc *xmlScanner, g *grid, row int, val []byte) ([]byt
 	d := sc.depth()
 	col := 0
 	for {
-		k, err := sc.next()
-		if err != nil {
+		k, ok, err := sc.inside(d)
+		if !ok {
 			return val, err
 		}
 		switch {
-		case k == tokEOF:
-			return val, errIncomplete
-		case k == tokEnd && sc.depth() < d:
-			return val, nil
 		case k != tokStart || !sc.is(nsSML, "c"):
 			continue
 		}
@@ -147,15 +143,11 @@ func (wb *workbook) readRow(sc *xmlScanner, g *grid, row int, val []byte) ([]byt
 func readCellValue(sc *xmlScanner, typ cellType, val []byte) ([]byte, error) {
 	d := sc.depth()
 	for {
-		k, err := sc.next()
-		if err != nil {
+		k, ok, err := sc.inside(d)
+		if !ok {
 			return val, err
 		}
 		switch {
-		case k == tokEOF:
-			return val, errIncomplete
-		case k == tokEnd && sc.depth() < d:
-			return val, nil
 		case k != tokStart:
 		case sc.is(nsSML, "v"):
 			if val, err = sc.collectText(val); err != nil {

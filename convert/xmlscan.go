@@ -516,39 +516,48 @@ func (s *xmlScanner) attrString(ns int, local string) string {
 	return string(v)
 }
 
+// inside reads the next token inside the element that was open at depth
+// d (its start tag read last when d is the depth then; 0 for the whole
+// part), and reports false instead at that element's end tag or, for the
+// whole part, at its end. The input ending inside the element is an
+// error.
+func (s *xmlScanner) inside(d int) (tokKind, bool, error) {
+	k, err := s.next()
+	switch {
+	case err != nil:
+		return k, false, err
+	case k == tokEOF && d > 0:
+		return k, false, errIncomplete
+	case k == tokEOF, k == tokEnd && s.depth() < d:
+		return k, false, nil
+	}
+	return k, true, nil
+}
+
 // skip reads up to and including the end of the element whose start tag
 // was just read.
 func (s *xmlScanner) skip() error {
 	d := s.depth()
-	for s.depth() >= d {
-		k, err := s.next()
-		if err != nil {
+	for {
+		if _, ok, err := s.inside(d); !ok {
 			return err
 		}
-		if k == tokEOF {
-			return errIncomplete
-		}
 	}
-	return nil
 }
 
 // collectText returns the text inside the element whose start tag was
 // just read, and reads up to its end.
 func (s *xmlScanner) collectText(dst []byte) ([]byte, error) {
 	d := s.depth()
-	for s.depth() >= d {
-		k, err := s.next()
-		if err != nil {
+	for {
+		k, ok, err := s.inside(d)
+		if !ok {
 			return dst, err
 		}
-		switch k {
-		case tokText:
+		if k == tokText {
 			dst = append(dst, s.text...)
-		case tokEOF:
-			return dst, errIncomplete
 		}
 	}
-	return dst, nil
 }
 
 // decodeEntities appends src to dst with the predefined entities and

@@ -175,3 +175,24 @@ func (p *pkg) scan(name string) (*xmlScanner, io.Closer, error) {
 	}
 	return newXMLScanner(p.ctx, rc, p.lim, &p.tokens), rc, nil
 }
+
+// eachStart scans a part and calls fn at each start tag, up to the end of
+// the part or fn's first error.
+func (p *pkg) eachStart(name string, fn func(sc *xmlScanner) error) error {
+	sc, c, err := p.scan(name)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for {
+		k, ok, err := sc.inside(0)
+		if !ok {
+			return err
+		}
+		if k == tokStart {
+			if err := fn(sc); err != nil {
+				return err
+			}
+		}
+	}
+}
