@@ -302,8 +302,10 @@ func nameEnd(b []byte, i int) int {
 	return i
 }
 
+// splitName splits a qualified name at its colon; a name with the colon
+// first or last has no prefix, as encoding/xml reads it.
 func splitName(n []byte) (prefix, local []byte) {
-	if i := bytes.IndexByte(n, ':'); i >= 0 {
+	if i := bytes.IndexByte(n, ':'); i > 0 && i < len(n)-1 {
 		return n[:i], n[i+1:]
 	}
 	return nil, n
