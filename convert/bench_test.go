@@ -11,6 +11,7 @@ import (
 	"runtime/metrics"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,6 +102,20 @@ func (p *peakHeap) Stop() uint64 {
 	return p.peak
 }
 
+// cpuTime is the process's user and system CPU time: on a machine shared
+// with other work, wall time per op swings with the load while CPU time
+// per op stays near what the work costs (it counts the garbage
+// collector's workers too, as it should).
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
 func benchConvert(b *testing.B, in convert.Input) {
 	reg := convert.Default()
 	b.SetBytes(int64(len(in.Data)))
@@ -108,6 +123,7 @@ func benchConvert(b *testing.B, in convert.Input) {
 	runtime.GC()
 	p := startPeakHeap()
 	b.ResetTimer()
+	cpu := cpuTime()
 	var res *convert.Result
 	for b.Loop() {
 		var err error
@@ -116,6 +132,7 @@ func benchConvert(b *testing.B, in convert.Input) {
 		}
 	}
 	b.StopTimer()
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(p.Stop())/(1<<20), "peak-heap-MiB")
 	b.ReportMetric(float64(len(in.Data))/(1<<20), "file-MiB")
 	if res.Omitted.Units == 0 {
@@ -209,6 +226,7 @@ func BenchmarkInflateBaseline(b *testing.B) {
 			data := tc.data(b)
 			b.SetBytes(int64(len(data)))
 			b.ResetTimer()
+			cpu := cpuTime()
 			for b.Loop() {
 				zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 				if err != nil {
@@ -220,6 +238,7 @@ func BenchmarkInflateBaseline(b *testing.B) {
 					rc.Close()
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -233,6 +252,7 @@ func BenchmarkExcelizeRows(b *testing.B) {
 	runtime.GC()
 	p := startPeakHeap()
 	b.ResetTimer()
+	cpu := cpuTime()
 	for b.Loop() {
 		f, err := excelize.OpenReader(bytes.NewReader(data))
 		if err != nil {
@@ -251,5 +271,6 @@ func BenchmarkExcelizeRows(b *testing.B) {
 		f.Close()
 	}
 	b.StopTimer()
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(p.Stop())/(1<<20), "peak-heap-MiB")
 }
