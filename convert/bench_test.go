@@ -149,7 +149,7 @@ func BenchmarkXLSX10MiB(b *testing.B) {
 // thousand paragraphs of text around 9 MiB of pictures (the usual reason
 // a .docx is that large); without, text only, about 190,000 paragraphs
 // and tables of random words, so that nearly all of the 10 MiB is
-// document.xml to read (some 85 MB inflated).
+// document.xml to read (some 58 MB inflated).
 func bigDocx(tb testing.TB, images bool) []byte {
 	tb.Helper()
 	r := rand.New(rand.NewSource(2))
