@@ -3,8 +3,6 @@ package keel
 import (
 	"encoding/base64"
 	"fmt"
-	"runtime"
-	"sync"
 	"unsafe"
 )
 
@@ -41,15 +39,6 @@ func (f FilePart) StdBase64() (b64 string, ok bool) {
 	return f.b64, true
 }
 
-// parallelDecodeMin is the length of base64 from which decodeStdBase64
-// decodes in parts on several goroutines: a 1 MiB file's 1.4 MB of base64
-// takes most of a millisecond on one core, and a request holding it waits
-// for that before anything else can happen.
-const parallelDecodeMin = 128 << 10
-
-// maxDecodeParts bounds the goroutines one payload is decoded on.
-const maxDecodeParts = 4
-
 // decodeStdBase64 decodes payload when it is exactly what
 // base64.StdEncoding writes for its bytes, so that encoding the bytes
 // gives payload back; otherwise it returns nil. An empty payload gives an
@@ -62,47 +51,11 @@ func decodeStdBase64(payload string) []byte {
 	out := make([]byte, len(payload)/4*3)
 	// Decode reads payload in place: converting it to []byte would copy a
 	// file's whole base64 for nothing.
-	src := unsafe.Slice(unsafe.StringData(payload), len(payload))
-	parts := 1
-	if len(src) >= parallelDecodeMin {
-		parts = min(runtime.GOMAXPROCS(0), maxDecodeParts)
-	}
-	// Every part but the last is a whole number of 4-byte groups and must
-	// decode to exactly 3 bytes a group: a padding or a skipped line break
-	// inside it would give fewer.
-	size := len(src) / parts / 4 * 4
-	total := 0
-	var failed bool
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for i := range parts {
-		lo, hi := i*size, (i+1)*size
-		last := i == parts-1
-		if last {
-			hi = len(src)
-		}
-		// Each part gets only its own share of out: the decoder writes
-		// eight bytes at a time where it has room, past what it decoded.
-		end := min(hi/4*3, len(out))
-		dst := out[lo/4*3 : end : end]
-		decode := func() {
-			n, err := enc.Decode(dst, src[lo:hi])
-			mu.Lock()
-			defer mu.Unlock()
-			total += n
-			if err != nil || !last && n != (hi-lo)/4*3 {
-				failed = true
-			}
-		}
-		if last {
-			decode()
-		} else {
-			wg.Go(decode)
-		}
-	}
-	wg.Wait()
-	if failed || enc.EncodedLen(total) != len(payload) {
+	n, err := enc.Decode(out, unsafe.Slice(unsafe.StringData(payload), len(payload)))
+	// Decode skips line breaks: a payload holding one decodes to fewer
+	// bytes than its length implies, and is not canonical.
+	if err != nil || enc.EncodedLen(n) != len(payload) {
 		return nil
 	}
-	return out[:total]
+	return out[:n]
 }
