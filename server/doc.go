@@ -8,6 +8,8 @@
 //
 // # Routes
 //
+//	GET    /health                              {"status":"ok"}: the process serves; no token needed
+//	GET    /ready                               {"status":"ok"}, or 503 when the memory store does not answer; no token needed
 //	GET    /api/agents                          agents keyed by id, in configured order
 //	GET    /api/agents/{id}                     one agent; unknown: 404 {"error":"Agent with id X not found"}
 //	POST   /api/agents/{id}/generate            {messages, memory?:{thread, resource}, maxSteps?, runId?}
@@ -27,9 +29,14 @@
 // or an http(s) URL; its type is mediaType or the older mimeType. A single
 // message object instead of an array, a file whose data does not decode,
 // an unknown part type or role are 400 with "issues":[{field, message}],
-// and nothing runs or is stored. Bodies over Config.MaxBodyBytes are 413,
-// checked before anything runs. Ids (agents, threads, resources, runs)
-// must be 1 to 128 of [A-Za-z0-9._:-]; others are 400.
+// and nothing runs or is stored. A file's media type (and a data: URL's
+// own) must pass keel.CheckMediaType: type/subtype in RFC 6838's syntax,
+// parameters as mime.ParseMediaType reads them, at most 255 bytes of
+// printable ASCII, so no CR, LF or other control character; else 400
+// naming the field. One request holds at most Config.MaxFiles files (100
+// by default), else 400. Bodies over Config.MaxBodyBytes are 413, checked
+// before anything runs. Ids (agents, threads, resources, runs) must be 1
+// to 128 of [A-Za-z0-9._:-]; others are 400.
 //
 // memory.thread (an id or an object {id}) needs memory.resource; a thread
 // not yet known is created, owned by that resource. A thread owned by
@@ -57,7 +64,10 @@
 // 400, 404, 413, 415 or 422 the processors could not work around) 422, a
 // provider's 429 stays 429 (with its Retry-After), a provider's 408 or 504
 // and timeouts 504, any other provider failure (5xx, 401/403 from a wrong
-// server key, no answer) 502, anything else 500.
+// server key, no answer) 502, anything else 500. An agent whose model
+// cannot answer at all (no model configured, no API key) is 503 with the
+// message saying what to set, before anything is stored: its error has a
+// method ModelUnavailable() bool (config.UnavailableModel's errors do).
 //
 // The generate answer holds the reply only (text, usage, steps, tool calls
 // and results, the reply's stored messages, and keel's recoveries): the
@@ -77,6 +87,9 @@
 // {type, runId, from:"AGENT", payload}, in the order start, step-start,
 // text-start, text-delta..., text-end, tool-call, tool-result,
 // step-finish (per step), finish; the stream ends with "data: [DONE]\n\n".
+// The last step-finish carries the finish's metadata (the response id and
+// model); an earlier step's carries the model's name only, its own
+// response id not being known to the stream.
 // Quiet streams get ": ping\n\n" comments every Config.KeepAlive. A
 // failure after the stream opened is an error event, then step-finish and
 // finish with reason "error", with status 200; one before it is an
@@ -94,7 +107,29 @@
 //
 // [Server.Serve] shuts down gracefully when its context ends: no new
 // connections, and running requests and streams get Config.ShutdownGrace
-// to finish. Every request is logged with log/slog (method, path, status,
-// duration, bytes). With Config.Token set, every /api request needs
-// "Authorization: Bearer <token>" (compared in constant time), else 401.
+// to finish. With Config.Token set, every /api request needs
+// "Authorization: Bearer <token>" (compared in constant time), else 401,
+// answered before any of the body is read. /health and /ready need no
+// token, since orchestrators' probes carry none; they say nothing beyond
+// "ok" or "unavailable" (the store's error goes to the log).
+//
+// Timeouts: headers must arrive within Config.HeaderTimeout; a body must
+// keep Config.MinBodyRate bytes a second on average once Config.BodyGrace
+// has passed, else 408 and the connection is closed (a body at a byte a
+// second is dropped within seconds, a large upload gets the time its size
+// needs); each write of a response must finish within
+// Config.WriteTimeout, which bounds each event of a stream, never the
+// stream as a whole. The body and write rules are deadlines set through
+// http.ResponseController, so they hold in any http.Server that mounts
+// [Server.Handler]. An answer written before the body was read (401, 413)
+// is sent at once; the body is then drained, up to 64 MiB and 30 s, so
+// that a client that sends its whole body before reading still reads it,
+// and the connection closes.
+//
+// Logs (log/slog): one line per request (method, path, status, duration,
+// bytes), where a client that went away before its answer is logged as
+// status 499 "client closed request" ([StatusClientClosed]), with the
+// status already sent if any; probes are logged at debug level. One line
+// "server: recovery" per recovery a run reports (agent, run, thread,
+// resource, processor, action, files).
 package server

@@ -74,17 +74,23 @@ func writeRequestError(w http.ResponseWriter, e *requestError) {
 //     [keel.UnsupportedFunctionalityError], or a provider answer 400, 404,
 //     413, 415 or 422 that the processors could not work around): 422,
 //     since the same request would be refused again;
+//   - a model that cannot answer any call, such as one without an API key
+//     (its error has a method ModelUnavailable() bool reporting true):
+//     503, with the error, which says what to set;
 //   - the provider's 429: 429, with its Retry-After;
 //   - the provider's 401 or 403 (the server's key is wrong): 502, the
 //     server's failure;
 //   - any other provider failure (5xx, 408, 409, no answer): 502, or 504
-//     for a timeout;
+//     for a timeout (the provider's 408 or 504, or a deadline exceeded);
 //   - anything else: 500.
 func errorStatus(err error) (int, string) {
 	var fu *processor.FileUploadError
 	var unsup *keel.UnsupportedFunctionalityError
 	var api *keel.APICallError
+	var unavailable modelUnavailable
 	switch {
+	case errors.As(err, &unavailable) && unavailable.ModelUnavailable():
+		return http.StatusServiceUnavailable, err.Error()
 	case errors.Is(err, agent.ErrNoInput), errors.Is(err, agent.ErrNoResource):
 		return http.StatusBadRequest, err.Error()
 	case errors.Is(err, agent.ErrNoMemory):
@@ -116,6 +122,25 @@ func errorStatus(err error) (int, string) {
 	default:
 		return http.StatusInternalServerError, err.Error()
 	}
+}
+
+// modelUnavailable is implemented by the errors of a model that cannot
+// answer any call (config.UnavailableModel's), so that the server tells
+// them without importing the package that makes them.
+type modelUnavailable interface{ ModelUnavailable() bool }
+
+// unavailableModel returns the error of the agent's model when it is one
+// that cannot answer any call, and nil otherwise.
+func unavailableModel(a *agent.Agent) error {
+	if m, ok := a.Config().Model.(interface{ Unavailable() error }); ok {
+		if err := m.Unavailable(); err != nil {
+			var u modelUnavailable
+			if errors.As(err, &u) && u.ModelUnavailable() {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // writeRunError answers a run that failed before any output was sent.

@@ -179,24 +179,17 @@ func toWireResult(res *agent.Result) wireGenerateResult {
 
 // generate answers POST /api/agents/{id}/generate.
 func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.agent(w, r)
+	a, req, ok := s.prepareRun(w, r)
 	if !ok {
-		return
-	}
-	body, e := s.readBody(w, r)
-	if e != nil {
-		writeRequestError(w, e)
-		return
-	}
-	req, e := decodeRunRequest(body)
-	if e != nil {
-		writeRequestError(w, e)
 		return
 	}
 	res, err := a.Generate(r.Context(), req.messages, req.opts...)
 	if err != nil {
 		s.writeRunError(w, r, err)
 		return
+	}
+	for _, rec := range res.Recoveries {
+		s.logRecovery(r, a.ID(), res.RunID, res.ThreadID, res.ResourceID, rec)
 	}
 	writeJSON(w, http.StatusOK, toWireResult(res))
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -12,11 +13,15 @@ import (
 	"testing"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/memory/sqlitestore"
+	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/provider/google"
 	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/server"
+	"github.com/keel-go/keel/workspace"
 )
 
 func geminiModel(t *testing.T, opts googletest.Options) (*google.Model, *googletest.Server) {
@@ -320,6 +325,7 @@ func TestGenerateModelFailureStatus(t *testing.T) {
 		{"provider 401", &keel.APICallError{Provider: "google", StatusCode: 401}, 502},
 		{"no answer", &keel.APICallError{Provider: "google", StatusCode: 0}, 502},
 		{"provider 504", &keel.APICallError{Provider: "google", StatusCode: 504}, 504},
+		{"deadline exceeded", fmt.Errorf("google: read response: %w", context.DeadlineExceeded), 504},
 		{"SDK refusal without a file", &keel.UnsupportedFunctionalityError{Functionality: "tool choice type: required"}, 422},
 	}
 	for _, tt := range tests {
@@ -374,5 +380,73 @@ func TestGeneratePDFResponseIsSmall(t *testing.T) {
 	data := must(stored[0].Parts[1].(keel.FilePart).InlineData())
 	if !bytes.Equal(data, pdf) {
 		t.Errorf("Got(stored PDF) differs; want it byte for byte")
+	}
+}
+
+// A file over the upload processor's size limit is the caller's mistake:
+// 413, with the processor's code, and the model is never called.
+func TestGenerateFileOverUploadLimit(t *testing.T) {
+	model := keeltest.NewModel(keeltest.Reply{Text: "never"})
+	e := newEnv(t, envOptions{model: model, config: func(c *server.Config) {
+		cfg := c.Agents[0].Config()
+		cfg.Workspace = workspace.New(keeltest.NewSandbox("sb"))
+		up := must(processor.NewFileUpload(processor.FileUploadOptions{Workspace: cfg.Workspace,
+			MaxSize: func(processor.FileInfo) int64 { return 10 }}))
+		cfg.InputProcessors = []processor.Processor{up}
+		c.Agents[0] = must(agentNew(cfg))
+	}})
+	data := base64.StdEncoding.EncodeToString([]byte("a,b\n1,2\n3,4\n5,6\n"))
+	status, body := e.do("POST", "/api/agents/support/generate", `{"memory":{"thread":"t","resource":"r"},"messages":[{"role":"user","content":[`+
+		`{"type":"text","text":"read"},{"type":"file","data":"`+data+`","mediaType":"text/csv","filename":"big.csv"}]}]}`)
+	v := wantError(t, "file over the upload limit", status, body, http.StatusRequestEntityTooLarge, "big.csv")
+	if v["code"] != processor.CodeFileTooLarge {
+		t.Errorf("Got(code) = %v; want %s", v["code"], processor.CodeFileTooLarge)
+	}
+	if model.Calls() != 0 {
+		t.Errorf("Got(model calls) = %d; want 0", model.Calls())
+	}
+}
+
+// An agent with no usable model (no API key, no KEEL_MODEL) is answered
+// 503 with the variable to set, on both run routes, and nothing is
+// stored, since the client tries a 503 again. A model that only says so
+// once called gets the same status.
+func TestNoModelConfigured(t *testing.T) {
+	e := newEnv(t, envOptions{model: &config.UnavailableModel{Err: config.ErrNoModel}})
+	for _, route := range []string{"generate", "stream"} {
+		status, body := e.do("POST", "/api/agents/support/"+route, `{"memory":{"thread":"t","resource":"r"},"messages":"hi"}`)
+		wantError(t, route+" without a model", status, body, http.StatusServiceUnavailable, "KEEL_MODEL")
+	}
+	if got := storedMessages(t, e.mem, "r", "t"); len(got) != 0 {
+		t.Errorf("Got(stored) = %d messages; want none", len(got))
+	}
+	hidden := newEnv(t, envOptions{model: struct{ keel.Model }{&config.UnavailableModel{Model: "openai/gpt-4o",
+		Err: fmt.Errorf("%w: set OPENAI_API_KEY", config.ErrModelUnavailable)}}, config: noRetries})
+	status, body := hidden.do("POST", "/api/agents/support/generate", `{"messages":"hi"}`)
+	wantError(t, "generate with a model that fails as unavailable", status, body, http.StatusServiceUnavailable, "OPENAI_API_KEY")
+}
+
+// Each recovery a run reports is one log line: the thread, the processor,
+// the action and the files.
+func TestRecoveryIsLogged(t *testing.T) {
+	for _, route := range []string{"generate", "stream"} {
+		t.Run(route, func(t *testing.T) {
+			model, _ := geminiModel(t, googletest.Options{Unsupported: []string{xlsx}, Text: "Fine."})
+			logs := newLogSink()
+			e := newEnv(t, envOptions{model: model, config: func(c *server.Config) { c.Logger = logs.logger() }})
+			data := base64.StdEncoding.EncodeToString([]byte("PK\x03\x04fake"))
+			status, body := e.do("POST", "/api/agents/support/"+route, `{"memory":{"thread":"t-log","resource":"r"},"messages":[{"role":"user","content":[`+
+				`{"type":"text","text":"read"},{"type":"file","data":"`+data+`","mediaType":"`+xlsx+`","filename":"leads.xlsx"}]}]}`)
+			if status != 200 {
+				t.Fatalf("Got(%s) = %d %s; want 200", route, status, body)
+			}
+			line := logs.wait(t, "server: recovery", nil)
+			files, _ := line["files"].Any().([]processor.RecoveredFile)
+			if line["thread"].String() != "t-log" || line["resource"].String() != "r" || line["agent"].String() != "support" ||
+				line["processor"].String() != processor.UnsupportedFileHandlerID || line["action"].String() != "placeholder" ||
+				line["run"].String() == "" || len(files) != 1 || files[0].Name != "leads.xlsx" || files[0].MediaType != xlsx {
+				t.Errorf("Got(recovery log) = %v; want thread t-log, the handler's placeholder for leads.xlsx", line)
+			}
+		})
 	}
 }

@@ -7,11 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
@@ -287,3 +290,123 @@ func (retryOnce) HandleAPIError(ctx context.Context, e *processor.APIErrorEvent)
 }
 
 func (retryOnce) RetriesAfterOutput() bool { return true }
+
+// logSink is a slog.Handler that keeps every record, so that a test can
+// wait for the line it expects instead of sleeping.
+type logSink struct {
+	mu      sync.Mutex
+	records []slog.Record
+	arrived chan struct{} // closed and replaced at each record
+}
+
+func newLogSink() *logSink { return &logSink{arrived: make(chan struct{})} }
+
+func (l *logSink) logger() *slog.Logger { return slog.New(l) }
+
+func (l *logSink) Enabled(context.Context, slog.Level) bool { return true }
+
+func (l *logSink) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.records = append(l.records, r.Clone())
+	close(l.arrived)
+	l.arrived = make(chan struct{})
+	return nil
+}
+
+func (l *logSink) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logSink) WithGroup(string) slog.Handler      { return l }
+
+// wait returns the first record with message msg for which match (nil:
+// any) holds, waiting for it up to 30 s; it fails the test when none
+// comes.
+func (l *logSink) wait(t *testing.T, msg string, match func(map[string]slog.Value) bool) map[string]slog.Value {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for seen := 0; ; {
+		l.mu.Lock()
+		recs, arrived := l.records, l.arrived
+		l.mu.Unlock()
+		for ; seen < len(recs); seen++ {
+			if recs[seen].Message != msg {
+				continue
+			}
+			attrs := recordAttrs(recs[seen])
+			if match == nil || match(attrs) {
+				return attrs
+			}
+		}
+		select {
+		case <-arrived:
+		case <-deadline:
+			t.Fatalf("Got(log) no %q line in 30 s; want one (lines: %s)", msg, l.messages())
+			return nil
+		}
+	}
+}
+
+func (l *logSink) messages() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b strings.Builder
+	for _, r := range l.records {
+		fmt.Fprintf(&b, "%s %v; ", r.Message, recordAttrs(r))
+	}
+	return b.String()
+}
+
+func recordAttrs(r slog.Record) map[string]slog.Value {
+	out := map[string]slog.Value{}
+	r.Attrs(func(a slog.Attr) bool {
+		out[a.Key] = a.Value.Resolve()
+		return true
+	})
+	return out
+}
+
+// blockingModel is a model whose calls wait for their context to end,
+// telling started when each call begins and ended when it saw the end.
+type blockingModel struct {
+	started, ended chan struct{}
+}
+
+func newBlockingModel() *blockingModel {
+	return &blockingModel{started: make(chan struct{}, 8), ended: make(chan struct{}, 8)}
+}
+
+func (m *blockingModel) Provider() string { return "blocking" }
+func (m *blockingModel) Name() string     { return "waits" }
+
+func (m *blockingModel) Generate(ctx context.Context, _ *keel.Request) (*keel.Response, error) {
+	m.started <- struct{}{}
+	<-ctx.Done()
+	m.ended <- struct{}{}
+	return nil, ctx.Err()
+}
+
+func (m *blockingModel) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
+	return func(yield func(keel.StreamEvent, error) bool) {
+		_, err := m.Generate(ctx, req)
+		yield(keel.StreamEvent{}, err)
+	}
+}
+
+// waitFor fails the test unless ch delivers within 10 s.
+func waitFor(t *testing.T, what string, ch <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("Got(%s) nothing in 10 s; want it to happen", what)
+	}
+}
+
+// intAttr returns the integer attribute key of a log line, -1 when there
+// is none.
+func intAttr(attrs map[string]slog.Value, key string) int64 {
+	v, ok := attrs[key]
+	if !ok || v.Kind() != slog.KindInt64 {
+		return -1
+	}
+	return v.Int64()
+}

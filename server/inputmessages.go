@@ -11,8 +11,9 @@ import (
 // decodeMessages reads the messages of a run from their generic JSON
 // value: a string (one user message) or an array of messages in the AI
 // SDK's shape. Every file's data is decoded here, so an undecodable file
-// is a 400 before anything is stored.
-func decodeMessages(v any) ([]keel.Message, *requestError) {
+// is a 400 before anything is stored; more than maxFiles files (when
+// maxFiles >= 0) are a 400 before any is decoded.
+func decodeMessages(v any, maxFiles int) ([]keel.Message, *requestError) {
 	switch v := v.(type) {
 	case nil:
 		return nil, badRequest("invalid request body", Issue{Field: "messages", Message: "is required: a string or an array of messages"})
@@ -23,6 +24,10 @@ func decodeMessages(v any) ([]keel.Message, *requestError) {
 	case []any:
 		if len(v) == 0 {
 			return nil, badRequest("invalid request body", Issue{Field: "messages", Message: "is empty: send at least one message"})
+		}
+		if n := countFiles(v); maxFiles >= 0 && n > maxFiles {
+			return nil, badRequest("invalid request body", Issue{Field: "messages",
+				Message: fmt.Sprintf("hold %d files; at most %d are accepted in one request: send the rest in another", n, maxFiles)})
 		}
 		msgs := make([]keel.Message, 0, len(v))
 		var issues []Issue
@@ -38,6 +43,22 @@ func decodeMessages(v any) ([]keel.Message, *requestError) {
 	default:
 		return nil, badRequest("invalid request body", Issue{Field: "messages", Message: "must be a string or an array of messages"})
 	}
+}
+
+// countFiles counts the file and image parts of messages.
+func countFiles(messages []any) int {
+	n := 0
+	for _, m := range messages {
+		obj, _ := m.(map[string]any)
+		parts, _ := obj["content"].([]any)
+		for _, p := range parts {
+			part, _ := p.(map[string]any)
+			if t, _ := part["type"].(string); t == "file" || t == "image" {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 func decodeMessage(field string, v any) (keel.Message, []Issue) {
@@ -79,7 +100,10 @@ func decodePart(field string, v any) (keel.Part, *Issue) {
 		return nil, &Issue{Field: field, Message: "must be an object {type, ...}"}
 	}
 	str := func(k string) string { s, _ := obj[k].(string); return s }
-	mediaType := firstOf(str("mediaType"), str("mimeType"))
+	mediaType, mtField := str("mediaType"), field+".mediaType"
+	if mediaType == "" && str("mimeType") != "" {
+		mediaType, mtField = str("mimeType"), field+".mimeType"
+	}
 	switch typ := str("type"); typ {
 	case "text":
 		text, ok := obj["text"].(string)
@@ -95,13 +119,13 @@ func decodePart(field string, v any) (keel.Part, *Issue) {
 		if !ok {
 			return nil, &Issue{Field: field + ".data", Message: "is required: a data: URL, base64 or an http(s) URL"}
 		}
-		return decodeFile(field+".data", data, mediaType, str("filename"), false)
+		return decodeFile(field+".data", data, mediaType, mtField, str("filename"), false)
 	case "image":
 		data, ok := obj["image"].(string)
 		if !ok {
 			return nil, &Issue{Field: field + ".image", Message: "is required: a data: URL, base64 or an http(s) URL"}
 		}
-		return decodeFile(field+".image", data, mediaType, str("filename"), true)
+		return decodeFile(field+".image", data, mediaType, mtField, str("filename"), true)
 	default:
 		return nil, &Issue{Field: field + ".type", Message: fmt.Sprintf("is %q; want text, file or image", trimField(typ))}
 	}
@@ -114,7 +138,12 @@ func decodePart(field string, v any) (keel.Part, *Issue) {
 // (see keel.FileFromBase64); any other data: URL is checked and kept as
 // the caller wrote it. Either way the stored file reads back as it was
 // sent.
-func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part, *Issue) {
+func decodeFile(field, data, mediaType, mtField, filename string, image bool) (keel.Part, *Issue) {
+	if mediaType != "" {
+		if err := keel.CheckMediaType(mediaType); err != nil {
+			return nil, &Issue{Field: mtField, Message: "is not a valid media type: " + mediaTypeRule(err)}
+		}
+	}
 	f := keel.FilePart{MediaType: mediaType, Filename: filename}
 	lower := strings.ToLower(data[:min(len(data), 8)])
 	switch {
@@ -123,6 +152,13 @@ func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part,
 	case strings.HasPrefix(lower, "data:"):
 		header, payload, _ := strings.Cut(data[len("data:"):], ",")
 		mt, isBase64 := strings.CutSuffix(header, ";base64")
+		if mt != "" {
+			// The data: URL is stored and may be sent as it is: its own
+			// type must be as safe as the part's.
+			if err := keel.CheckMediaType(mt); err != nil {
+				return nil, &Issue{Field: field, Message: "is a data: URL whose media type is not valid: " + mediaTypeRule(err)}
+			}
+		}
 		if f.MediaType == "" {
 			f.MediaType = mt
 		}
@@ -155,11 +191,16 @@ func decodeFile(field, data, mediaType, filename string, image bool) (keel.Part,
 	}
 	if f.MediaType == "" {
 		if !image {
-			return nil, &Issue{Field: strings.TrimSuffix(field, ".data") + ".mediaType", Message: "is required for a file"}
+			return nil, &Issue{Field: mtField, Message: "is required for a file"}
 		}
 		f.MediaType = "image/*"
 	}
 	return f, nil
+}
+
+// mediaTypeRule is what CheckMediaType found wrong.
+func mediaTypeRule(err error) string {
+	return strings.TrimPrefix(err.Error(), keel.ErrInvalidMediaType.Error()+" ")
 }
 
 func firstOf(a, b string) string {

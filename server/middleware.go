@@ -9,61 +9,116 @@ import (
 	"time"
 )
 
-// authenticate requires the bearer token on /api requests when one is
-// configured.
-func (s *Server) authenticate(next http.Handler) http.Handler {
-	if s.cfg.Token == "" {
-		return next
-	}
+// StatusClientClosed is the status logged for a request whose client went
+// away before its answer was written (nginx's 499 "client closed
+// request"): the client saw no answer, so none is logged.
+const StatusClientClosed = 499
+
+// guard is what every request goes through: the token check, answered
+// before any of the body is read; the body's rate rule; the per-write
+// deadline; after the route, the draining of a body it did not read; and
+// one log line, with the status the client saw: [StatusClientClosed] when
+// it went away first. Probes of /health and /ready are logged at debug
+// level.
+func (s *Server) guard(next http.Handler) http.Handler {
 	// Comparing digests keeps the comparison constant-time whatever the
 	// lengths of the two tokens.
 	want := sha256.Sum256([]byte(s.cfg.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/api" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		h := r.Header.Get("Authorization")
-		scheme, token, ok := strings.Cut(h, " ")
-		got := sha256.Sum256([]byte(strings.TrimSpace(token)))
-		if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="keel"`)
-			writeError(w, http.StatusUnauthorized, "missing or invalid token: send Authorization: Bearer <KEEL_API_TOKEN>")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-// logRequests logs one line per request once it is answered.
-func (s *Server) logRequests(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &recorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
-			rec.status = http.StatusOK
+		rec := &recorder{ResponseWriter: w, rc: http.NewResponseController(w), writeTimeout: s.cfg.WriteTimeout}
+		rec.extendDeadline() // also covers the server's own "100 Continue"
+		var body *guardedBody
+		if r.Body != nil && r.Body != http.NoBody {
+			body = s.guardBody(w, r)
+			r.Body = body
+			// An answer may be written before the body is read (a 401, a
+			// 413): the body is drained after it instead of before.
+			_ = rec.rc.EnableFullDuplex()
 		}
-		level := slog.LevelInfo
-		if rec.status >= 500 {
-			level = slog.LevelError
+		if s.cfg.Token != "" && isAPI(r.URL.Path) && !validToken(r.Header.Get("Authorization"), want) {
+			rec.Header().Set("WWW-Authenticate", `Bearer realm="keel"`)
+			if body != nil {
+				rec.Header().Set("Connection", "close")
+			}
+			writeError(rec, http.StatusUnauthorized, "missing or invalid token: send Authorization: Bearer <KEEL_API_TOKEN>")
+		} else {
+			next.ServeHTTP(rec, r)
 		}
-		s.logger.LogAttrs(r.Context(), level, "request",
-			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status),
-			slog.Duration("duration", time.Since(start)),
-			slog.Int64("bytes", rec.bytes),
-		)
+		// A body that broke its rate rule also ends the request's context;
+		// any other end of it means the client went away.
+		bodyFailed := false
+		if body != nil {
+			if !body.done() {
+				// The answer goes out now, not after the drain.
+				_ = rec.FlushError()
+				body.drain()
+			}
+			bodyFailed = body.failed()
+		}
+		gone := rec.writeErr != nil || r.Context().Err() != nil && !bodyFailed
+		s.logRequest(r, rec, gone, time.Since(start))
 	})
 }
 
-// recorder notes the status and size of a response. It passes Flush on
-// (through Unwrap, for http.ResponseController) so streams still flush.
+func isAPI(path string) bool { return path == "/api" || strings.HasPrefix(path, "/api/") }
+
+func validToken(header string, want [sha256.Size]byte) bool {
+	scheme, token, ok := strings.Cut(header, " ")
+	got := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}
+
+func (s *Server) logRequest(r *http.Request, rec *recorder, gone bool, d time.Duration) {
+	status := rec.status
+	switch {
+	case gone:
+		status = StatusClientClosed
+	case status == 0:
+		status = http.StatusOK // nothing written: net/http answers 200
+	}
+	level := slog.LevelInfo
+	switch {
+	case status >= 500 && status != StatusClientClosed:
+		level = slog.LevelError
+	case r.URL.Path == "/health" || r.URL.Path == "/ready":
+		level = slog.LevelDebug
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", status),
+		slog.Duration("duration", d),
+		slog.Int64("bytes", rec.bytes),
+	}
+	if gone {
+		attrs = append(attrs, slog.String("error", "client closed request"))
+		if rec.status != 0 {
+			attrs = append(attrs, slog.Int("status_sent", rec.status))
+		}
+	}
+	s.logger.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
+// recorder notes the status and size of a response, and whether a write
+// failed. Before each write it moves the connection's write deadline to
+// writeTimeout from now: a client that stops reading cannot hold a
+// request, while a stream may last as long as it keeps flowing (a global
+// http.Server.WriteTimeout would cut it). It passes Flush on (and the rest
+// through Unwrap, for http.ResponseController).
 type recorder struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	rc           *http.ResponseController
+	writeTimeout time.Duration
+	status       int
+	bytes        int64
+	writeErr     error
+}
+
+func (r *recorder) extendDeadline() {
+	if r.writeTimeout > 0 {
+		_ = r.rc.SetWriteDeadline(time.Now().Add(r.writeTimeout))
+	}
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -77,15 +132,26 @@ func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
+	r.extendDeadline()
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += int64(n)
+	if err != nil && r.writeErr == nil {
+		r.writeErr = err
+	}
 	return n, err
 }
 
-func (r *recorder) Flush() {
-	if f, ok := r.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
+// FlushError flushes, as http.ResponseController.Flush calls it.
+func (r *recorder) FlushError() error {
+	r.extendDeadline()
+	err := r.rc.Flush()
+	if err != nil && r.writeErr == nil {
+		r.writeErr = err
 	}
+	return err
 }
+
+// Flush is FlushError for callers of http.Flusher.
+func (r *recorder) Flush() { _ = r.FlushError() }
 
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
@@ -40,58 +38,6 @@ type wireRunBody struct {
 	RunID      string `json:"runId"`
 }
 
-// readBody reads the whole body, at most MaxBodyBytes of it. A body whose
-// length is announced is read into a buffer of that size, so that a large
-// file is not copied again and again as the buffer grows.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, *requestError) {
-	if r.ContentLength > s.cfg.MaxBodyBytes {
-		// Announced too big: answer at once rather than read up to the
-		// limit first; the server closes the connection with the rest
-		// unread.
-		w.Header().Set("Connection", "close")
-		return nil, tooLarge(s.cfg.MaxBodyBytes)
-	}
-	rd := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
-	var buf []byte
-	if n := r.ContentLength; n > 0 && n <= s.cfg.MaxBodyBytes {
-		buf = make([]byte, 0, n+1) // +1: the read that sees EOF needs room
-	}
-	body, err := readAll(buf, rd)
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, tooLarge(tooBig.Limit)
-		}
-		return nil, badRequest("read request body: " + err.Error())
-	}
-	return body, nil
-}
-
-func tooLarge(limit int64) *requestError {
-	return &requestError{status: http.StatusRequestEntityTooLarge,
-		msg: fmt.Sprintf("request body is over the %d byte limit: send smaller files", limit)}
-}
-
-// readAll is io.ReadAll appending to b.
-func readAll(b []byte, r io.Reader) ([]byte, error) {
-	if b == nil {
-		b = make([]byte, 0, 512)
-	}
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
-}
-
 // decodeJSON decodes body into v, answering a malformed body with a 400.
 func decodeJSON(body []byte, v any) *requestError {
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -110,9 +56,37 @@ func decodeJSON(body []byte, v any) *requestError {
 	return nil
 }
 
+// prepareRun is what generate and stream do before the run: find the
+// agent, read and check the body, and make sure the agent's model can
+// answer. false means the answer was written.
+func (s *Server) prepareRun(w http.ResponseWriter, r *http.Request) (*agent.Agent, *runRequest, bool) {
+	a, ok := s.agent(w, r)
+	if !ok {
+		return nil, nil, false
+	}
+	body, e := s.readBody(w, r)
+	if e != nil {
+		writeRequestError(w, e)
+		return nil, nil, false
+	}
+	req, e := decodeRunRequest(body, s.cfg.MaxFiles)
+	if e != nil {
+		writeRequestError(w, e)
+		return nil, nil, false
+	}
+	if err := unavailableModel(a); err != nil {
+		// Before the run, so that nothing is stored for a turn no model
+		// can answer (the client tries a 503 again).
+		s.writeRunError(w, r, err)
+		return nil, nil, false
+	}
+	return a, req, true
+}
+
 // decodeRunRequest checks a generate or stream body completely before the
-// agent runs, so that a bad request stores nothing.
-func decodeRunRequest(body []byte) (*runRequest, *requestError) {
+// agent runs, so that a bad request stores nothing. maxFiles < 0 means no
+// limit on the number of files.
+func decodeRunRequest(body []byte, maxFiles int) (*runRequest, *requestError) {
 	var wb wireRunBody
 	body, l := liftStrings(body)
 	if e := decodeJSON(body, &wb); e != nil {
@@ -124,7 +98,7 @@ func decodeRunRequest(body []byte) (*runRequest, *requestError) {
 		wb.Memory.Thread = l.restore(wb.Memory.Thread)
 		wb.Memory.Resource = l.restoreString(wb.Memory.Resource)
 	}
-	msgs, e := decodeMessages(wb.Messages)
+	msgs, e := decodeMessages(wb.Messages, maxFiles)
 	if e != nil {
 		return nil, e
 	}

@@ -17,11 +17,26 @@ import (
 const (
 	// DefaultMaxBodyBytes is the largest request body accepted: 50 MiB.
 	DefaultMaxBodyBytes int64 = 50 << 20
+	// DefaultMaxFiles is the most file and image parts one generate or
+	// stream request may hold.
+	DefaultMaxFiles = 100
 	// DefaultKeepAlive is how often a quiet stream gets a ": ping" comment.
 	DefaultKeepAlive = 15 * time.Second
 	// DefaultShutdownGrace is how long [Server.Serve] lets running requests
 	// and streams finish once its context is cancelled.
 	DefaultShutdownGrace = 30 * time.Second
+	// DefaultHeaderTimeout is how long [Server.Serve] waits for a request's
+	// headers.
+	DefaultHeaderTimeout = 10 * time.Second
+	// DefaultBodyGrace and DefaultMinBodyRate: a body must arrive at 32 KiB
+	// a second on average once its first 10 seconds are over.
+	DefaultBodyGrace         = 10 * time.Second
+	DefaultMinBodyRate int64 = 32 << 10
+	// DefaultWriteTimeout is how long one write of a response may take.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultIdleTimeout is how long [Server.Serve] keeps an idle
+	// keep-alive connection.
+	DefaultIdleTimeout = 2 * time.Minute
 )
 
 // Config describes a [Server]. Only Agents is required.
@@ -29,19 +44,42 @@ type Config struct {
 	// Agents are served under /api/agents, listed in this order. IDs must
 	// be unique and valid ids ([memory.ValidID]).
 	Agents []*agent.Agent
-	// Memory serves the /api/memory routes. It should be the store the
-	// agents use, so that the threads a run writes are the ones listed.
-	// Nil answers the memory routes with 501.
+	// Memory serves the /api/memory routes and is what GET /ready checks.
+	// It should be the store the agents use, so that the threads a run
+	// writes are the ones listed. Nil answers the memory routes with 501.
 	Memory memory.Store
 	// Token, when not empty, is required as "Authorization: Bearer <Token>"
-	// on every /api request (compared in constant time); others get 401.
+	// on every /api request (compared in constant time); others get 401,
+	// before any of their body is read. /health and /ready need none.
 	Token string
 	// MaxBodyBytes caps request bodies; 0 means [DefaultMaxBodyBytes]. A
 	// bigger body is answered 413 before anything runs or is stored.
 	MaxBodyBytes int64
+	// MaxFiles caps the file and image parts of one generate or stream
+	// request; 0 means [DefaultMaxFiles], a negative value removes the cap.
+	// More is answered 400 before any file is decoded.
+	MaxFiles int
+	// BodyGrace and MinBodyRate bound how slowly a body may arrive: once
+	// BodyGrace has passed since the request began, the body must have
+	// come at MinBodyRate bytes a second on average, or the request is
+	// answered 408 and its connection closed. 0 means [DefaultBodyGrace]
+	// and [DefaultMinBodyRate]; a negative MinBodyRate turns the rule off.
+	BodyGrace   time.Duration
+	MinBodyRate int64
+	// WriteTimeout bounds each write of a response (each event of a
+	// stream), not the response as a whole, so a stream lasts as long as
+	// its client keeps reading; 0 means [DefaultWriteTimeout], a negative
+	// value turns it off. A client that stops reading is dropped after it.
+	WriteTimeout time.Duration
+	// HeaderTimeout bounds reading a request's headers, and IdleTimeout
+	// how long an idle keep-alive connection is kept, in [Server.Serve];
+	// 0 means [DefaultHeaderTimeout] and [DefaultIdleTimeout]. Give your
+	// own http.Server the same when you mount [Server.Handler] in it.
+	HeaderTimeout time.Duration
+	IdleTimeout   time.Duration
 	// Logger receives one line per request (method, path, status,
-	// duration, bytes) and the server's own messages; nil means
-	// slog.Default().
+	// duration, bytes), one per recovery a run reports, and the server's
+	// own messages; nil means slog.Default().
 	Logger *slog.Logger
 	// KeepAlive is the interval of ": ping" comments on streams; 0 means
 	// [DefaultKeepAlive], a negative value turns them off.
@@ -80,6 +118,24 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ShutdownGrace <= 0 {
 		cfg.ShutdownGrace = DefaultShutdownGrace
 	}
+	if cfg.MaxFiles == 0 {
+		cfg.MaxFiles = DefaultMaxFiles
+	}
+	if cfg.BodyGrace <= 0 {
+		cfg.BodyGrace = DefaultBodyGrace
+	}
+	if cfg.MinBodyRate == 0 {
+		cfg.MinBodyRate = DefaultMinBodyRate
+	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	if cfg.HeaderTimeout <= 0 {
+		cfg.HeaderTimeout = DefaultHeaderTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
 	s := &Server{cfg: cfg, agents: make(map[string]*agent.Agent, len(cfg.Agents)), logger: cfg.Logger}
 	if s.logger == nil {
 		s.logger = slog.Default()
@@ -102,11 +158,14 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Handler returns the server's HTTP handler: the /api routes behind the
-// token check, with request logs.
+// token check, /health and /ready, with request logs and the body and
+// write rules of the Config.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("GET /health", s.health)
+	mux.HandleFunc("GET /ready", s.ready)
 	mux.HandleFunc("GET /api/agents", s.listAgents)
 	mux.HandleFunc("GET /api/agents/{id}", s.getAgent)
 	mux.HandleFunc("POST /api/agents/{id}/generate", s.generate)
@@ -120,7 +179,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
 	})
-	return s.logRequests(s.authenticate(mux))
+	return s.guard(mux)
 }
 
 // Serve answers requests on ln until ctx ends, then stops accepting
@@ -130,9 +189,14 @@ func (s *Server) routes() http.Handler {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+		ReadHeaderTimeout: s.cfg.HeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		// No ReadTimeout: bodies are read under the rate rule instead
+		// (see guardedBody). The WriteTimeout only covers what the server
+		// writes itself before a handler does (each request's writes move
+		// the deadline on, see recorder), so it never cuts a stream.
+		WriteTimeout: max(s.cfg.WriteTimeout, 0),
+		ErrorLog:     slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
 		// Request contexts do not derive from ctx: cancelling ctx must let
 		// running streams end on their own, not cut them.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
@@ -142,7 +206,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		auth = "none (no token set)"
 	}
 	s.logger.Info("server: listening", "addr", ln.Addr().String(), "agents", len(s.order), "auth", auth,
-		"memory", s.cfg.Memory != nil, "max_body_bytes", s.cfg.MaxBodyBytes)
+		"memory", s.cfg.Memory != nil, "max_body_bytes", s.cfg.MaxBodyBytes, "max_files", s.cfg.MaxFiles,
+		"header_timeout", s.cfg.HeaderTimeout, "body_grace", s.cfg.BodyGrace, "min_body_rate", s.cfg.MinBodyRate,
+		"write_timeout", s.cfg.WriteTimeout)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -17,21 +17,25 @@ type sseWriter struct {
 	rc     *http.ResponseController
 	buf    []byte
 	failed bool
-	last   time.Time
-	stop   chan struct{}
-	wg     sync.WaitGroup
+	// gone is called once when a write fails: the client went away or
+	// stopped reading, so the run it asked for can stop too, even while
+	// only keep-alives are being written.
+	gone func()
+	last time.Time
+	stop chan struct{}
+	wg   sync.WaitGroup
 }
 
 // openSSE writes the stream's headers and starts the keep-alive comments
-// (none when keepAlive is negative).
-func openSSE(w http.ResponseWriter, keepAlive time.Duration) *sseWriter {
+// (none when keepAlive is negative); gone is called once if a write fails.
+func openSSE(w http.ResponseWriter, keepAlive time.Duration, gone func()) *sseWriter {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("Connection", "keep-alive")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), stop: make(chan struct{}), last: time.Now()}
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), stop: make(chan struct{}), last: time.Now(), gone: gone}
 	_ = sw.rc.Flush()
 	if keepAlive > 0 {
 		sw.wg.Add(1)
@@ -76,15 +80,22 @@ func (sw *sseWriter) writeLocked(b []byte) bool {
 		return false
 	}
 	if _, err := sw.w.Write(b); err != nil {
-		sw.failed = true
+		sw.fail()
 		return false
 	}
 	if err := sw.rc.Flush(); err != nil {
-		sw.failed = true
+		sw.fail()
 		return false
 	}
 	sw.last = time.Now()
 	return true
+}
+
+func (sw *sseWriter) fail() {
+	sw.failed = true
+	if sw.gone != nil {
+		sw.gone()
+	}
 }
 
 // done ends the stream with "data: [DONE]".

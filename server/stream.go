@@ -97,18 +97,8 @@ func toWireError(err error) wireError {
 // failure before the first event is a JSON error like generate's; after
 // it, an error event and a finish with reason "error", status 200.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.agent(w, r)
+	a, req, ok := s.prepareRun(w, r)
 	if !ok {
-		return
-	}
-	body, e := s.readBody(w, r)
-	if e != nil {
-		writeRequestError(w, e)
-		return
-	}
-	req, e := decodeRunRequest(body)
-	if e != nil {
-		writeRequestError(w, e)
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
@@ -124,13 +114,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		s.writeRunError(w, r, err)
 		return
 	}
-	sw := openSSE(w, s.cfg.KeepAlive)
+	sw := openSSE(w, s.cfg.KeepAlive, cancel)
 	defer sw.close()
-	st := &streamState{sw: sw, agentID: a.ID(), messageID: memory.NewID(), runID: ev.RunID}
+	st := &streamState{sw: sw, agentID: a.ID(), messageID: memory.NewID(), runID: ev.RunID,
+		threadID: ev.ThreadID, resourceID: ev.ResourceID}
+	if m := a.Config().Model; m != nil {
+		st.modelName = m.Name()
+	}
 	for {
 		if err != nil {
 			st.fail(err)
 			break
+		}
+		if ev.Type == agent.EventRecovery {
+			s.logRecovery(r, a.ID(), st.runID, st.threadID, st.resourceID, ev.Recovery)
 		}
 		if !st.event(ev) {
 			cancel()
@@ -145,11 +142,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 
 // streamState turns agent events into Mastra's chunks.
 type streamState struct {
-	sw                        *sseWriter
-	agentID, messageID, runID string
-	textOpen                  bool
-	textN                     int
-	stepText                  string
+	sw                                              *sseWriter
+	agentID, messageID, runID, threadID, resourceID string
+	modelName                                       string
+	textOpen                                        bool
+	textN                                           int
+	stepText                                        string
+	// stepFinish is the last step's step-finish, held until the next
+	// event: when that is the finish, the step-finish gets the same
+	// metadata (response id and model), which only the finish's result
+	// carries.
+	stepFinish *finishPayload
 }
 
 func (st *streamState) send(typ string, payload any) bool {
@@ -166,9 +169,22 @@ func (st *streamState) closeText() bool {
 
 func (st *streamState) textID() string { return "txt-" + strconv.Itoa(st.textN) }
 
+// flushStepFinish sends the step-finish held back, if any.
+func (st *streamState) flushStepFinish() bool {
+	p := st.stepFinish
+	if p == nil {
+		return true
+	}
+	st.stepFinish = nil
+	return st.send("step-finish", *p)
+}
+
 // event sends the chunks of one agent event; false means the client is
 // gone.
 func (st *streamState) event(ev agent.Event) bool {
+	if ev.Type != agent.EventFinish && !st.flushStepFinish() {
+		return false
+	}
 	switch ev.Type {
 	case agent.EventStart:
 		return st.send("start", startPayload{ID: st.agentID, MessageID: st.messageID})
@@ -202,11 +218,15 @@ func (st *streamState) event(ev agent.Event) bool {
 			Error:  toWireError(ev.Err)})
 	case agent.EventStepFinish:
 		st.stepText = ev.Text
-		return st.closeText() && st.send("step-finish", finishPayload{
+		// The step's own response id is not known here: a step followed
+		// by another keeps only the model's name.
+		st.stepFinish = &finishPayload{
 			MessageID:  st.messageID,
 			StepResult: stepResult{Reason: ev.FinishReason, IsContinued: ev.FinishReason == keel.FinishToolCalls},
 			Output:     stepOutput{Text: ev.Text, ToolCalls: []wireChunk{}, Usage: toWireUsage(ev.Usage)},
-		})
+			Metadata:   finishMetadata{ModelID: st.modelName},
+		}
+		return st.closeText()
 	case agent.EventFinish:
 		p := finishPayload{MessageID: st.messageID, StepResult: stepResult{Reason: ev.FinishReason},
 			Output: stepOutput{Text: st.stepText, ToolCalls: []wireChunk{}, Usage: toWireUsage(ev.Usage)}}
@@ -218,7 +238,10 @@ func (st *streamState) event(ev agent.Event) bool {
 				p.Output.ToolCalls = append(p.Output.ToolCalls, toolCallChunk(st.runID, c))
 			}
 		}
-		return st.closeText() && st.send("finish", p)
+		if st.stepFinish != nil {
+			st.stepFinish.Metadata = p.Metadata
+		}
+		return st.closeText() && st.flushStepFinish() && st.send("finish", p)
 	}
 	return true
 }
@@ -228,7 +251,7 @@ func (st *streamState) event(ev agent.Event) bool {
 func (st *streamState) fail(err error) {
 	p := finishPayload{MessageID: st.messageID, StepResult: stepResult{Reason: keel.FinishError},
 		Output: stepOutput{ToolCalls: []wireChunk{}}}
-	_ = st.closeText() &&
+	_ = st.closeText() && st.flushStepFinish() &&
 		st.send("error", errorPayload{Error: toWireError(err)}) &&
 		st.send("step-finish", p) &&
 		st.send("finish", p)

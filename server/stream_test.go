@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -30,6 +31,10 @@ type finishP struct {
 			InputTokens, OutputTokens, TotalTokens int
 		} `json:"usage"`
 	} `json:"output"`
+	Metadata struct {
+		ID      string `json:"id"`
+		ModelID string `json:"modelId"`
+	} `json:"metadata"`
 }
 
 func TestStreamText(t *testing.T) {
@@ -70,6 +75,11 @@ func TestStreamText(t *testing.T) {
 		fin.Output.Usage.InputTokens != googletest.InputTokens {
 		t.Errorf("Got(finish) = %+v; want reason stop, the text, the start's message id and usage", fin)
 	}
+	// step-finish carries the same response id and model as finish.
+	step := payload[finishP](t, events[len(events)-2])
+	if fin.Metadata.ID != googletest.ResponseID || fin.Metadata.ModelID != googletest.ModelVersion || step.Metadata != fin.Metadata {
+		t.Errorf("Got(metadata) step-finish %+v, finish %+v; want both {%s %s}", step.Metadata, fin.Metadata, googletest.ResponseID, googletest.ModelVersion)
+	}
 	stored := storedMessages(t, e.mem, "user-1", "t-s")
 	if len(stored) != 2 || stored[1].Text() != "Hello from the mock model." {
 		t.Errorf("Got(stored) = %d messages; want question and answer", len(stored))
@@ -107,6 +117,15 @@ func TestStreamToolCall(t *testing.T) {
 	step := payload[finishP](t, events[9])
 	if step.StepResult.Reason != "tool-calls" || !step.StepResult.IsContinued {
 		t.Errorf("Got(first step-finish) = %+v; want tool-calls, continued", step.StepResult)
+	}
+	// The first step's own response id is not known to the stream; its
+	// model is. The last step-finish has the finish's metadata.
+	if step.Metadata.ModelID != "scripted" {
+		t.Errorf("Got(first step-finish metadata) = %+v; want model scripted", step.Metadata)
+	}
+	last, fin := payload[finishP](t, events[len(events)-2]), payload[finishP](t, events[len(events)-1])
+	if last.Metadata != fin.Metadata {
+		t.Errorf("Got(last step-finish metadata) = %+v; want the finish's %+v", last.Metadata, fin.Metadata)
 	}
 }
 
@@ -211,32 +230,42 @@ func TestStreamRetryEvent(t *testing.T) {
 	}
 }
 
-// Long quiet streams get keep-alive comments.
+// Long quiet streams get keep-alive comments: the model answers only once
+// the client has seen one.
 func TestStreamKeepAlive(t *testing.T) {
+	pinged := make(chan struct{})
 	model := keeltest.NewModel(keeltest.Reply{Respond: func(*keel.Request) keeltest.Reply {
-		time.Sleep(120 * time.Millisecond)
+		<-pinged
 		return keeltest.Reply{Text: "late"}
 	}})
 	e := newEnv(t, envOptions{model: model, config: func(c *server.Config) { c.KeepAlive = 20 * time.Millisecond }})
 	resp := e.send("POST", "/api/agents/support/stream", `{"messages":"go"}`)
 	defer resp.Body.Close()
-	events, pings := parseSSE(t, must(io.ReadAll(resp.Body)))
+	var body []byte
+	closed := false
+	for b := range readBlocks(resp.Body) {
+		if b == ": ping" && !closed {
+			close(pinged)
+			closed = true
+		}
+		body = append(append(body, b...), "\n\n"...)
+	}
+	events, pings := parseSSE(t, body)
 	if pings == 0 {
-		t.Errorf("Got(pings) = 0; want keep-alives during a 120 ms silence")
+		t.Errorf("Got(pings) = 0; want keep-alives while the model is silent")
 	}
 	if got := types(events); got != "start step-start text-start text-delta text-end step-finish finish" {
 		t.Errorf("Got(events) = %s", got)
 	}
 }
 
-// A client that goes away stops the run.
+// A client that goes away stops the run: the model's call sees its
+// context end, nothing of the reply is stored, and the request is logged
+// as the client closing it.
 func TestStreamClientGoesAway(t *testing.T) {
-	release := make(chan struct{})
-	model := keeltest.NewModel(keeltest.Reply{Respond: func(*keel.Request) keeltest.Reply {
-		<-release
-		return keeltest.Reply{Text: "too late"}
-	}})
-	e := newEnv(t, envOptions{model: model})
+	model := newBlockingModel()
+	logs := newLogSink()
+	e := newEnv(t, envOptions{model: model, config: func(c *server.Config) { c.Logger = logs.logger() }})
 	ctx, cancel := context.WithCancel(context.Background())
 	req := must(http.NewRequestWithContext(ctx, "POST", e.srv.URL+"/api/agents/support/stream", strings.NewReader(`{"messages":"go","memory":{"thread":"t","resource":"r"}}`)))
 	resp, err := e.srv.Client().Do(req)
@@ -247,14 +276,17 @@ func TestStreamClientGoesAway(t *testing.T) {
 	if b := <-blocks; !strings.Contains(b, `"type":"start"`) {
 		t.Fatalf("Got(first block) = %q; want start", b)
 	}
+	waitFor(t, "model call", model.started)
 	cancel()
 	resp.Body.Close()
-	time.Sleep(100 * time.Millisecond) // for the server to see the connection go
-	close(release)
+	waitFor(t, "model call to see the client go", model.ended)
 	for range blocks {
 	}
-	// The run saw its context end: the reply is never stored.
-	time.Sleep(300 * time.Millisecond)
+	// The line is written once the handler returned: the run is over.
+	line := logs.wait(t, "request", func(a map[string]slog.Value) bool { return a["path"].String() == "/api/agents/support/stream" })
+	if got := intAttr(line, "status"); got != server.StatusClientClosed {
+		t.Errorf("Got(logged status) = %d; want %d, the client closed the request", got, server.StatusClientClosed)
+	}
 	if got := storedMessages(t, e.mem, "r", "t"); len(got) != 1 {
 		t.Errorf("Got(stored) = %d messages; want only the question", len(got))
 	}
