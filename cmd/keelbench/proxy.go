@@ -37,13 +37,15 @@ func (f *forwarder) Close() { f.srv.Close() }
 
 func (f *forwarder) serve(w http.ResponseWriter, r *http.Request) {
 	// One buffer of the body's size, as keel reads it.
-	body := make([]byte, 0, max(r.ContentLength, 0)+1)
-	body, err := readFull(body, r.Body)
-	if err != nil {
+	var body bytes.Buffer
+	if r.ContentLength > 0 {
+		body.Grow(int(r.ContentLength) + bytes.MinRead)
+	}
+	if _, err := body.ReadFrom(r.Body); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	resp, err := f.client.Post(f.target+r.URL.Path, "application/json", bytes.NewReader(body))
+	resp, err := f.client.Post(f.target+r.URL.Path, "application/json", &body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -52,21 +54,4 @@ func (f *forwarder) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", resp.Header.Get("Content-Type"))
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
-}
-
-// readFull appends everything r holds to b.
-func readFull(b []byte, r io.Reader) ([]byte, error) {
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
 }
