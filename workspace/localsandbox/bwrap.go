@@ -113,37 +113,50 @@ func runProbe(bin string, u runAs) (bwrapInfo, error) {
 	// every command would have.
 	l := Limits{}.withDefaults()
 	lims := rlimits(l, enforcement(l, &cgroups{}, true, u.dedicated, info.noRlimits))
-	inv, err := newInvocation(info, u, l, "")
+	inv, err := newInvocation(info, u, l, "", false)
 	if err != nil {
 		return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: err.Error(), Hint: namespaceHint, Err: err}
 	}
 	defer inv.close()
+	if reason, err := tryInvocation(ctx, info, inv, lims); err != nil {
+		return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: "bubblewrap cannot isolate commands here: " + reason, Hint: namespaceHint, Err: err}
+	}
+	return info, nil
+}
+
+// tryInvocation runs "exit 0" through inv, as every command runs, and
+// returns what went wrong, in bwrap's words when it said something.
+func tryInvocation(ctx context.Context, info bwrapInfo, inv *invocation, lims map[int]uint64) (string, error) {
 	name, args := info.command(lims, "exit 0")
 	cmd := exec.CommandContext(ctx, name, args...)
 	inv.prepare(cmd, commandEnv(HomeDir, nil))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	err = cmd.Start()
+	err := cmd.Start()
 	if err == nil {
 		inv.started()
 		if info.prlimit == "" {
 			err = setRlimits(cmd.Process.Pid, lims)
 		}
 		if err == nil {
+			err = inv.mount(cmd.Process.Pid)
+		}
+		if err == nil {
 			err = inv.sendArgs()
+		} else {
+			killGroup(cmd.Process.Pid)
 		}
 		if werr := cmd.Wait(); err == nil {
 			err = werr
 		}
 	}
-	if err != nil {
-		reason := strings.TrimSpace(stderr.String())
-		if reason == "" {
-			reason = err.Error()
-		}
-		return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: "bubblewrap cannot isolate commands here: " + reason, Hint: namespaceHint, Err: err}
+	if err == nil {
+		return "", nil
 	}
-	return info, nil
+	if reason := strings.TrimSpace(stderr.String()); reason != "" {
+		return reason, err
+	}
+	return err.Error(), err
 }
 
 // namespaceHint is what to do when bwrap is there but fails.
@@ -204,10 +217,11 @@ var systemArgs = sync.OnceValue(func() []string {
 })
 
 // bwrapOptions are bwrap's options for a command in the sandbox kept in
-// dir ("" for a tmpfs, as the probe uses). They reach bwrap through a pipe
-// (--args), never its command line, which holds only the command: so
-// /proc/*/cmdline inside shows no host path.
-func bwrapOptions(info bwrapInfo, l Limits, dir string, dataFDs [2]int) []string {
+// dir ("" for a tmpfs, as the probe uses), which keel mounts at
+// mountPoint for bwrap when mounted is set (see mountInto). They reach
+// bwrap through a pipe (--args), never its command line, which holds only
+// the command: so /proc/*/cmdline inside shows no host path.
+func bwrapOptions(info bwrapInfo, l Limits, dir string, mounted bool, dataFDs [2]int) []string {
 	args := []string{
 		// Every namespace: no network but loopback, a process tree of its
 		// own, no host IPC, its own hostname; a user namespace whose only
@@ -245,9 +259,12 @@ func bwrapOptions(info bwrapInfo, l Limits, dir string, dataFDs [2]int) []string
 		args = append(args, "--size", strconv.FormatInt(l.Memory, 10))
 	}
 	args = append(args, "--tmpfs", "/tmp")
-	if dir == "" {
+	switch {
+	case dir == "":
 		args = append(args, "--tmpfs", HomeDir)
-	} else {
+	case mounted:
+		args = append(args, "--bind", mountPoint, HomeDir)
+	default:
 		args = append(args, "--bind", dir, HomeDir)
 	}
 	// The sandbox's directory, /tmp and /dev/shm are the only places a
@@ -280,18 +297,25 @@ func hasCapability(c int) bool {
 // and the files it copies in travel through pipes it inherits as fds 3,
 // 4 and 5.
 type invocation struct {
-	user  runAs
-	opts  []string
-	argsR *os.File
-	argsW *os.File
-	dataR [2]*os.File
+	user runAs
+	// mountDir is the sandbox's directory when keel mounts it for bwrap
+	// (see mountInto); "" when bwrap binds it by its path.
+	mountDir string
+	opts     []string
+	argsR    *os.File
+	argsW    *os.File
+	dataR    [2]*os.File
 }
 
-// newInvocation makes the pipes for running a command in dir as user u.
-// The data files sit in their pipes before bwrap starts; the options are
-// written once it runs (see sendArgs).
-func newInvocation(info bwrapInfo, u runAs, l Limits, dir string) (*invocation, error) {
+// newInvocation makes the pipes for running a command in dir as user u,
+// with dir mounted by keel for bwrap when mounted is set. The data files
+// sit in their pipes before bwrap starts; the options are written once it
+// runs (see sendArgs).
+func newInvocation(info bwrapInfo, u runAs, l Limits, dir string, mounted bool) (*invocation, error) {
 	inv := &invocation{user: u}
+	if mounted {
+		inv.mountDir = dir
+	}
 	var err error
 	if inv.argsR, inv.argsW, err = os.Pipe(); err != nil {
 		return nil, err
@@ -310,7 +334,7 @@ func newInvocation(info bwrapInfo, u runAs, l Limits, dir string) (*invocation, 
 			return nil, err
 		}
 	}
-	inv.opts = bwrapOptions(info, l, dir, [2]int{4, 5})
+	inv.opts = bwrapOptions(info, l, dir, mounted, [2]int{4, 5})
 	return inv, nil
 }
 
@@ -322,6 +346,21 @@ func (inv *invocation) prepare(cmd *exec.Cmd, env []string) {
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{inv.argsR, inv.dataR[0], inv.dataR[1]}
 	cmd.SysProcAttr = inv.user.sysProcAttr()
+	if inv.mountDir != "" {
+		// Unshared while the child is still root, before it becomes the
+		// dedicated user: the namespace is root's, so keel may mount in
+		// it, and the child cannot. Go makes its mounts private.
+		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
+	}
+}
+
+// mount mounts the sandbox for the bwrap process pid, waiting for its
+// options, when keel does that (see mountInto).
+func (inv *invocation) mount(pid int) error {
+	if inv.mountDir == "" {
+		return nil
+	}
+	return mountInto(pid, inv.mountDir)
 }
 
 // started closes the pipe ends the child now holds.

@@ -55,7 +55,7 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 		err error
 	)
 	if s.mode == modeIsolated {
-		if inv, err = newInvocation(s.bwrap, s.user, s.opts.Limits, s.dir); err != nil {
+		if inv, err = newInvocation(s.bwrap, s.user, s.opts.Limits, s.dir, s.mounted); err != nil {
 			return nil, fmt.Errorf("localsandbox: run command: %w", err)
 		}
 		defer inv.close()
@@ -96,6 +96,9 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 	if inv != nil {
 		inv.started()
 		err = s.confine(cmd.Process.Pid, g)
+		if err == nil {
+			err = inv.mount(cmd.Process.Pid)
+		}
 		if err == nil {
 			err = inv.sendArgs()
 		}

@@ -43,12 +43,22 @@
 // command's standard streams are given to the same user, so that opening
 // /dev/stdout works.
 //
-// bubblewrap resolves the sandbox's path as the user it runs as, so the
-// dedicated user must be able to enter every directory above a sandbox.
-// Where it cannot (a sandbox root under /root, mode 0700), that sandbox's
-// commands are off, with an [*IsolationError] saying which directory stops
-// it and what to do (keep the sandboxes elsewhere, or give the user
-// search access with an ACL); its files still work.
+// bubblewrap resolves the path of what it binds as the user it runs as,
+// with realpath(3), even for --bind-fd (it turns /proc/self/fd/N back
+// into the path it names), so the dedicated user would have to enter
+// every directory above a sandbox. Where it cannot, as for sandboxes kept
+// under /root (mode 0700) by "cd /root/app && keel serve", keel mounts
+// the sandbox for bwrap: bwrap starts in a mount namespace of its own,
+// unshared while it is still root, and while it waits for its options
+// keel, as root, binds the sandbox's directory onto /tmp in that
+// namespace, which bwrap then binds at /home/user. The host's mounts do
+// not change, and the namespace goes with bwrap; [Status].Mounted says
+// so. That needs CAP_SYS_ADMIN, which root in a container may lack: then
+// that sandbox's commands are off, with an [*IsolationError] saying which
+// directory stops the user and what to do (keep the sandboxes elsewhere,
+// or give the user search access with an ACL); its files still work.
+// Unisolated commands start in the sandbox's directory by its path, so
+// there it is always the latter.
 //
 // # Limits
 //

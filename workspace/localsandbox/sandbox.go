@@ -100,9 +100,12 @@ type Sandbox struct {
 	mode  mode
 	bwrap bwrapInfo
 	off   error // why commands cannot run, in modeOff
-	enf   Enforcement
-	env   []string
-	cg    *cgroups
+	// mounted: keel mounts the directory for bwrap, whose user cannot
+	// walk down to it (see mountInto).
+	mounted bool
+	enf     Enforcement
+	env     []string
+	cg      *cgroups
 }
 
 // mode is how a sandbox runs commands.
@@ -158,7 +161,7 @@ func New(dir string, opts Options) (*Sandbox, error) {
 		s.off = perr
 	}
 	if s.mode != modeOff {
-		if s.off = s.user.reach(abs, info.bin); s.off != nil {
+		if s.mounted, s.off = reachOrMount(info, s.user, abs, s.mode == modeIsolated); s.off != nil {
 			s.mode = modeOff
 		}
 	}

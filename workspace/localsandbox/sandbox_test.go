@@ -3,6 +3,7 @@ package localsandbox_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -195,9 +196,10 @@ func TestDedicatedUser(t *testing.T) {
 	}
 }
 
-// TestDedicatedUserCannotReach: a sandbox under a directory the dedicated
-// user cannot enter keeps its files, and its commands say what to do.
-func TestDedicatedUserCannotReach(t *testing.T) {
+// closedDir returns a directory of root's that no other user may enter,
+// as /root is: keel run as root from /root/app keeps its sandboxes there.
+func closedDir(t *testing.T) string {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("only root hands sandboxes to a dedicated user; CI runs as root")
 	}
@@ -206,19 +208,97 @@ func TestDedicatedUserCannotReach(t *testing.T) {
 	if err := os.Mkdir(closed, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	return closed
+}
+
+// TestDedicatedUserBelowClosedDir: a sandbox under a directory the
+// dedicated user cannot enter runs its commands all the same, isolated,
+// keel mounting it for bubblewrap; the host's mounts do not change.
+func TestDedicatedUserBelowClosedDir(t *testing.T) {
+	closed := closedDir(t)
+	mountsBefore := hostMounts(t)
 	sb, err := localsandbox.New(filepath.Join(closed, "sb"), localsandbox.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sb.WriteFile(context.Background(), "a.txt", []byte("kept")); err != nil {
-		t.Errorf("Got(WriteFile) error %v; want files to work", err)
+	st := sb.Status()
+	if !sb.Isolated() || st.Off != nil || !st.Mounted {
+		t.Fatalf("Got(status) = %+v; want commands isolated, the sandbox mounted by keel", st)
 	}
-	_, err = sb.RunCommand(context.Background(), workspace.Command{Line: "true"})
-	var ie *localsandbox.IsolationError
-	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "cannot enter "+closed) || !strings.Contains(err.Error(), "setfacl -m u:2100000000:x "+closed) {
-		t.Errorf("Got(RunCommand) error %v; want one naming %s and how to let the user through", err, closed)
+	ctx := context.Background()
+	if err := sb.WriteFile(ctx, "in.txt", []byte("from keel")); err != nil {
+		t.Fatal(err)
 	}
-	if w := localsandbox.Check(closed, localsandbox.Options{}).Warning(); !strings.Contains(w, "cannot enter "+closed) {
+	res := run(t, sb, "id -u; pwd; cat in.txt; echo from-command > out.txt; ls -A /tmp | wc -l")
+	if got := string(res.Stdout); got != "1000\n/home/user\nfrom keel0\n" {
+		t.Errorf("Got(stdout) = %q, stderr %q; want uid 1000 in /home/user reading keel's file, an empty /tmp", got, res.Stderr)
+	}
+	fi, err := os.Stat(filepath.Join(closed, "sb", "out.txt"))
+	if err != nil {
+		t.Fatalf("Got(stat of the command's file on the host) error %v; want it written in the sandbox", err)
+	}
+	if uid := fi.Sys().(*syscall.Stat_t).Uid; uid != localsandbox.DefaultUID {
+		t.Errorf("Got(owner of the command's file) = %d; want the dedicated user %d", uid, localsandbox.DefaultUID)
+	}
+	if after := hostMounts(t); after != mountsBefore {
+		t.Errorf("Got(host mounts after the command) = %d; want %d, unchanged", after, mountsBefore)
+	}
+	check := localsandbox.Check(closed, localsandbox.Options{})
+	if check.Warning() != "" || !check.Mounted || !strings.Contains(check.String(), "mounted for it by keel") {
+		t.Errorf("Got(Check) = %q, warning %q; want isolated commands, the sandboxes mounted by keel", check.String(), check.Warning())
+	}
+}
+
+// hostMounts counts the mounts of keel's own mount namespace.
+func hostMounts(t *testing.T) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(b), "\n")
+}
+
+// TestDedicatedUserCannotReach: where keel cannot mount a sandbox the
+// dedicated user cannot reach for bubblewrap, or commands run without it,
+// the sandbox keeps its files and its commands say what to do.
+func TestDedicatedUserCannotReach(t *testing.T) {
+	closed := closedDir(t)
+	// A user of its own, whose mount probe no other test has cached.
+	const uid = 2100000123
+	restore := localsandbox.SetMountPoint("/nonexistent-mount-point")
+	defer restore()
+	unmountable, err := localsandbox.New(filepath.Join(closed, "sb"), localsandbox.Options{UID: uid, GID: uid})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unisolated, err := localsandbox.New(filepath.Join(closed, "sb2"), localsandbox.Options{
+		AllowUnisolated: true, BwrapPath: "/nonexistent/bwrap", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		sb   *localsandbox.Sandbox
+		uid  int
+		want string
+	}{
+		{"mount fails", unmountable, uid, "keel cannot mount the sandbox for it"},
+		{"unisolated", unisolated, localsandbox.DefaultUID, "cannot enter"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := tc.sb.WriteFile(context.Background(), "a.txt", []byte("kept")); err != nil {
+				t.Errorf("Got(WriteFile) error %v; want files to work", err)
+			}
+			_, err := tc.sb.RunCommand(context.Background(), workspace.Command{Line: "true"})
+			var ie *localsandbox.IsolationError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), "cannot enter "+closed) || !strings.Contains(err.Error(), tc.want) ||
+				!strings.Contains(err.Error(), fmt.Sprintf("setfacl -m u:%d:x %s", tc.uid, closed)) {
+				t.Errorf("Got(RunCommand) error %v; want one naming %s, saying %q, and how to let the user through", err, closed, tc.want)
+			}
+		})
+	}
+	if w := localsandbox.Check(closed, localsandbox.Options{UID: uid, GID: uid}).Warning(); !strings.Contains(w, "cannot enter "+closed) {
 		t.Errorf("Got(Check warning) %q; want it to say the sandbox root cannot be reached", w)
 	}
 }

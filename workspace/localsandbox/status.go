@@ -21,6 +21,10 @@ type Status struct {
 	// Dedicated reports that UID and GID are the dedicated user of a keel
 	// running as root, rather than keel's own.
 	Dedicated bool
+	// Mounted reports that the dedicated user cannot walk down to the
+	// sandboxes, so keel mounts each one for bubblewrap in a mount
+	// namespace of bwrap's own.
+	Mounted bool
 	// Limits are the sandbox's limits, defaults filled in.
 	Limits Limits
 	// Enforcement says how each limit is enforced.
@@ -35,6 +39,7 @@ func (s *Sandbox) Status() Status {
 		UID:         s.user.uid,
 		GID:         s.user.gid,
 		Dedicated:   s.user.dedicated,
+		Mounted:     s.mounted,
 		Limits:      s.opts.Limits,
 		Enforcement: s.enf,
 	}
@@ -71,7 +76,7 @@ func Check(root string, opts Options) Status {
 		st.Off = err
 	}
 	if st.Off == nil {
-		if st.Off = u.reach(abs, info.bin); st.Off != nil {
+		if st.Mounted, st.Off = reachOrMount(info, u, abs, st.Isolated); st.Off != nil {
 			st.Isolated = false
 		}
 	}
@@ -87,6 +92,9 @@ func (st Status) String() string {
 		return st.Off.Error()
 	case st.Isolated:
 		fmt.Fprintf(&b, "localsandbox: sandbox commands run isolated by bubblewrap as uid %d (uid %d inside)", st.UID, InsideUID)
+		if st.Mounted {
+			b.WriteString(", each sandbox mounted for it by keel since that user cannot enter a directory above them")
+		}
 	default:
 		fmt.Fprintf(&b, "localsandbox: sandbox commands run UNISOLATED as uid %d: they see the whole machine, its files and its network", st.UID)
 	}

@@ -1,0 +1,11 @@
+package localsandbox
+
+// SetMountPoint makes keel mount the sandboxes the dedicated user cannot
+// reach at p, so that a test can make that mount fail; restore puts the
+// default back. Probes are cached per user: give the sandboxes of such a
+// test a user of their own.
+func SetMountPoint(p string) (restore func()) {
+	old := mountPoint
+	mountPoint = p
+	return func() { mountPoint = old }
+}
