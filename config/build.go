@@ -52,6 +52,10 @@ type BuildOptions struct {
 	BwrapPath string
 	// Logger receives the agents' logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Agent, when not empty, builds only the agent with that ID, as a
+	// command that runs one agent needs; [Built].Agents then holds it
+	// alone. No agent with that ID is an error.
+	Agent string
 }
 
 // Built is what [File.Build] made.
@@ -76,15 +80,17 @@ var ErrNoModel = errors.New("config: no model configured: set KEEL_MODEL=provide
 	"GOOGLE_GENERATIVE_AI_API_KEY, then start keel again")
 
 // Build makes the file's agents: models resolved, tools and sandboxes
-// attached, processors configured. Sandboxes whose commands bubblewrap
-// cannot isolate do not stop it: their files work, their commands are off
-// (or unisolated, when the agent or opts allow it), and Warnings says so
-// once.
+// attached, processors configured. An agent gets a sandbox when a tool
+// or its fileUpload reaches it (and not with sandbox: none). Sandboxes
+// whose commands bubblewrap cannot isolate do not stop it: their files
+// work, their commands are off (or unisolated, when the agent or opts
+// allow it), and Warnings says so once. Warnings also holds the file's
+// own ([File.Warnings]).
 func (f *File) Build(opts BuildOptions) (*Built, error) {
 	if opts.ResolveModel == nil {
 		return nil, errors.New("config: build: BuildOptions.ResolveModel is required")
 	}
-	if err := f.validate(nil); err != nil {
+	if err := f.validate(f.root); err != nil {
 		return nil, err
 	}
 	if opts.SandboxRoot == "" {
@@ -94,15 +100,29 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	// Sandboxes are made on a run's first need; a root that cannot be
-	// made is a mistake to report now.
-	if err := os.MkdirAll(opts.SandboxRoot, 0o755); err != nil {
-		return nil, fmt.Errorf("config: sandbox root: %w", err)
+	chosen := make([]int, 0, len(f.Agents))
+	for i, a := range f.Agents {
+		if opts.Agent == "" || a.ID == opts.Agent {
+			chosen = append(chosen, i)
+		}
 	}
-	out := &Built{}
+	if len(chosen) == 0 {
+		return nil, fmt.Errorf("config: build: no agent %q", opts.Agent)
+	}
+	out := &Built{Warnings: f.Warnings()}
 	var sandboxes sandboxLines
-	for _, a := range f.Agents {
-		cfg, warns, err := f.agentConfig(a, opts, logger)
+	rootMade := false
+	for _, i := range chosen {
+		a := f.Agents[i]
+		if a.hasSandbox() && !rootMade {
+			// Sandboxes are made on a run's first need; a root that
+			// cannot be made is a mistake to report now.
+			if err := os.MkdirAll(opts.SandboxRoot, 0o755); err != nil {
+				return nil, fmt.Errorf("config: sandbox root: %w", err)
+			}
+			rootMade = true
+		}
+		cfg, warns, err := f.agentConfig(i, opts, logger)
 		if err != nil {
 			return nil, err
 		}
@@ -112,24 +132,37 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 		}
 		out.Agents = append(out.Agents, ag)
 		out.Warnings = append(out.Warnings, warns...)
-		sandboxes.add(a.ID, sandboxStatus(a, opts))
+		if a.hasSandbox() {
+			sandboxes.add(a.ID, sandboxStatus(a, opts))
+		}
 	}
-	warns, info := sandboxes.lines(len(f.Agents))
+	warns, info := sandboxes.lines(len(chosen))
 	out.Warnings = append(out.Warnings, warns...)
 	out.Info = info
 	return out, nil
 }
 
-func (f *File) agentConfig(a Agent, opts BuildOptions, logger *slog.Logger) (agent.Config, []string, error) {
+// hasSandbox reports whether the agent gets a sandbox: a tool or its
+// fileUpload reaches it, and it does not say sandbox: none. Every tool
+// keel.yaml can name works in the sandbox.
+func (a Agent) hasSandbox() bool {
+	return !a.Sandbox.None && (len(a.Tools) > 0 || a.FileUpload != nil)
+}
+
+func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent.Config, []string, error) {
+	a := f.Agents[i]
 	var warns []string
-	model, warn, err := resolveModel(a, opts)
+	model, warn, err := f.resolveModel(i, opts)
 	if err != nil {
 		return agent.Config{}, nil, err
 	}
 	if warn != "" {
 		warns = append(warns, warn)
 	}
-	ws := sandboxOf(a, opts)
+	var ws *workspace.Workspace
+	if a.hasSandbox() {
+		ws = sandboxOf(a, opts)
+	}
 	cfg := agent.Config{
 		ID:                  a.ID,
 		Name:                a.Name,
@@ -154,12 +187,22 @@ func (f *File) agentConfig(a Agent, opts BuildOptions, logger *slog.Logger) (age
 			MaxRetries: r.MaxRetries, Delay: r.Delay,
 		}))
 	}
+	if a.FileUpload != nil {
+		fu, err := a.FileUpload.processor(ws)
+		if err != nil {
+			return agent.Config{}, nil, fmt.Errorf("config: agent %s: file upload: %w", a.ID, err)
+		}
+		cfg.InputProcessors = append(cfg.InputProcessors, fu)
+	}
 	return cfg, warns, nil
 }
 
-// resolveModel returns the agent's model, or an [UnavailableModel] and a
-// warning when it has none it can use.
-func resolveModel(a Agent, opts BuildOptions) (keel.Model, string, error) {
+// resolveModel returns the model of agent i, or an [UnavailableModel]
+// and a warning when it has none it can use. A model the resolver
+// refuses outright (an unknown provider) is an [*Error] at the agent's
+// model line when the file names it.
+func (f *File) resolveModel(i int, opts BuildOptions) (keel.Model, string, error) {
+	a := f.Agents[i]
 	name := a.Model
 	if name == "" {
 		name = opts.DefaultModel
@@ -177,8 +220,11 @@ func resolveModel(a Agent, opts BuildOptions) (keel.Model, string, error) {
 	case errors.Is(err, ErrModelUnavailable):
 		return &UnavailableModel{Model: name, Err: err},
 			fmt.Sprintf("agent %s cannot use %s and will answer every call with an error: %v", a.ID, name, err), nil
+	case err != nil && a.Model != "":
+		return nil, "", &Error{File: f.path, Line: lineOf(f.root, "agents", i, "model"), Field: fmt.Sprintf("agents[%d].model", i),
+			Message: fmt.Sprintf("%q: %v", a.Model, err)}
 	case err != nil:
-		return nil, "", fmt.Errorf("config: agent %s: model %s: %w", a.ID, name, err)
+		return nil, "", fmt.Errorf("config: agent %s: default model %q: %w", a.ID, name, err)
 	}
 	return m, "", nil
 }

@@ -2,6 +2,8 @@ package config
 
 import (
 	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 // DefaultFile is the configuration file keel looks for in the working
@@ -44,6 +46,9 @@ type File struct {
 	// path names the file in error messages; "" for a file not read from
 	// disk.
 	path string
+	// root is the parsed document, for the lines of mistakes found after
+	// parsing (such as an unknown provider); nil for a File built in code.
+	root *yaml.Node
 }
 
 // Path returns the path the file was loaded from, or "" when it was
@@ -66,10 +71,17 @@ type Agent struct {
 	// key is set).
 	Model string `yaml:"model"`
 	// Tools are the sandbox tools the model may call, by name:
-	// run_command, read_file and list_files.
+	// run_command, read_file and list_files. An agent without any has no
+	// sandbox unless FileUpload is set: a file the model refuses then
+	// becomes a placeholder, not a note about a sandbox it cannot reach.
 	Tools []string `yaml:"tools"`
-	// Sandbox says which runs share a sandbox.
+	// Sandbox says which runs share a sandbox, or, written "sandbox:
+	// none", that the agent has none.
 	Sandbox Sandbox `yaml:"sandbox"`
+	// FileUpload, when set, puts the user's files it chooses into the
+	// agent's sandbox before the model sees them (the file-upload
+	// processor); nil leaves files in the prompt.
+	FileUpload *FileUpload `yaml:"fileUpload"`
 	// ErrorProcessorDefaults turns the default error processors
 	// (prefill-error-handler, unsupported-file-handler,
 	// stream-error-retry-processor) on or off; nil means on.
@@ -85,8 +97,13 @@ type Agent struct {
 }
 
 // Sandbox configures an agent's sandboxes, kept under the sandbox root
-// (--sandbox, default ./.keel/sandbox).
+// (--sandbox, default ./.keel/sandbox). In keel.yaml it is a mapping of
+// the fields below, or the word none.
 type Sandbox struct {
+	// None is set by "sandbox: none": the agent has no sandbox, so it may
+	// have no tool and no fileUpload, and a file the model refuses becomes
+	// a placeholder. The other fields are then zero.
+	None bool `yaml:"-"`
 	// Resolution is per-resource (the default: each user has their own),
 	// per-thread, or shared (one for every run).
 	Resolution string `yaml:"resolution"`
@@ -103,7 +120,15 @@ type Sandbox struct {
 	GID int `yaml:"gid"`
 	// Limits bound what each sandbox's commands may use.
 	Limits SandboxLimits `yaml:"limits"`
+
+	// written is set when keel.yaml gives the agent's sandbox settings,
+	// even empty ones, so that a sandbox no tool can reach is warned of.
+	written bool
 }
+
+// SandboxNone is how keel.yaml says that an agent has no sandbox:
+// "sandbox: none".
+const SandboxNone = "none"
 
 // SandboxLimits bound what each of an agent's sandboxes may use; a field
 // left out (or 0) keeps its default.

@@ -106,6 +106,14 @@ func TestParseErrors(t *testing.T) {
 		{"bad addr", "server: {addr: localhost}\nagents:\n  - id: a\n", 1, "write host:port"},
 		{"token in file", "server: {tokenEnv: 'secret token'}\nagents:\n  - id: a\n", 1, "not the token itself"},
 		{"negative body", "server: {maxBodyBytes: -5}\nagents:\n  - id: a\n", 1, "positive number of bytes"},
+		{"sandbox as other text", "agents:\n  - id: a\n    sandbox: off\n", 3, `got "off"; write none, or a mapping of resolution`},
+		{"tool without a sandbox", "agents:\n  - id: a\n    sandbox: none\n    tools:\n      - read_file\n", 5, "read_file works in the agent's sandbox, and this agent has sandbox: none"},
+		{"fileUpload without a sandbox", "agents:\n  - id: a\n    sandbox: none\n    fileUpload: {}\n", 4, "fileUpload puts files into the agent's sandbox"},
+		{"fileUpload as true", "agents:\n  - id: a\n    fileUpload: true\n", 3, "write a mapping of mediaTypes, extensions, maxSize"},
+		{"unknown fileUpload field", "agents:\n  - id: a\n    fileUpload: {types: [text/csv]}\n", 3, `unknown field "types"; the fields here are: mediaTypes, extensions, maxSize`},
+		{"bad media type", "agents:\n  - id: a\n    fileUpload:\n      mediaTypes:\n        - text/csv\n        - spreadsheets\n", 6, `fileUpload.mediaTypes[1]: "spreadsheets": write a media type`},
+		{"bad extension", "agents:\n  - id: a\n    fileUpload:\n      extensions: [xlsx, 'tar.gz']\n", 4, `fileUpload.extensions[1]: "tar.gz": write an extension`},
+		{"upload size over the limit", "agents:\n  - id: a\n    fileUpload:\n      maxSize: 11MiB\n", 4, "fileUpload.maxSize: 11534336 bytes: write a size up to 10MiB"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -18,12 +18,16 @@
 //	    instructions: You analyse data files with your tools.
 //	    model: google/gemini-2.5-flash   # empty: KEEL_MODEL, else the first provider with a key
 //	    tools: [run_command, read_file, list_files]
-//	    sandbox:
+//	    sandbox:                         # or: sandbox: none
 //	      resolution: per-resource       # per-thread, shared
 //	      allowUnisolated: false         # run commands without bubblewrap if it cannot run
 //	      uid: 2100000000                # who runs commands when keel runs as root
 //	      gid: 2100000000
 //	      limits: {processes: 256, memory: 1GiB, fileSize: 1GiB, disk: 2GiB, cpuTime: 10m}
+//	    fileUpload:                      # put the user's files in the sandbox before the model sees them
+//	      mediaTypes: [text/csv, image/*]
+//	      extensions: [xlsx, docx]
+//	      maxSize: 5MiB                  # at most 10MiB, the default
 //	    errorProcessorDefaults: true     # false turns the default error processors off
 //	    streamRetry: {maxRetries: 2, delay: 3s}
 //	    maxSteps: 5
@@ -32,11 +36,36 @@
 // Without a file, keel runs [Default]: one agent, "assistant", with the
 // three sandbox tools.
 //
+// # Sandboxes
+//
+// An agent has a sandbox only when something reaches it: one of its tools
+// (each of the three works in the sandbox) or its fileUpload. Without a
+// sandbox, a file the model refuses reaches it as a placeholder,
+// "[Attachment unavailable: NAME]", rather than a note about a sandbox it
+// could not open. "sandbox: none" says so outright, and then naming a
+// tool or fileUpload is a mistake. Sandbox settings that nothing reaches
+// are not a mistake but a warning ([File.Warnings]): such an agent gets
+// no sandbox.
+//
+// # File uploads
+//
+// fileUpload turns the file-upload processor on for the agent: the files
+// of the user's messages it chooses go to the sandbox before the model
+// sees them, and the model reads a note giving each one's path instead. A
+// file is chosen when its media type is one of mediaTypes ("image/*"
+// takes every image, "*/*" every file) or its extension one of
+// extensions; with neither list, "fileUpload: {}", every file is. Files
+// given by link or provider file ID stay in the prompt. A chosen file over
+// maxSize (default and most 10MiB) stops the turn with an error saying so,
+// before anything is stored.
+//
 // # Building
 //
 // [File.Build] resolves each agent's model through the caller's resolver,
 // gives it a workspace of sandboxes under one root directory (one per
-// resource by default, isolated by bubblewrap), and sets its processors.
+// resource by default, isolated by bubblewrap) when it has a sandbox, and
+// sets its processors. A model the resolver refuses outright, such as one
+// of an unknown provider, is an [*Error] at the line that names it.
 // An agent without a usable model gets an [UnavailableModel], which
 // answers every call with an error saying which variable to set, so that a
 // server still starts; [Built].Warnings says so, for the operator. Without

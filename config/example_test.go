@@ -30,7 +30,7 @@ agents:
 func ExampleParse_unknownField() {
 	_, err := config.Parse([]byte("agents:\n  - id: analyst\n    modle: google/gemini-2.5-flash\n"), "keel.yaml")
 	fmt.Println(err)
-	// Output: config: keel.yaml:3: unknown field "modle"; the fields here are: id, name, description, instructions, model, tools, sandbox, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries
+	// Output: config: keel.yaml:3: unknown field "modle"; the fields here are: id, name, description, instructions, model, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries
 }
 
 func ExampleFile_Build() {
@@ -80,4 +80,24 @@ func ExampleParseByteSize() {
 	// 1500000000 <nil>
 	// 4096 <nil>
 	// 0 "lots" is not a size: write bytes such as 1GiB, 512MiB, 1.5GB or 1048576
+}
+
+// An agent with no tool has no sandbox; sandbox settings that nothing
+// reaches are warned of, at their line.
+func ExampleFile_Warnings() {
+	f, err := config.Parse([]byte(`agents:
+  - id: writer
+    tools: []
+    sandbox: {resolution: per-thread}
+  - id: reader
+    sandbox: none
+`), "keel.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range f.Warnings() {
+		fmt.Println(w)
+	}
+	// Output: config: keel.yaml:4: agents[0].sandbox: agent writer has no tool and no fileUpload that reach its sandbox, so it gets none and a file the model refuses becomes a placeholder; give it a tool such as read_file, or write sandbox: none
 }

@@ -80,7 +80,7 @@ func Parse(data []byte, name string) (*File, error) {
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, syntaxError(name, err)
 	}
-	f := &File{path: name}
+	f := &File{path: name, root: &root}
 	if len(bytes.TrimSpace(data)) == 0 || root.Kind == 0 {
 		return nil, &Error{File: name, Message: "the file is empty: list at least one agent under agents:"}
 	}
@@ -103,10 +103,11 @@ var (
 	tagNames   = map[string]string{"str": "text", "int": "a number", "float": "a number", "bool": "true/false", "map": "a mapping", "seq": "a list", "null": "nothing"}
 	knownByTyp = map[string]string{
 		"File":          "agents, server",
-		"Agent":         "id, name, description, instructions, model, tools, sandbox, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries",
+		"Agent":         "id, name, description, instructions, model, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries",
 		"Sandbox":       "resolution, allowUnisolated, uid, gid, limits",
 		"SandboxLimits": "processes, memory, fileSize, disk, cpuTime",
 		"StreamRetry":   "maxRetries, delay",
+		"FileUpload":    "mediaTypes, extensions, maxSize",
 		"Server":        "addr, tokenEnv, maxBodyBytes",
 	}
 )

@@ -30,7 +30,8 @@ func TestBuildWithoutBubblewrap(t *testing.T) {
 		// A bwrap that is not there stands for a machine without it.
 		BwrapPath: filepath.Join(t.TempDir(), "no-bwrap"),
 	}
-	f := &config.File{Agents: []config.Agent{{ID: "a"}, {ID: "b"}}}
+	tools := []string{config.ToolRunCommand}
+	f := &config.File{Agents: []config.Agent{{ID: "a", Tools: tools}, {ID: "b", Tools: tools}}}
 	b, err := f.Build(opts)
 	if err != nil {
 		t.Fatalf("Got(Build without bwrap) error %v; want keel to start", err)
@@ -70,7 +71,7 @@ func TestBuildWithoutBubblewrap(t *testing.T) {
 // TestBuildSandboxInfo: with bubblewrap, one line says how commands are
 // isolated and limited, and the agent's limits reach its sandboxes.
 func TestBuildSandboxInfo(t *testing.T) {
-	f, err := config.Parse([]byte("agents:\n  - id: a\n    sandbox:\n      limits: {processes: 100, memory: 512MiB, fileSize: 10MB, disk: 1.5GiB, cpuTime: 2m}\n  - id: b\n"), "")
+	f, err := config.Parse([]byte("agents:\n  - id: a\n    tools: [run_command]\n    sandbox:\n      limits: {processes: 100, memory: 512MiB, fileSize: 10MB, disk: 1.5GiB, cpuTime: 2m}\n  - id: b\n    tools: [read_file]\n"), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,8 +54,18 @@ func (f *File) validate(root *yaml.Node) error {
 				add(fmt.Sprintf("agents[%d].tools[%d]", i, j), at("tools", j), "unknown tool %q; the tools are %s", t, strings.Join(toolNames, ", "))
 			case used[t]:
 				add(fmt.Sprintf("agents[%d].tools[%d]", i, j), at("tools", j), "%s is listed twice", t)
+			case a.Sandbox.None:
+				add(fmt.Sprintf("agents[%d].tools[%d]", i, j), at("tools", j), "%s works in the agent's sandbox, and this agent has sandbox: none; remove the tool, or the sandbox line", t)
 			}
 			used[t] = true
+		}
+		if u := a.FileUpload; u != nil {
+			if a.Sandbox.None {
+				add(field("fileUpload"), at("fileUpload"), "fileUpload puts files into the agent's sandbox, and this agent has sandbox: none; remove one of them")
+			}
+			u.validate(func(key string, path []any, format string, args ...any) {
+				add(field("fileUpload."+key), at(append([]any{"fileUpload"}, path...)...), format, args...)
+			})
 		}
 		switch a.Sandbox.Resolution {
 		case "", PerResource, PerThread, Shared:
