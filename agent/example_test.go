@@ -2,11 +2,14 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/workspace"
 )
 
 // A model that refuses a spreadsheet: the agent takes the file out of the
@@ -58,4 +61,33 @@ func ExampleAgent_Stream() {
 	// "Hello"
 	// ", world"
 	// stop
+}
+
+// Deleting a thread removes the files uploaded for it from the sandbox.
+func ExampleDeleteThread() {
+	ctx := context.Background()
+	sb := keeltest.NewSandbox("sb")
+	mem := memory.NewInMemory()
+	model := keeltest.NewModel(
+		keeltest.Reply{Err: &keel.UnsupportedFunctionalityError{Functionality: "file part media type application/zip", MediaType: "application/zip"}},
+		keeltest.Reply{Text: "It is in the sandbox."},
+	)
+	a, err := agent.New(agent.Config{ID: "assistant", Model: model, Memory: mem, Workspace: workspace.New(sb)})
+	if err != nil {
+		panic(err)
+	}
+	zip := keel.FilePart{Data: []byte("PK\x03\x04"), MediaType: "application/zip", Filename: "photos.zip"}
+	if _, err := a.Generate(ctx, []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "Unpack this"}, zip}}},
+		agent.WithThread("holiday"), agent.WithResource("ann")); err != nil {
+		panic(err)
+	}
+	fmt.Println(len(sb.Files()), "file in the sandbox")
+	if err := agent.DeleteThread(ctx, mem, []*agent.Agent{a}, "ann", "holiday"); err != nil {
+		panic(err)
+	}
+	_, err = mem.GetThread(ctx, "ann", "holiday")
+	fmt.Println(len(sb.Files()), "files in the sandbox;", errors.Is(err, memory.ErrNotFound))
+	// Output:
+	// 1 file in the sandbox
+	// 0 files in the sandbox; true
 }

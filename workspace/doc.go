@@ -5,11 +5,20 @@
 //
 // A [Sandbox] only has an ID. What it can do is told by the optional
 // capabilities it implements, found by type assertion: [FileSystem] reads
-// and writes files, [CommandRunner] runs shell commands, and [WorkDirer]
-// tells the absolute directory its commands start in (such as
-// "/home/user"). Paths given to a sandbox are relative to that directory;
-// one that would leave it is refused with an error wrapping
-// [ErrPathEscapes].
+// and writes files, [CommandRunner] runs shell commands, [TreeRemover]
+// removes a directory and everything under it, and [WorkDirer] tells the
+// absolute directory its commands start in (such as "/home/user"). Paths
+// given to a sandbox are relative to that directory; one that would leave
+// it is refused with an error wrapping [ErrPathEscapes].
+//
+// TreeRemover is how a thread's uploads go with the thread: deleting a
+// thread (agent.DeleteThread, which the server and the command line use)
+// removes uploads/<UploadDir(threadID, resourceID)> from the sandbox each
+// agent resolves for it. A TreeRemover removes a symbolic link, never
+// what it points to, and refuses a path through a link that leads out of
+// the sandbox, since a command may have planted one; it cannot remove the
+// working directory itself. A sandbox without it keeps the files of a
+// deleted thread.
 //
 // A [Workspace] holds one sandbox for every run ([New]) or asks a
 // [Resolver] for the sandbox of each run ([NewResolved]), for example one
