@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"time"
+
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/processor"
 )
@@ -47,6 +49,9 @@ type Event struct {
 	Recovery   processor.Recovery
 	// Err is the error that caused an EventRetry.
 	Err error
+	// Delay is how long the run waits before it makes the call again, on
+	// an EventRetry; 0 means at once.
+	Delay time.Duration
 	// Discard is set on an EventRetry after output of the failed attempt
 	// was already sent.
 	Discard      bool

@@ -187,7 +187,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		if !d.Retry {
 			return st, nil, err
 		}
-		if !r.send(Event{Type: EventRetry, Step: step, Err: err, Discard: sent}) {
+		if !r.send(Event{Type: EventRetry, Step: step, Err: err, Delay: d.Delay, Discard: sent}) {
 			return st, nil, errStopped
 		}
 		if err := sleep(ctx, d.Delay); err != nil {

@@ -32,7 +32,7 @@ func BenchmarkRun(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				args := []string{"run", "--thread", fmt.Sprintf("bench-%d", i), "Hi"}
+				args := []string{"run", "--new-thread", fmt.Sprintf("bench-%d", i), "Hi"}
 				if bc.file {
 					args = append(args, "--file", "leads.xlsx")
 				}

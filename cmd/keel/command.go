@@ -7,26 +7,43 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/keel-go/keel/config"
+	"github.com/keel-go/keel/provider"
+	"github.com/keel-go/keel/provider/anthropic"
+	"github.com/keel-go/keel/provider/google"
+	"github.com/keel-go/keel/provider/openai"
 )
 
-// usage is what keel help prints.
-const usage = `keel serves agents that keep working when a model refuses a file.
+// usage is what keel help prints: the commands, and every environment
+// variable keel reads.
+var usage = `keel serves agents that keep working when a model refuses a file.
 
 Usage:
-  keel serve   [--addr 127.0.0.1:4111] [--config keel.yaml] [--db PATH|postgres://URL] [--sandbox DIR]
-  keel run     [--agent ID] [--model PROVIDER/MODEL] [--file PATH]... [--thread ID] [--resource ID]
-               [--db ...] [--sandbox DIR] [--json] [--stream] PROMPT
-  keel threads list [--resource ID] [--db ...] [--json]
-  keel threads show ID [--resource ID] [--db ...] [--json]
+  keel serve [flags]              serve the agents over HTTP (the API Mastra's client speaks)
+  keel run [flags] PROMPT         send one turn to an agent and print the answer
+  keel threads list [flags]       list a resource's threads
+  keel threads show [flags] ID    show a thread's messages and files
+  keel threads delete [flags] ID  delete a thread and the files uploaded for it
+  keel version                    print keel's version and the revision it was built from
 
-Run "keel COMMAND -h" for a command's flags.
+Run "keel COMMAND -h" for a command's flags ("keel threads -h" for the threads commands).
 
 Environment:
-  KEEL_MODEL              the default model, such as google/gemini-2.5-flash
-  OPENAI_API_KEY, ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY
-                          provider keys; without KEEL_MODEL the first one set picks the model
-  KEEL_DATABASE_URL       storage when --db is not given (a path, or postgres://...); default ./keel.db
-  KEEL_API_TOKEN          the bearer token keel serve requires; without it, it binds to loopback only
+  ` + provider.EnvModel + `                      the default model, such as google/gemini-2.5-flash; without it,
+                                  the first provider whose key is set picks its default model
+  ` + openai.EnvAPIKey + `                  OpenAI's API key (OPENAI_ORG_ID and OPENAI_PROJECT_ID too, if set)
+  ` + anthropic.EnvAPIKey + `               Anthropic's API key
+  ` + google.EnvAPIKey + `    Gemini's API key (else ` + google.EnvGoogleAPIKey + `, else ` + google.EnvGeminiAPIKey + `)
+  ` + openai.EnvCompatibleAPIKey + `       the key of an OpenAI-compatible server, if it needs one
+  ` + openai.EnvBaseURL + `, ` + anthropic.EnvBaseURL + `, ` + google.EnvBaseURL + `
+                                  another address for a provider's API, such as a gateway
+  ` + openai.EnvCompatibleBaseURL + `      the base URL of an OpenAI-compatible server (model openai-compatible/NAME),
+                                  such as http://localhost:11434/v1
+  ` + envDatabaseURL + `               storage when --db is not given: a SQLite file or a postgres:// URL;
+                                  default ./` + defaultDB + `
+  ` + config.DefaultTokenEnv + `                  the bearer token keel serve requires (keel.yaml's server.tokenEnv
+                                  may name another variable); without one it listens on loopback only
 `
 
 // stdio are a command's standard streams.
@@ -67,25 +84,40 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = (&runCmd{}).Run(ctx, rest, std)
 	case "threads":
 		err = runThreads(ctx, rest, std)
+	case "version", "-version", "--version":
+		if len(rest) > 0 {
+			err = usagef("unexpected %q: keel version takes nothing more", rest[0])
+			break
+		}
+		err = printVersion(stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown command %q: use serve, run or threads (keel help lists them)", name)
+		err = usagef("unknown command %q: use serve, run, threads or version (keel help lists them)", name)
+	}
+	var printed *printedError
+	if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.As(err, &printed) {
+		fmt.Fprintf(stderr, "keel %s: %v\n", name, err)
 	}
 	switch {
-	case err == nil:
-		return 0
-	case errors.Is(err, flag.ErrHelp):
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "keel %s: %v\n", name, err)
 		return 2
-	default:
-		fmt.Fprintf(stderr, "keel %s: %v\n", name, err)
-		return 1
 	}
+	if sig, ok := interrupted(ctx); ok {
+		return sig.exitCode()
+	}
+	return 1
 }
+
+// printedError is a failure the command has already told the user about,
+// in its own way (keel run --json prints it as JSON).
+type printedError struct{ err error }
+
+func (e *printedError) Error() string { return e.err.Error() }
+func (e *printedError) Unwrap() error { return e.err }
 
 // parseInterspersed parses flags wherever they are among args, so that
 // "keel run PROMPT --json" works like "keel run --json PROMPT", and

@@ -1,5 +1,7 @@
 // Command keel serves agents over HTTP, runs them once from the command
-// line, and shows the threads they keep.
+// line, and shows and deletes the threads they keep.
+//
+//	go install github.com/keel-go/keel/cmd/keel@latest
 //
 // # Serving
 //
@@ -8,47 +10,72 @@
 //
 // keel serve answers the HTTP API that Mastra's TypeScript client
 // (@mastra/client-js) speaks, under /api, until SIGINT or SIGTERM; then it
-// stops accepting connections and lets running requests and streams finish.
+// stops accepting connections and lets running requests and streams
+// finish, and a second signal exits at once (status 130 for SIGINT).
 // Without KEEL_API_TOKEN (or the variable keel.yaml's server.tokenEnv
 // names) it listens on loopback only and refuses another address unless
-// --insecure-bind is given. It says at start which agents it serves, on
-// which models, where it stores threads, and, loudly, anything that needs
-// an operator: an agent without a model (and the variable to set), a
-// sandbox running without bubblewrap. The last line it writes before
-// serving is "keel serve: listening on http://ADDR/api".
+// --insecure-bind is given. It says at start, once each, which agents it
+// serves, on which models, where it stores threads, how sandbox commands
+// are isolated and limited, and, loudly, anything that needs an operator:
+// an agent without a model (and the variable to set), sandbox commands
+// that are off (and how to install bubblewrap) or unisolated. The last
+// line it writes before serving is "keel serve: listening on
+// http://ADDR/api".
 //
 // # Running once
 //
-//	keel run [--agent ID] [--model PROVIDER/MODEL] [--file PATH]... [--thread ID] [--resource ID]
-//	         [--db ...] [--sandbox DIR] [--json] [--stream] PROMPT
+//	keel run [--agent ID] [--model PROVIDER/MODEL] [--file PATH]... [--thread ID | --new-thread ID]
+//	         [--resource ID] [--db ...] [--sandbox DIR] [--json] [--stream] PROMPT
 //
 // keel run sends one turn to an agent and prints the answer; with --json,
 // {text, finishReason, usage, threadId, resourceId, runId, recoveries}.
 // Flags may come before or after the prompt; a prompt of "-" is read from
 // standard input. Each --file goes with the prompt, its media type taken
 // from its extension (office, text, image and archive types are known),
-// else from its first bytes. The turn is kept in a thread: the one given,
-// or a new one whose id is printed on standard error, with what the
-// processors did (such as a refused spreadsheet uploaded to the sandbox).
-// A failure exits with status 1 and a message saying what to do next; a
-// mistake in the command line with status 2.
+// else from its first bytes. The turn is kept in a thread: --thread
+// continues one, which must exist (a mistyped id is an error, not a new
+// conversation); --new-thread starts one with the id given; without
+// either, a new thread is made and its id printed on standard error, with
+// what the processors did (such as a refused spreadsheet uploaded to the
+// sandbox, or why it was not). It says how sandbox commands run, as keel
+// serve does.
+//
+// A failed run exits with status 1 (130 on SIGINT) and a message saying
+// what to do next, and names the thread that keeps the user's message,
+// which is stored before the model is called; with --json it also prints
+// {error, status, threadId, resourceId} on standard output, the last two
+// only when the message was kept. With --stream, each retry is told as its
+// wait begins ("retrying in 3 s after 503 (...)"). A mistake in the
+// command line exits with status 2.
 //
 // # Threads
 //
 //	keel threads list [--resource ID] [--db ...] [--json]
 //	keel threads show ID [--resource ID] [--db ...] [--json]
+//	keel threads delete ID [--resource ID] [--db ...] [--config keel.yaml] [--sandbox DIR]
 //
 // show prints a thread's messages and, for each file, its name, media
-// type, size and SHA-256, never its bytes.
+// type, size and SHA-256, never its bytes. delete removes the thread, its
+// messages and the files uploaded for it from the sandboxes of the
+// configuration's agents, as the server's DELETE does. They open an
+// existing database only: a mistyped --db fails and makes nothing.
+//
+// # Version
+//
+//	keel version
+//
+// prints the module version, the VCS revision the binary was built from
+// and the Go that built it, as recorded in the binary.
 //
 // # Defaults
 //
 // Storage is ./keel.db (SQLite) unless --db or KEEL_DATABASE_URL names
 // another file or a postgres:// URL. Sandboxes live under ./.keel/sandbox,
 // one per resource unless keel.yaml says otherwise; the resource is
-// "default". Everything is created on first use. Without keel.yaml, one
-// agent, "assistant", runs on KEEL_MODEL, else on the default model of the
-// first provider whose key is set (OPENAI_API_KEY, ANTHROPIC_API_KEY,
-// GOOGLE_GENERATIVE_AI_API_KEY); see package
-// [github.com/keel-go/keel/config] for the file.
+// "default". keel run and keel serve create them on first use. Without
+// keel.yaml, one agent, "assistant", runs on KEEL_MODEL, else on the
+// default model of the first provider whose key is set (OPENAI_API_KEY,
+// ANTHROPIC_API_KEY, GOOGLE_GENERATIVE_AI_API_KEY); see package
+// [github.com/keel-go/keel/config] for the file, and keel help for every
+// environment variable keel reads.
 package main

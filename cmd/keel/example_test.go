@@ -22,7 +22,7 @@ func Example_run() {
 	defer os.RemoveAll(dir)
 	_ = os.WriteFile(filepath.Join(dir, "leads.xlsx"), xlsxBytes(), 0o644)
 
-	cmd := exec.Command(keelBin, "run", "--json", "--thread", "demo", "--file", "leads.xlsx", "How many leads are from Berlin?")
+	cmd := exec.Command(keelBin, "run", "--json", "--new-thread", "demo", "--file", "leads.xlsx", "How many leads are from Berlin?")
 	cmd.Dir, cmd.Env = dir, geminiEnv(srv)
 	out, err := cmd.Output()
 	if err != nil {
@@ -51,7 +51,7 @@ func Example_threadsShow() {
 	defer os.RemoveAll(dir)
 	_ = os.WriteFile(filepath.Join(dir, "notes.md"), []byte("# Leads\n\n12 from Berlin.\n"), 0o644)
 
-	run := exec.Command(keelBin, "run", "--thread", "notes", "--file", "notes.md", "Summarise")
+	run := exec.Command(keelBin, "run", "--new-thread", "notes", "--file", "notes.md", "Summarise")
 	run.Dir, run.Env = dir, geminiEnv(srv)
 	if out, err := run.CombinedOutput(); err != nil {
 		fmt.Println(err, string(out))

@@ -7,30 +7,52 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/provider"
+	"github.com/keel-go/keel/provider/anthropic"
+	"github.com/keel-go/keel/provider/google"
+	"github.com/keel-go/keel/provider/openai"
 )
 
 // resolveModel turns a model string into a model through the provider
 // resolver. A missing key or base URL does not stop keel: the error is
 // marked [config.ErrModelUnavailable], so the agent answers with it. A
-// model string that names no provider does: no variable can fix it.
+// model string that names no provider does: no variable can fix it, the
+// string must change where it is written (config says where).
 func resolveModel(s string) (keel.Model, error) {
 	m, err := provider.Resolve(s, provider.Options{})
 	var ce *provider.ConfigError
-	if errors.As(err, &ce) && ce.Variable != provider.EnvModel {
+	switch {
+	case errors.As(err, &ce) && ce.Variable != provider.EnvModel:
 		return nil, fmt.Errorf("%w: %w", config.ErrModelUnavailable, err)
+	case errors.As(err, &ce):
+		return nil, errors.New(ce.Reason)
 	}
 	return m, err
 }
 
 // defaultModel returns the model of agents that name none: KEEL_MODEL,
 // else the first provider whose key is set; or, when there is none, the
-// error such agents answer with.
-func defaultModel() (string, error) {
-	// FromEnv fails only when nothing is set; config.ErrNoModel says what
-	// to set in words a person at a terminal can act on.
+// error such agents answer with, which says what to set and, for the
+// command cmd, what to do then.
+func defaultModel(cmd string) (string, error) {
 	s, err := provider.FromEnv()
 	if err != nil || s == "" {
-		return "", config.ErrNoModel
+		return "", noModelError{cmd: cmd}
 	}
 	return s, nil
 }
+
+// noModelError is what agents without a model answer with: it names the
+// variables to set, in words a person at a terminal can act on, and fits
+// the command that prints it. It is [config.ErrNoModel] to errors.Is.
+type noModelError struct{ cmd string }
+
+func (e noModelError) Error() string {
+	next := "then start keel serve again"
+	if e.cmd == "run" {
+		next = "or name a model with --model provider/model and set its key"
+	}
+	return "no model configured: set " + provider.EnvModel + "=provider/model (such as " + provider.DefaultGoogle +
+		"), or one of " + openai.EnvAPIKey + ", " + anthropic.EnvAPIKey + ", " + google.EnvAPIKey + "; " + next
+}
+
+func (noModelError) Is(target error) bool { return target == config.ErrNoModel }

@@ -20,7 +20,7 @@ func TestRunPostgres(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "leads.xlsx"), data)
 	sum := sha256.Sum256(data)
 
-	res := mustKeel(t, dir, geminiEnv(srv), "run", "--json", "--db", url, "--thread", "pg-1", "--file", "leads.xlsx", "Count the leads")
+	res := mustKeel(t, dir, geminiEnv(srv), "run", "--json", "--db", url, "--new-thread", "pg-1", "--file", "leads.xlsx", "Count the leads")
 	out := decode[runJSON](t, "run output", res.stdout)
 	if out.Text != googletest.DefaultText || len(out.Recoveries) != 1 || out.Recoveries[0].Action != "uploaded" {
 		t.Errorf("Got(run on PostgreSQL) = %+v; want the answer after the upload", out)

@@ -30,6 +30,8 @@ type runJSON struct {
 		Action    string `json:"action"`
 		Files     []struct {
 			Name, MediaType, Path string
+			Outcome, Reason       string
+			Size                  int64
 		} `json:"files"`
 	} `json:"recoveries"`
 }
@@ -68,7 +70,7 @@ func TestRunRecoversRefusedFile(t *testing.T) {
 	digest := hex.EncodeToString(sum[:])
 	sb := filepath.Join(dir, "sb")
 
-	res := mustKeel(t, dir, geminiEnv(srv), "run", "--json", "--file", "leads.xlsx", "--thread", "t1",
+	res := mustKeel(t, dir, geminiEnv(srv), "run", "--json", "--file", "leads.xlsx", "--new-thread", "t1",
 		"--sandbox", sb, "--db", filepath.Join(dir, "data", "k.db"), "How many leads are from Berlin?")
 	out := decode[runJSON](t, "run output", res.stdout)
 	if out.Text != googletest.DefaultText || out.FinishReason != "stop" || out.ThreadID != "t1" || out.ResourceID != "default" {
@@ -173,7 +175,7 @@ func TestRunMediaTypes(t *testing.T) {
 		{"plain", "text/plain"},
 	}
 	// The prompt comes first: flags may follow it.
-	args := []string{"run", "What are these?", "--json", "--thread", "media", "--sandbox", filepath.Join(dir, "sb")}
+	args := []string{"run", "What are these?", "--json", "--new-thread", "media", "--sandbox", filepath.Join(dir, "sb")}
 	for _, f := range files {
 		data := []byte("a,b\n1,2\n")
 		switch f.name {
@@ -206,7 +208,7 @@ func TestRunMediaTypes(t *testing.T) {
 func TestRunPromptFromStdin(t *testing.T) {
 	srv := googletest.NewServer(t, googletest.Options{})
 	dir := t.TempDir()
-	cmd := exec.Command(keelBin, "run", "--agent", "assistant", "--thread", "piped", "-")
+	cmd := exec.Command(keelBin, "run", "--agent", "assistant", "--new-thread", "piped", "-")
 	cmd.Dir, cmd.Env = dir, geminiEnv(srv)
 	cmd.Stdin = strings.NewReader("A prompt\nover two lines\n")
 	out, err := cmd.Output()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,15 +24,20 @@ const maxRunFile = 50 << 20
 
 // runCmd is keel run: one turn of one agent, from the command line.
 type runCmd struct {
-	agentID  string
-	model    string
-	files    multiFlag
-	thread   string
-	resource string
-	asJSON   bool
-	stream   bool
-	storage  storageFlags
-	agents   agentFlags
+	agentID   string
+	model     string
+	files     multiFlag
+	thread    string
+	newThread string
+	resource  string
+	asJSON    bool
+	stream    bool
+	storage   storageFlags
+	agents    agentFlags
+
+	// stored counts the thread's messages before the turn, to tell after
+	// a failure whether the user's message was kept; -1 before the run.
+	stored int
 }
 
 // runOutput is what keel run --json prints.
@@ -45,16 +51,27 @@ type runOutput struct {
 	Recoveries   []processor.Recovery `json:"recoveries"`
 }
 
-// Run runs keel run with args.
+// Run runs keel run with args. With --json, a failure is printed on
+// standard output too, as {"error": ...}.
 func (c *runCmd) Run(ctx context.Context, args []string, std stdio) error {
+	c.stored = -1
+	err := c.run(ctx, args, std)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return c.fail(ctx, err, std)
+}
+
+func (c *runCmd) run(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("keel run", "keel run [flags] PROMPT", std.err)
 	fs.StringVar(&c.agentID, "agent", "", "the agent to run (default: the first agent of the configuration)")
 	fs.StringVar(&c.model, "model", "", "use this model instead of the agent's, such as google/gemini-2.5-flash")
 	fs.Var(&c.files, "file", "a file to send with the prompt; repeat for several")
-	fs.StringVar(&c.thread, "thread", "", "continue this thread (default: a new one, whose id is printed)")
+	fs.StringVar(&c.thread, "thread", "", "continue this thread, which must exist (keel threads list shows them)")
+	fs.StringVar(&c.newThread, "new-thread", "", "start a thread with this id (default: a new thread with a generated id, printed)")
 	fs.StringVar(&c.resource, "resource", defaultResource, "the owner of the thread")
-	fs.BoolVar(&c.asJSON, "json", false, "print {text, finishReason, usage, threadId, recoveries} as JSON (with --stream, once the run ends)")
-	fs.BoolVar(&c.stream, "stream", false, "print the answer as it is written")
+	fs.BoolVar(&c.asJSON, "json", false, "print {text, finishReason, usage, threadId, recoveries}, or {error, ...}, as JSON (with --stream, once the run ends)")
+	fs.BoolVar(&c.stream, "stream", false, "print the answer as it is written, and each retry as it waits")
 	c.storage.register(fs)
 	c.agents.register(fs)
 	pos, err := parseInterspersed(fs, args)
@@ -65,18 +82,8 @@ func (c *runCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	if c.model != "" {
-		if p, m, ok := strings.Cut(c.model, "/"); !ok || p == "" || m == "" {
-			return usagef("--model %q: write provider/model, such as google/gemini-2.5-flash", c.model)
-		}
-	}
-	for _, id := range []struct{ flag, v string }{{"thread", c.thread}, {"resource", c.resource}} {
-		if id.v != "" && !memory.ValidID(id.v) {
-			return usagef("--%s %q: use 1 to %d of A-Z a-z 0-9 . _ : -", id.flag, id.v, memory.MaxIDLength)
-		}
-	}
-	if c.resource == "" {
-		return usagef("--resource cannot be empty")
+	if err := c.checkFlags(); err != nil {
+		return err
 	}
 	msg, err := c.message(prompt)
 	if err != nil {
@@ -88,8 +95,8 @@ func (c *runCmd) Run(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer store.Close()
-	if c.thread == "" {
-		c.thread = memory.NewID()
+	if err := c.pickThread(ctx, store); err != nil {
+		return err
 	}
 	opts := []agent.RunOption{agent.WithThread(c.thread), agent.WithResource(c.resource)}
 	var res *agent.Result
@@ -99,9 +106,80 @@ func (c *runCmd) Run(ctx context.Context, args []string, std stdio) error {
 		res, err = a.Generate(ctx, []keel.Message{msg}, opts...)
 	}
 	if err != nil {
-		return runFailure(err, c.thread)
+		c.countStored(ctx, store)
+		return runFailure(err, c)
 	}
 	return c.print(res, std)
+}
+
+// checkFlags checks the flags that prompt and message do not.
+func (c *runCmd) checkFlags() error {
+	if c.model != "" {
+		if p, m, ok := strings.Cut(c.model, "/"); !ok || p == "" || m == "" {
+			return usagef("--model %q: write provider/model, such as google/gemini-2.5-flash", c.model)
+		}
+		// A missing key is the agent's answer; a model no key can make
+		// work is the command line's mistake.
+		if _, err := resolveModel(c.model); err != nil && !errors.Is(err, config.ErrModelUnavailable) {
+			return usagef("--model %q: %v", c.model, err)
+		}
+	}
+	if c.thread != "" && c.newThread != "" {
+		return usagef("give --thread ID to continue a thread, or --new-thread ID to start one, not both")
+	}
+	for _, id := range []struct{ flag, v string }{{"thread", c.thread}, {"new-thread", c.newThread}, {"resource", c.resource}} {
+		if id.v != "" && !memory.ValidID(id.v) {
+			return usagef("--%s %q: use 1 to %d of A-Z a-z 0-9 . _ : -", id.flag, id.v, memory.MaxIDLength)
+		}
+	}
+	if c.resource == "" {
+		return usagef("--resource cannot be empty")
+	}
+	return nil
+}
+
+// pickThread settles the run's thread: the one --thread names, which must
+// exist, a new one with the id --new-thread names, which must not, or a
+// new one with a generated id. It counts the thread's messages, to tell
+// after a failure whether the turn was kept.
+func (c *runCmd) pickThread(ctx context.Context, store memory.Store) error {
+	switch {
+	case c.thread != "":
+		_, err := store.GetThread(ctx, c.resource, c.thread)
+		if errors.Is(err, memory.ErrNotFound) {
+			return fmt.Errorf("resource %s has no thread %s: keel threads list --resource %s shows its threads; "+
+				"to start a thread with that id, use --new-thread %s", c.resource, c.thread, c.resource, c.thread)
+		}
+		if err != nil {
+			return fmt.Errorf("get thread %s: %w", c.thread, err)
+		}
+	case c.newThread != "":
+		_, err := store.GetThread(ctx, c.resource, c.newThread)
+		if err == nil {
+			return fmt.Errorf("thread %s already exists: continue it with --thread %s, or choose another id", c.newThread, c.newThread)
+		}
+		if !errors.Is(err, memory.ErrNotFound) {
+			return fmt.Errorf("get thread %s: %w", c.newThread, err)
+		}
+		c.thread = c.newThread
+	default:
+		c.thread = memory.NewID()
+	}
+	c.stored = messageCount(ctx, store, c.resource, c.thread)
+	return nil
+}
+
+// messageCount returns how many messages the thread holds: 0 when it does
+// not exist, -1 when the store cannot say.
+func messageCount(ctx context.Context, store memory.Store, resource, thread string) int {
+	page, err := store.ListMessages(ctx, resource, thread, memory.ListMessagesOptions{PerPage: 1})
+	switch {
+	case errors.Is(err, memory.ErrNotFound):
+		return 0
+	case err != nil:
+		return -1
+	}
+	return page.Total
 }
 
 // prompt returns the prompt: the arguments joined, or standard input for
@@ -150,19 +228,18 @@ func (c *runCmd) setup(ctx context.Context, stderr io.Writer) (*agent.Agent, mem
 	if err != nil {
 		return nil, nil, err
 	}
-	ac, err := pickAgent(f, c.agentID)
+	i, err := pickAgent(f, c.agentID)
 	if err != nil {
 		return nil, nil, err
 	}
 	if c.model != "" {
-		ac.Model = c.model
+		f.Agents[i].Model = c.model
 	}
-	store, _, err := c.storage.open(ctx)
+	store, _, err := c.storage.open(ctx, true)
 	if err != nil {
 		return nil, nil, err
 	}
-	one := &config.File{Agents: []config.Agent{ac}, Server: f.Server}
-	built, err := c.agents.build(one, store, newLogger(stderr, slog.LevelWarn))
+	built, err := c.agents.build(f, store, newLogger(stderr, slog.LevelWarn), "run", f.Agents[i].ID)
 	if err != nil {
 		store.Close()
 		return nil, nil, err
@@ -173,23 +250,23 @@ func (c *runCmd) setup(ctx context.Context, stderr io.Writer) (*agent.Agent, mem
 		store.Close()
 		return nil, nil, um.Err
 	}
-	warn(stderr, "run", built.Warnings)
+	printBuilt(stderr, "run", built)
 	return a, store, nil
 }
 
-// pickAgent returns the agent named id, or the first one.
-func pickAgent(f *config.File, id string) (config.Agent, error) {
+// pickAgent returns the index of the agent named id, or of the first one.
+func pickAgent(f *config.File, id string) (int, error) {
 	if id == "" {
-		return f.Agents[0], nil
-	}
-	if a, ok := f.Agent(id); ok {
-		return a, nil
+		return 0, nil
 	}
 	ids := make([]string, len(f.Agents))
 	for i, a := range f.Agents {
+		if a.ID == id {
+			return i, nil
+		}
 		ids[i] = a.ID
 	}
-	return config.Agent{}, usagef("--agent %q: no such agent; the agents are: %s", id, strings.Join(ids, ", "))
+	return 0, usagef("--agent %q: no such agent; the agents are: %s", id, strings.Join(ids, ", "))
 }
 
 // runStream runs the agent as a stream, printing text as it comes (unless
@@ -215,6 +292,7 @@ func (c *runCmd) runStream(ctx context.Context, a *agent.Agent, msg keel.Message
 				printRecovery(std.err, ev.Recovery)
 			}
 		case agent.EventRetry:
+			fmt.Fprintf(std.err, "keel run: retrying %s after %s\n", waitText(ev.Delay), failureText(ev.Err))
 			if ev.Discard && !c.asJSON {
 				fmt.Fprintf(std.out, "\n[keel: the model failed and is asked again; the text above is void]\n")
 			}
@@ -253,49 +331,4 @@ func (c *runCmd) print(res *agent.Result, std stdio) error {
 	}
 	fmt.Fprintf(std.err, "keel run: thread %s (continue it with --thread %s; show it with keel threads show %s)\n", res.ThreadID, res.ThreadID, res.ThreadID)
 	return nil
-}
-
-// printRecovery tells, in a sentence, what a processor did to keep the run
-// going.
-func printRecovery(w io.Writer, rec processor.Recovery) {
-	if len(rec.Files) == 0 {
-		fmt.Fprintf(w, "keel run: %s: %s\n", rec.Processor, rec.Action)
-		return
-	}
-	for _, f := range rec.Files {
-		switch rec.Action {
-		case "uploaded":
-			fmt.Fprintf(w, "keel run: the model refused %s (%s); it was uploaded to the sandbox at %s\n", f.Name, f.MediaType, f.Path)
-		case "placeholder":
-			fmt.Fprintf(w, "keel run: the model refused %s (%s); it was left out of the prompt\n", f.Name, f.MediaType)
-		default:
-			fmt.Fprintf(w, "keel run: %s: %s %s (%s)\n", rec.Processor, rec.Action, f.Name, f.MediaType)
-		}
-	}
-}
-
-// runFailure explains a failed run and what to do next.
-func runFailure(err error, threadID string) error {
-	var api *keel.APICallError
-	var unsup *keel.UnsupportedFunctionalityError
-	var upload *processor.FileUploadError
-	switch {
-	case errors.Is(err, config.ErrNoModel), errors.Is(err, config.ErrModelUnavailable):
-		return err
-	case errors.As(err, &upload):
-		return fmt.Errorf("%w (send a smaller file, or another one)", err)
-	case errors.As(err, &api) && (api.StatusCode == 401 || api.StatusCode == 403):
-		return fmt.Errorf("%w (check the provider's API key)", err)
-	case errors.As(err, &api) && api.StatusCode == 429:
-		return fmt.Errorf("%w (the provider's rate limit: try again later)", err)
-	case errors.As(err, &api) && api.StatusCode == 0:
-		return fmt.Errorf("%w (check the network, and the provider's base URL variable if you set one)", err)
-	case errors.As(err, &api):
-		return fmt.Errorf("%w (the turn is kept in thread %s: try again, or try another model with --model)", err, threadID)
-	case errors.As(err, &unsup):
-		return fmt.Errorf("%w (try another model with --model)", err)
-	case errors.Is(err, context.Canceled):
-		return errors.New("interrupted")
-	}
-	return err
 }

@@ -23,7 +23,7 @@ type serveCmd struct {
 // Run runs keel serve with args.
 func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	fs := newFlagSet("keel serve", "keel serve [flags]", std.err)
-	fs.StringVar(&c.addr, "addr", config.DefaultAddr, "the address to listen on (default: the configuration's server.addr, else 127.0.0.1:4111)")
+	fs.StringVar(&c.addr, "addr", config.DefaultAddr, "the address to listen on, unless keel.yaml's server.addr names one")
 	fs.BoolVar(&c.insecureBind, "insecure-bind", false, "listen beyond loopback without a bearer token: anyone who reaches the port can use the agents")
 	c.storage.register(fs)
 	c.agents.register(fs)
@@ -54,16 +54,15 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	}
 
 	logger := newLogger(std.err, slog.LevelInfo)
-	store, where, err := c.storage.open(ctx)
+	store, where, err := c.storage.open(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	built, err := c.agents.build(f, store, logger)
+	built, err := c.agents.build(f, store, logger, "serve", "")
 	if err != nil {
 		return err
 	}
-	warn(std.err, "serve", built.Warnings)
 	srv, err := server.New(server.Config{
 		Agents:       built.Agents,
 		Memory:       store,
@@ -79,6 +78,15 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		return fmt.Errorf("listen on %s: %w (is another keel serve running? choose another port with --addr)", addr, err)
 	}
 	c.announce(std, ln.Addr().String(), built, where, tokenEnv, token != "")
+	stopping := make(chan struct{})
+	defer close(stopping)
+	go func() {
+		select {
+		case <-ctx.Done():
+			fmt.Fprintln(std.err, "keel serve: stopping: running requests may finish (interrupt again to exit at once)")
+		case <-stopping:
+		}
+	}()
 	if err := srv.Serve(ctx, ln); err != nil {
 		return err
 	}
@@ -96,6 +104,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where, 
 	}
 	fmt.Fprintf(std.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
 	fmt.Fprintf(std.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
+	printBuilt(std.err, "serve", built)
 	switch {
 	case hasToken:
 		fmt.Fprintf(std.err, "keel serve: every request needs Authorization: Bearer $%s\n", tokenEnv)

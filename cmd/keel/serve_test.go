@@ -135,10 +135,14 @@ func TestServeAnswersAndStopsGracefully(t *testing.T) {
 	}})
 	dir := t.TempDir()
 	s := startServe(t, dir, geminiEnv(srv), loopback...)
-	for _, w := range []string{"agents: assistant (google/gemini-2.5-flash)", "storage: keel.db", "only this machine can connect", "KEEL_API_TOKEN"} {
+	for _, w := range []string{"agents: assistant (google/gemini-2.5-flash)", "storage: keel.db", "only this machine can connect", "KEEL_API_TOKEN",
+		"sandbox commands run isolated by bubblewrap", "limits per sandbox"} {
 		if !strings.Contains(s.Stderr(), w) {
 			t.Errorf("Got(start-up message) = %q; want it to say %q", s.Stderr(), w)
 		}
+	}
+	if strings.Contains(s.Stderr(), "WARN") {
+		t.Errorf("Got(start-up message) = %q; want no warning with a model and bubblewrap", s.Stderr())
 	}
 
 	code, body := call(t, "GET", s.url+"/api/agents", "", "")

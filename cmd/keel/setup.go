@@ -15,6 +15,7 @@ import (
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/memory/pgstore"
 	"github.com/keel-go/keel/memory/sqlitestore"
+	"github.com/keel-go/keel/provider"
 )
 
 // Defaults of the flags that every command touching storage or the
@@ -34,16 +35,24 @@ func (s *storageFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.db, "db", "", "storage: a SQLite file, or a postgres:// URL (default $"+envDatabaseURL+", else ./"+defaultDB+")")
 }
 
-// open opens the store the flags name, creating a SQLite file (and its
-// directory) on first use.
-func (s *storageFlags) open(ctx context.Context) (memory.Store, string, error) {
-	target := s.db
-	if target == "" {
-		target = strings.TrimSpace(os.Getenv(envDatabaseURL))
+// target is the storage the flags name: --db, else $KEEL_DATABASE_URL,
+// else ./keel.db.
+func (s *storageFlags) target() string {
+	if s.db != "" {
+		return s.db
 	}
-	if target == "" {
-		target = defaultDB
+	if t := strings.TrimSpace(os.Getenv(envDatabaseURL)); t != "" {
+		return t
 	}
+	return defaultDB
+}
+
+// open opens the store the flags name. keel run and keel serve create a
+// SQLite file (and its directory) on first use; the commands that only
+// read or delete (create false) open an existing one only, so that a
+// mistyped path fails instead of leaving an empty database behind.
+func (s *storageFlags) open(ctx context.Context, create bool) (memory.Store, string, error) {
+	target := s.target()
 	if isPostgresURL(target) {
 		st, err := pgstore.Open(ctx, target)
 		if err != nil {
@@ -51,7 +60,12 @@ func (s *storageFlags) open(ctx context.Context) (memory.Store, string, error) {
 		}
 		return st, "PostgreSQL", nil
 	}
-	if dir := filepath.Dir(target); dir != "." {
+	if !create {
+		if _, err := os.Stat(target); err != nil {
+			return nil, "", fmt.Errorf("no database at %s: %w (keel run and keel serve make it; name another with --db or $%s)",
+				target, errors.Unwrap(err), envDatabaseURL)
+		}
+	} else if dir := filepath.Dir(target); dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, "", fmt.Errorf("open %s: %w (choose another path with --db)", target, err)
 		}
@@ -77,10 +91,16 @@ type agentFlags struct {
 }
 
 func (a *agentFlags) register(fs *flag.FlagSet) {
+	a.registerPaths(fs)
+	fs.BoolVar(&a.unisolated, "sandbox-unisolated", false, "run sandbox commands without bubblewrap when it cannot run here (they then see the whole machine)")
+}
+
+// registerPaths registers the flags that say where the configuration and
+// the sandboxes are.
+func (a *agentFlags) registerPaths(fs *flag.FlagSet) {
 	a.fs = fs
 	fs.StringVar(&a.configPath, "config", config.DefaultFile, "the agents' configuration; without the file, one agent \"assistant\" on the default model")
 	fs.StringVar(&a.sandbox, "sandbox", config.DefaultSandboxRoot, "the directory that holds the agents' sandboxes")
-	fs.BoolVar(&a.unisolated, "sandbox-unisolated", false, "run sandbox commands without bubblewrap when it cannot run here (they then see the whole machine)")
 }
 
 // load reads the configuration: the named file, or keel.yaml when there is
@@ -99,11 +119,12 @@ func (a *agentFlags) load() (*config.File, error) {
 	}
 }
 
-// build builds the agents of f, keeping only the one named only when it
-// is not "".
-func (a *agentFlags) build(f *config.File, store memory.Store, logger *slog.Logger) (*config.Built, error) {
-	def, noModel := defaultModel()
-	return f.Build(config.BuildOptions{
+// build builds the agents of f: all of them, or only the one named by
+// only when it is not "". cmd names the command, for the error of agents
+// without a model.
+func (a *agentFlags) build(f *config.File, store memory.Store, logger *slog.Logger, cmd, only string) (*config.Built, error) {
+	def, noModel := defaultModel(cmd)
+	built, err := f.Build(config.BuildOptions{
 		ResolveModel:    resolveModel,
 		DefaultModel:    def,
 		NoModel:         noModel,
@@ -111,7 +132,14 @@ func (a *agentFlags) build(f *config.File, store memory.Store, logger *slog.Logg
 		SandboxRoot:     a.sandbox,
 		AllowUnisolated: a.unisolated,
 		Logger:          logger,
+		Agent:           only,
 	})
+	var ce *config.Error
+	if err != nil && !errors.As(err, &ce) && strings.TrimSpace(os.Getenv(provider.EnvModel)) != "" {
+		// Not a line of the file: the default model, from $KEEL_MODEL.
+		return nil, fmt.Errorf("%w (check $%s)", err, provider.EnvModel)
+	}
+	return built, err
 }
 
 // newLogger logs to w as text, at level.
@@ -119,9 +147,13 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-// warn prints each warning to w so that it cannot be missed.
-func warn(w io.Writer, cmd string, warnings []string) {
-	for _, s := range warnings {
+// printBuilt prints, once each, what the operator must know (warnings,
+// loudly) and should know (how sandbox commands run and are limited).
+func printBuilt(w io.Writer, cmd string, built *config.Built) {
+	for _, s := range built.Warnings {
 		fmt.Fprintf(w, "keel %s: WARNING: %s\n", cmd, s)
+	}
+	for _, s := range built.Info {
+		fmt.Fprintf(w, "keel %s: %s\n", cmd, s)
 	}
 }

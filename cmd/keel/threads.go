@@ -16,18 +16,37 @@ import (
 	"github.com/keel-go/keel/memory"
 )
 
-// runThreads runs keel threads list|show.
+// threadsUsage is what keel threads -h prints.
+const threadsUsage = `Usage:
+  keel threads list [--resource ID] [--db PATH|postgres://URL] [--json]
+  keel threads show [--resource ID] [--db ...] [--json] ID
+  keel threads delete [--resource ID] [--db ...] [--config keel.yaml] [--sandbox DIR] ID
+
+list shows a resource's threads, newest first; show a thread's messages,
+with each file's name, media type, size and SHA-256 (never its bytes);
+delete removes a thread, its messages, and the files uploaded for it to
+the sandboxes of the configuration's agents. Each opens an existing
+database only, and never makes one. Run "keel threads COMMAND -h" for a
+command's flags.
+`
+
+// runThreads runs keel threads list|show|delete.
 func runThreads(ctx context.Context, args []string, std stdio) error {
 	if len(args) == 0 {
-		return usagef("use keel threads list [--resource ID], or keel threads show ID")
+		return usagef("use keel threads list [--resource ID], keel threads show ID or keel threads delete ID (keel threads -h says more)")
 	}
 	switch args[0] {
 	case "list":
 		return (&threadsListCmd{}).Run(ctx, args[1:], std)
 	case "show":
 		return (&threadsShowCmd{}).Run(ctx, args[1:], std)
+	case "delete":
+		return (&threadsDeleteCmd{}).Run(ctx, args[1:], std)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(std.out, threadsUsage)
+		return nil
 	default:
-		return usagef("unknown threads command %q: use list or show", args[0])
+		return usagef("unknown threads command %q: use list, show or delete", args[0])
 	}
 }
 
@@ -54,7 +73,7 @@ func (c *threadsListCmd) Run(ctx context.Context, args []string, std stdio) erro
 	if !memory.ValidID(c.resource) {
 		return usagef("--resource %q: use 1 to %d of A-Z a-z 0-9 . _ : -", c.resource, memory.MaxIDLength)
 	}
-	store, _, err := c.storage.open(ctx)
+	store, _, err := c.storage.open(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -151,7 +170,7 @@ func (c *threadsShowCmd) Run(ctx context.Context, args []string, std stdio) erro
 	if !memory.ValidID(id) || !memory.ValidID(c.resource) {
 		return usagef("ids are 1 to %d of A-Z a-z 0-9 . _ : -", memory.MaxIDLength)
 	}
-	store, _, err := c.storage.open(ctx)
+	store, _, err := c.storage.open(ctx, false)
 	if err != nil {
 		return err
 	}
