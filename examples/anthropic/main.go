@@ -62,7 +62,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Instructions: *system,
 		Model:        m,
 		Tools:        []tool.Tool{currentTime},
-		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		// The agent has no sandbox, so a refused file becomes a
+		// placeholder, which the handler also logs as a warning: the
+		// recoveries printed below say it already.
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, err)

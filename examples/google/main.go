@@ -1,12 +1,19 @@
-// Command google asks a Gemini model a question, with files if given, and
-// streams the answer to standard output.
+// Command google runs a keel agent on a Gemini model: it asks a question,
+// with files if given, and streams the answer to standard output.
 //
 //	export GOOGLE_GENERATIVE_AI_API_KEY=...   # or GEMINI_API_KEY
-//	go run ./examples/google -model gemini-2.5-flash "What is in this report?" report.pdf
+//	go run ./examples/google -model gemini-2.5-flash "How many leads are from Berlin?" leads.xlsx
 //
-// Files are sent inline with their media type guessed from the extension.
-// A type Gemini does not read comes back as the API's own error, which is
-// printed with its status.
+// Gemini refuses files of many types, a spreadsheet or a Word document
+// among them (400 "Unsupported MIME type"), and now and then fails on a
+// file with a 500 or 502 that names nothing. The agent's unsupported-file
+// handler takes such files out of the prompt, puts them in the agent's
+// sandbox and calls the model again, telling it where they are; with the
+// sandbox tools (list_files, read_file, run_command) the model can open
+// them there. The sandbox is a directory, -sandbox, by default a new one
+// removed at exit; its commands run in bubblewrap, and without it they
+// are off (the model is told so) while its files still work. What keel
+// did is printed on standard error.
 package main
 
 import (
@@ -15,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"os"
 	"os/signal"
@@ -22,7 +30,11 @@ import (
 	"strings"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/provider/google"
+	"github.com/keel-go/keel/tool"
+	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/localsandbox"
 )
 
 func main() {
@@ -36,15 +48,43 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("google", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "gemini-2.5-flash", "Gemini model name")
-	system := fs.String("system", "You are a helpful assistant. Be concise.", "system instructions")
+	system := fs.String("system", "You are a helpful assistant. Be concise. Files you cannot read are in your sandbox: "+
+		"use list_files, read_file and run_command to work with them.", "system instructions")
+	dir := fs.String("sandbox", "", "the sandbox's directory (default: a new one, removed at exit)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: google [-model name] [-system text] question [file ...]")
+		fmt.Fprintln(stderr, "usage: google [-model name] [-system text] [-sandbox dir] question [file ...]")
 		return 2
 	}
 	m, err := google.New(*model, google.Options{})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if *dir == "" {
+		tmp, err := os.MkdirTemp("", "keel-example-sandbox")
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		*dir = filepath.Join(tmp, "sandbox")
+	}
+	sb, err := localsandbox.New(*dir, localsandbox.Options{})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	a, err := agent.New(agent.Config{
+		ID:           "assistant",
+		Instructions: *system,
+		Model:        m,
+		Tools:        []tool.Tool{tool.ListFiles(), tool.ReadFile(), tool.RunCommand()},
+		Workspace:    workspace.New(sb),
+		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -56,26 +96,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
-		user.Parts = append(user.Parts, keel.FilePart{
-			Data: data, MediaType: mediaType(path), Filename: filepath.Base(path),
-		})
+		user.Parts = append(user.Parts, keel.FilePart{Data: data, MediaType: mediaType(path), Filename: filepath.Base(path)})
 	}
-	req := &keel.Request{Messages: []keel.Message{keel.SystemText(*system), user}}
-	for ev, err := range m.Stream(ctx, req) {
+	for ev, err := range a.Stream(ctx, []keel.Message{user}) {
 		if err != nil {
 			var api *keel.APICallError
 			if errors.As(err, &api) && api.StatusCode != 0 {
-				fmt.Fprintf(stderr, "\nGemini answered %d %s: %s\n", api.StatusCode, api.Type, api.Message)
+				fmt.Fprintf(stderr, "\nGemini answered %d %s: %s\n", api.StatusCode, api.Code, api.Message)
 			} else {
 				fmt.Fprintf(stderr, "\n%v\n", err)
 			}
 			return 1
 		}
 		switch ev.Type {
-		case keel.EventTextDelta:
+		case agent.EventTextDelta:
 			fmt.Fprint(stdout, ev.Text)
-		case keel.EventFinish:
-			fmt.Fprintf(stdout, "\n[%s, %d tokens in, %d out]\n", ev.FinishReason, ev.Usage.InputTokens, ev.Usage.OutputTokens)
+		case agent.EventToolCall:
+			fmt.Fprintf(stderr, "[tool %s %s]\n", ev.ToolCall.Name, ev.ToolCall.Input)
+		case agent.EventRecovery:
+			for _, f := range ev.Recovery.Files {
+				switch {
+				case f.Path != "":
+					fmt.Fprintf(stderr, "[%s: %s %s to %s]\n", ev.Recovery.Processor, f.Outcome, f.Name, f.Path)
+				case f.Reason != "":
+					fmt.Fprintf(stderr, "[%s: %s %s: %s]\n", ev.Recovery.Processor, f.Outcome, f.Name, f.Reason)
+				default:
+					fmt.Fprintf(stderr, "[%s: %s %s]\n", ev.Recovery.Processor, f.Outcome, f.Name)
+				}
+			}
+		case agent.EventRetry:
+			fmt.Fprintf(stderr, "[retrying: %v]\n", ev.Err)
+		case agent.EventFinish:
+			u := ev.Result.Usage
+			fmt.Fprintf(stdout, "\n[%s, %d tokens in, %d out]\n", ev.Result.FinishReason, u.InputTokens, u.OutputTokens)
 		}
 	}
 	return 0
@@ -90,6 +143,7 @@ var officeTypes = map[string]string{
 	".csv":  "text/csv",
 	".md":   "text/markdown",
 	".txt":  "text/plain",
+	".pdf":  "application/pdf",
 }
 
 func mediaType(path string) string {

@@ -5,39 +5,50 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/workspace/sandboxtest"
 )
 
 // TestRun runs the example against a local server speaking the Gemini
-// API, found through the environment as a real key and URL would be.
+// API, found through the environment as a real key and URL would be: it
+// refuses spreadsheets with its 400, and fails on Word documents with its
+// 502; the agent answers all the same.
 func TestRun(t *testing.T) {
+	const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 	srv := googletest.NewServer(t, googletest.Options{
 		Text:        "A short report.",
-		Unsupported: []string{"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"},
+		Unsupported: []string{xlsxType},
+		Internal:    []string{"application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
 	})
 	t.Setenv("GOOGLE_GENERATIVE_AI_API_KEY", "test-key")
 	t.Setenv("GOOGLE_GEMINI_BASE_URL", srv.URL())
 	dir := t.TempDir()
-	pdf := filepath.Join(dir, "report.pdf")
-	xlsx := filepath.Join(dir, "leads.xlsx")
-	for _, p := range []string{pdf, xlsx} {
-		if err := os.WriteFile(p, []byte("content"), 0o600); err != nil {
+	paths := map[string]string{}
+	for _, name := range []string{"report.pdf", "leads.xlsx", "letter.docx"} {
+		paths[name] = filepath.Join(dir, name)
+		if err := os.WriteFile(paths[name], []byte("content of "+name), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
+	sandbox := filepath.Join(sandboxtest.ReachableTempDir(t), "sandbox")
+	const done = "A short report.\n[stop, 11 tokens in, 7 out]\n"
 	tests := []struct {
-		name       string
-		args       []string
-		code       int
-		out, err   string
-		inlineType string
+		name     string
+		args     []string
+		code     int
+		out, err string
+		calls    int
 	}{
-		{"pdf", []string{"What is this?", pdf}, 0, "A short report.\n[stop, 11 tokens in, 7 out]\n", "", "application/pdf"},
-		{"xlsx refused by the API", []string{"What is this?", xlsx}, 1, "", "Gemini answered 400 INVALID_ARGUMENT: Unsupported MIME type", ""},
-		{"no question", nil, 2, "", "usage:", ""},
+		{"pdf", []string{"What is this?", paths["report.pdf"]}, 0, done, "", 1},
+		{"xlsx refused with a 400, uploaded", []string{"-sandbox", sandbox, "What is this?", paths["leads.xlsx"]}, 0, done,
+			"[unsupported-file-handler: uploaded leads.xlsx to /home/user/uploads/shared/", 2},
+		{"docx failing with a 502, uploaded", []string{"What is this?", paths["letter.docx"]}, 0, done,
+			"[unsupported-file-handler: uploaded letter.docx to /home/user/uploads/shared/", 2},
+		{"no question", nil, 2, "", "usage:", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,20 +58,21 @@ func TestRun(t *testing.T) {
 			if code != tt.code || stdout.String() != tt.out || !strings.Contains(stderr.String(), tt.err) {
 				t.Errorf("Got(run) = %d, %q, %q; want %d, %q, stderr containing %q", code, stdout.String(), stderr.String(), tt.code, tt.out, tt.err)
 			}
-			if tt.inlineType == "" {
-				return
+			if strings.Contains(stderr.String(), "WARN") {
+				t.Errorf("Got(stderr) = %q; want no warning in normal use", stderr.String())
 			}
-			reqs := srv.Requests()
-			if len(reqs) != before+1 {
-				t.Fatalf("Got(requests) = %d; want 1", len(reqs)-before)
-			}
-			b, err := reqs[before].Decode()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := b.InlineMediaTypes(); len(got) != 1 || got[0] != tt.inlineType {
-				t.Errorf("Got(inline types) = %q; want [%s]", got, tt.inlineType)
+			if got := len(srv.Requests()) - before; got != tt.calls {
+				t.Errorf("Got(model calls) = %d; want %d", got, tt.calls)
 			}
 		})
+	}
+	// The refused spreadsheet is in the sandbox given, where the model's
+	// tools find it.
+	files, _ := filepath.Glob(filepath.Join(sandbox, "uploads", "shared", "*.xlsx"))
+	if len(files) != 1 || !regexp.MustCompile(`/[0-9a-f]{64}\.xlsx$`).MatchString(files[0]) {
+		t.Fatalf("Got(uploads in the sandbox) = %q; want leads.xlsx under its digest", files)
+	}
+	if data, _ := os.ReadFile(files[0]); string(data) != "content of leads.xlsx" {
+		t.Errorf("Got(the uploaded file) = %q; want the bytes sent", data)
 	}
 }

@@ -77,6 +77,9 @@ func TestRun(t *testing.T) {
 			if code != tt.code || stdout.String() != tt.out || !strings.Contains(stderr.String(), tt.err) {
 				t.Errorf("Got(run) = %d, %q, %q; want %d, %q, stderr containing %q", code, stdout.String(), stderr.String(), tt.code, tt.out, tt.err)
 			}
+			if strings.Contains(stderr.String(), "WARN") {
+				t.Errorf("Got(stderr) = %q; want no warning in normal use", stderr.String())
+			}
 			if tt.sent == "" {
 				return
 			}
