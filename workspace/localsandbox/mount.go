@@ -35,45 +35,83 @@ var mountPoint = "/tmp"
 
 // mountInto binds the host directory dir onto mountPoint in the mount
 // namespace of the process pid, which must have been started with a
-// mount namespace of its own (see invocation.prepare). It runs on a
-// thread of its own, which enters that namespace and comes back: a
-// goroutine that exits while locked to its thread ends the thread, whose
-// file system context is no longer keel's, and the runtime keeps the main
-// thread, should it be the one, idle ever after, in keel's own namespace.
+// mount namespace of its own (see invocation.prepare). The mount is made
+// by the mounter, a thread of its own (see startMounter).
 func mountInto(pid int, dir string) error {
-	errc := make(chan error, 1)
+	mounter.once.Do(startMounter)
+	if mounter.err != nil {
+		return mounter.err
+	}
+	req := mountRequest{pid: pid, dir: dir, done: make(chan error, 1)}
+	mounter.reqs <- req
+	return <-req.done
+}
+
+// mounter is the one thread that enters bwrap's mount namespaces. Entering
+// one needs a thread that shares its root and working directory with no
+// other (setns refuses it otherwise), so the mounter unshares its own and
+// is no longer fit to run keel's code: it runs nothing else, and never
+// ends. Ending it would do harm: bwrap's --die-with-parent kills a
+// sandbox whose parent thread ends, and the mounter may have started one
+// before it was taken.
+var mounter struct {
+	once sync.Once
+	reqs chan mountRequest
+	err  error // why the mounter could not start
+}
+
+type mountRequest struct {
+	pid  int
+	dir  string
+	done chan error
+}
+
+func startMounter() {
+	mounter.reqs = make(chan mountRequest)
+	ready := make(chan error)
 	go func() {
+		// Never unlocked: the thread is the mounter's alone.
 		runtime.LockOSThread()
-		errc <- func() error {
-			home, err := unix.Open("/proc/thread-self/ns/mnt", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return fmt.Errorf("open keel's mount namespace: %w", err)
-			}
-			defer unix.Close(home)
-			ns, err := unix.Open(fmt.Sprintf("/proc/%d/ns/mnt", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
-			if err != nil {
-				return fmt.Errorf("open bwrap's mount namespace: %w", err)
-			}
-			defer unix.Close(ns)
-			// setns into a mount namespace refuses a thread that shares
-			// its root and working directory with others.
-			if err := unix.Unshare(unix.CLONE_FS); err != nil {
-				return fmt.Errorf("unshare the file system context: %w", err)
-			}
-			if err := unix.Setns(ns, unix.CLONE_NEWNS); err != nil {
-				return fmt.Errorf("enter bwrap's mount namespace: %w", err)
-			}
-			err = unix.Mount(dir, mountPoint, "", unix.MS_BIND|unix.MS_REC, "")
-			if err != nil {
-				err = fmt.Errorf("mount the sandbox on %s: %w", mountPoint, err)
-			}
-			if back := unix.Setns(home, unix.CLONE_NEWNS); back != nil && err == nil {
-				err = fmt.Errorf("leave bwrap's mount namespace: %w", back)
-			}
-			return err
-		}()
+		home, err := unix.Open("/proc/thread-self/ns/mnt", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			ready <- fmt.Errorf("open keel's mount namespace: %w", err)
+			runtime.UnlockOSThread()
+			return
+		}
+		if err := unix.Unshare(unix.CLONE_FS); err != nil {
+			unix.Close(home)
+			ready <- fmt.Errorf("unshare the file system context: %w", err)
+			runtime.UnlockOSThread()
+			return
+		}
+		ready <- nil
+		for req := range mounter.reqs {
+			req.done <- mountIn(home, req.pid, req.dir)
+		}
 	}()
-	return <-errc
+	mounter.err = <-ready
+}
+
+// mountIn makes, on the mounter's thread, the mount of mountInto, and
+// comes back to keel's mount namespace, home.
+func mountIn(home, pid int, dir string) error {
+	ns, err := unix.Open(fmt.Sprintf("/proc/%d/ns/mnt", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open bwrap's mount namespace: %w", err)
+	}
+	defer unix.Close(ns)
+	if err := unix.Setns(ns, unix.CLONE_NEWNS); err != nil {
+		return fmt.Errorf("enter bwrap's mount namespace: %w", err)
+	}
+	err = unix.Mount(dir, mountPoint, "", unix.MS_BIND|unix.MS_REC, "")
+	if err != nil {
+		err = fmt.Errorf("mount the sandbox on %s: %w", mountPoint, err)
+	}
+	if back := unix.Setns(home, unix.CLONE_NEWNS); back != nil {
+		// The mounter cannot go on elsewhere than in keel's namespace.
+		panic(fmt.Sprintf("localsandbox: leave bwrap's mount namespace: %v", back))
+	}
+	return err
 }
 
 type mountProbeKey struct {
