@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
 )
 
@@ -296,7 +297,8 @@ func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := mem.DeleteThread(r.Context(), resource, tid); err != nil {
+	// The thread's uploads go too, from every agent's sandbox.
+	if err := agent.DeleteThread(r.Context(), mem, s.order, resource, tid); err != nil {
 		s.storeError(w, r, err)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/workspace/localsandbox"
 )
 
 // clientDir holds the Node test of the official Mastra client.
@@ -43,7 +44,8 @@ func TestMastraClient(t *testing.T) {
 
 	srv := googletest.NewServer(t, googletest.Options{Unsupported: []string{xlsxType}})
 	const token = "client-test-token"
-	s := startServe(t, t.TempDir(), geminiEnv(srv, "KEEL_API_TOKEN="+token), loopback...)
+	served := t.TempDir()
+	s := startServe(t, served, geminiEnv(srv, "KEEL_API_TOKEN="+token), loopback...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -75,6 +77,12 @@ func TestMastraClient(t *testing.T) {
 	}
 	if refused == 0 {
 		t.Errorf("Got(requests with the xlsx) = 0; want the model server to have refused it")
+	}
+	// The client deleted its thread, and with it the refused file keel had
+	// put in user-1's sandbox.
+	uploads := filepath.Join(served, ".keel", "sandbox", "resource-"+localsandbox.DirName("user-1"), "uploads")
+	if entries, err := os.ReadDir(uploads); err != nil || len(entries) != 0 {
+		t.Errorf("Got(uploads of user-1 after the thread's deletion) = %v, %v; want the directory there and empty", entries, err)
 	}
 	if err := s.stop(t); err != nil {
 		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)

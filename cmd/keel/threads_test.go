@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/base64"
 	"errors"
 	"io/fs"
 	"os"
@@ -107,5 +108,46 @@ func TestThreadsDelete(t *testing.T) {
 	}
 	if res := keel(t, dir, env(), "threads", "delete", "t1"); res.code != 1 || !strings.Contains(res.stderr, "has no thread t1") {
 		t.Errorf("Got(a second delete) = %d, %q; want 1, not found", res.code, res.stderr)
+	}
+}
+
+// TestServeDeleteThread: the server's DELETE removes the thread's uploads
+// from the resource's sandbox too, and leaves another resource's alone.
+func TestServeDeleteThread(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{Unsupported: []string{xlsxType}})
+	dir := t.TempDir()
+	s := startServe(t, dir, geminiEnv(srv), loopback...)
+	sheet := base64.StdEncoding.EncodeToString(xlsxBytes())
+	for _, th := range []string{"t1", "t2"} {
+		body := `{"messages":[{"role":"user","content":[{"type":"text","text":"Count"},` +
+			`{"type":"file","mediaType":"` + xlsxType + `","data":"` + sheet + `","filename":"leads.xlsx"}]}],` +
+			`"memory":{"thread":"` + th + `","resource":"u1"}}`
+		if code, b := call(t, "POST", s.url+"/api/agents/assistant/generate", "", body); code != 200 {
+			t.Fatalf("Got(generate in %s) = %d %s; want 200", th, code, b)
+		}
+	}
+	uploads := filepath.Join(dir, ".keel", "sandbox", "resource-"+localsandbox.DirName("u1"), "uploads")
+	for _, th := range []string{"t1", "t2"} {
+		if _, err := os.Stat(filepath.Join(uploads, th)); err != nil {
+			t.Fatalf("Got(stat of %s's uploads) error %v; want the refused file there", th, err)
+		}
+	}
+	if code, _ := call(t, "DELETE", s.url+"/api/memory/threads/t1?resourceId=someone-else", "", ""); code != 404 {
+		t.Errorf("Got(DELETE of u1's thread as someone else) = %d; want 404", code)
+	}
+	if _, err := os.Stat(filepath.Join(uploads, "t1")); err != nil {
+		t.Errorf("Got(stat of t1's uploads after another resource's DELETE) error %v; want them kept", err)
+	}
+	if code, b := call(t, "DELETE", s.url+"/api/memory/threads/t1?resourceId=u1", "", ""); code != 200 || !strings.Contains(string(b), "Thread deleted") {
+		t.Fatalf("Got(DELETE t1) = %d %s; want 200 Thread deleted", code, b)
+	}
+	if _, err := os.Stat(filepath.Join(uploads, "t1")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Got(stat of t1's uploads after DELETE) error %v; want them gone", err)
+	}
+	if _, err := os.Stat(filepath.Join(uploads, "t2")); err != nil {
+		t.Errorf("Got(stat of t2's uploads) error %v; want them kept", err)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
 	}
 }
