@@ -198,10 +198,10 @@ func TestDedicatedUser(t *testing.T) {
 
 // closedDir returns a directory of root's that no other user may enter,
 // as /root is: keel run as root from /root/app keeps its sandboxes there.
-func closedDir(t *testing.T) string {
+func closedDir(t testing.TB) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("only root hands sandboxes to a dedicated user; CI runs as root")
+		t.Skip("only root hands sandboxes to a dedicated user, who may not reach them; CI runs as root")
 	}
 	requireBwrap(t)
 	closed := filepath.Join(t.TempDir(), "closed")
