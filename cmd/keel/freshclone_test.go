@@ -33,6 +33,16 @@ func TestFreshClone(t *testing.T) {
 	mustRun(t, "", "git", "clone", "--quiet", "--no-checkout", top, clone)
 	mustRun(t, clone, "git", "checkout", "--quiet", rev)
 
+	// The clone holds the license and no build output.
+	if lic, err := os.ReadFile(filepath.Join(clone, "LICENSE")); err != nil || !bytes.Contains(lic, []byte("Apache License\n                           Version 2.0, January 2004")) {
+		t.Errorf("Got(LICENSE) error %v; want the Apache License 2.0", err)
+	}
+	for _, f := range strings.Fields(mustRun(t, clone, "git", "ls-files")) {
+		if base := filepath.Base(f); strings.HasSuffix(f, ".test") || strings.HasPrefix(base, "keel.db") || base == "keel" || strings.HasSuffix(f, ".prof") {
+			t.Errorf("Got(tracked file %s); want no build output or database in the repository", f)
+		}
+	}
+
 	commands := readmeCommands(t, filepath.Join(clone, "README.md"))
 	if len(commands) != 2 || commands[0] != "go run ./cmd/keel serve" || commands[1] != "bash scripts/test.sh" {
 		t.Fatalf("Got(README's two commands) = %q; want go run ./cmd/keel serve, bash scripts/test.sh", commands)
