@@ -17,8 +17,10 @@
 // killed while saving leaves the whole message or none of it. The file
 // syncs at checkpoints rather than at every commit (synchronous=NORMAL):
 // a power failure may lose the last saves, but never leaves half of one.
-// Checkpoints run in a goroutine of the store's, never inside a caller's
-// commit (see checkpoint.go), so no save waits for the log to be copied.
+// SQLite checkpoints the log itself; a commit that finds the log grown
+// past 16 MiB (readers going on all the time keep SQLite from starting
+// it over) makes it start over. Errors SQLite gives for a locked file are
+// told by their code, never by their text.
 //
 // # Performance
 //

@@ -20,11 +20,3 @@ func (s *Store) QueuedWrites() int {
 	defer s.w.mu.Unlock()
 	return len(s.w.queue)
 }
-
-// AutoCheckpointForTest returns wal_autocheckpoint as a connection of s
-// has it.
-func (s *Store) AutoCheckpointForTest(ctx context.Context) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&n)
-	return n, err
-}

@@ -3,7 +3,9 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -11,7 +13,8 @@ import (
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/memory/internal/sqlstore"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // BusyTimeout is how long a write waits for another process holding the
@@ -27,7 +30,7 @@ type Store struct {
 	// context ends rather than spin on SQLite's busy handler, and commits
 	// those that wait together.
 	w     writer
-	ckpt  *checkpointer
+	wal   string // the log's file
 	reads atomic.Int64
 	now   func() time.Time
 }
@@ -64,7 +67,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	return &Store{db: db, st: st, now: time.Now, ckpt: startCheckpointer(db)}, nil
+	return &Store{db: db, st: st, now: time.Now, wal: path + "-wal"}, nil
 }
 
 // maxConns bounds the store's connections. Readers in WAL mode run in
@@ -88,28 +91,66 @@ func migrateWhenFree(ctx context.Context, db *sql.DB) error {
 	}
 }
 
-// isBusy reports SQLite's "database is locked" (SQLITE_BUSY and its
-// extended codes), which the driver reports only in its message.
+// isBusy reports SQLite's "database is locked" (SQLITE_BUSY) and "table
+// is locked" (SQLITE_LOCKED), with their extended codes, read from the
+// driver's error code.
 func isBusy(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code() & 0xff { // the primary code, under the extended one
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
 }
 
 // dsn returns the driver's name for the file at path: a file: URI (with
 // the characters URIs reserve escaped) whose parameters set every
 // connection up. IMMEDIATE transactions take the write lock when they
-// begin, so two writers never both read and then fail to upgrade.
+// begin, so two writers never both read and then fail to upgrade. SQLite
+// checkpoints the log itself, in the commit that takes it past 1,000
+// pages, and cuts the file back to logLimit when it starts it over.
 func dsn(path string) string {
 	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	return "file:" + esc + "?_txlock=immediate" +
 		fmt.Sprintf("&_pragma=busy_timeout(%d)", BusyTimeout.Milliseconds()) +
 		"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)" +
-		"&_pragma=wal_autocheckpoint(0)" // see checkpointer
+		fmt.Sprintf("&_pragma=journal_size_limit(%d)", logLimit)
 }
+
+// logLimit is the size the log's file is cut back to when SQLite starts
+// the log over, and the size past which a commit makes it start over
+// (see restartLog).
+const logLimit = 16 << 20
+
+// restartLog starts the log over when readers have kept SQLite from doing
+// so. SQLite starts the log over only when a write begins with every
+// frame of it copied into the database and no reader on one of them;
+// with reads going on all the time that seldom happens, and the log would
+// grow with everything ever written. So once the log's file is past
+// logLimit (it is cut back to that size whenever the log starts over), a
+// RESTART checkpoint copies the log and waits, restartWait at most, for
+// the readers to leave it, so that the next write starts it over. The
+// writer calls it after a commit, before it lets the next write begin:
+// no write adds frames meanwhile. A checkpoint that cannot finish leaves
+// the rest to a later commit.
+func (s *Store) restartLog() {
+	if fi, err := os.Stat(s.wal); err != nil || fi.Size() <= logLimit {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), restartWait)
+	defer cancel()
+	_, _ = s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
+}
+
+// restartWait bounds a RESTART checkpoint's wait for readers, during which
+// this store's writes wait too.
+const restartWait = 250 * time.Millisecond
 
 // Close closes the database.
 func (s *Store) Close() error {
-	s.ckpt.close()
 	closeAll(s.st)
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)

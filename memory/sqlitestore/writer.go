@@ -172,8 +172,6 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 		}
 		cancel()
 	}()
-	s.ckpt.writes.RLock()
-	defer s.ckpt.writes.RUnlock()
 	tx, err := s.db.BeginTx(gctx, nil)
 	if err != nil {
 		outs[0].err = ownErr(own, err)
@@ -212,7 +210,7 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 		}
 	}
 	if err = tx.Commit(); err == nil {
-		s.ckpt.committed()
+		s.restartLog()
 	}
 	for i := range outs {
 		if ran[i] && outs[i].err == nil && err != nil {
@@ -246,8 +244,6 @@ func redo(outs []outcome, ran []bool, failed int) []outcome {
 
 // commitOne runs op alone in a transaction.
 func (s *Store) commitOne(op *writeOp) error {
-	s.ckpt.writes.RLock()
-	defer s.ckpt.writes.RUnlock()
 	tx, err := s.db.BeginTx(op.ctx, nil)
 	if err != nil {
 		return err
@@ -259,7 +255,7 @@ func (s *Store) commitOne(op *writeOp) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	s.ckpt.committed()
+	s.restartLog()
 	return nil
 }
 
