@@ -17,20 +17,33 @@
 // file bytes byte for byte (an empty file stays an empty file, not a
 // missing one), URLs, media types, names, tool inputs and outputs as their
 // exact JSON bytes. Metadata is JSON, so its numbers come back as float64.
-// Times are kept in UTC to the millisecond ([StoredTime]).
+// Times are kept in UTC to the millisecond.
 //
-// File bytes are kept once per content, addressed by their SHA-256
-// ([Digest]): two messages holding the same file share one blob, and a
-// blob goes when the last message holding it is deleted or replaced. The
-// digest is checked on every read, so damaged storage is an error wrapping
-// [ErrCorrupt], never a wrong file. Loading a page of messages reads each
-// blob it needs once.
+// File bytes are kept once per content, addressed by their SHA-256: two
+// messages holding the same file share one blob, and a blob goes when the
+// last message holding it is deleted or replaced. The digest is checked
+// on every read, so damaged storage is an error wrapping [ErrCorrupt],
+// never a wrong file. Every file part a store returns with its bytes
+// (inline, or as a base64 data: URL) carries that digest in
+// [keel.FilePart.SHA256], so nothing downstream hashes it again. Loading
+// a page of messages reads each blob it needs once.
+//
+// # History windows
+//
+// [ListMessagesOptions.Last] reads only a thread's last messages, the
+// window an agent sends a model, at a cost that does not grow with the
+// thread: the stores read those rows from an index on the thread and the
+// messages' order, and keep each thread's [Thread.MessageCount] as they
+// save, so nothing counts rows either. A window is the end of the
+// thread's order (see [ListMessagesOptions]).
 //
 // # Ownership
 //
 // Every call names the resource it acts for. A thread of another resource
 // is reported as not found ([ErrNotFound]), exactly as a missing one is:
 // a store never tells one resource anything about another's threads.
+// [Store.ThreadOwner] alone finds a thread by its ID, for the runtime's
+// own checks, which must keep that rule towards their callers.
 //
 // # Errors
 //
@@ -43,13 +56,16 @@
 //
 // A store may implement more, found by type assertion: [ThreadStarter]
 // creates a thread and saves its first messages in one transaction (the
-// agent uses it for a run's first turn, saving a commit), and
-// [BlobReporter] counts blobs and blob reads (for tests and benchmarks).
-// All three stores implement both.
+// agent uses it for a run's first turn, saving a commit), [BlobReporter]
+// counts blobs and blob reads (for tests and benchmarks). All three
+// stores implement both.
 //
 // # Writing a store
 //
-// [EncodeMessages] and [DecodeMessage] give the stored form every store
-// shares; [NewThread], [CheckThread], [ListThreadsOptions.Normalize] and
-// [Window] the rules for threads and pages.
+// A store of another package applies the rules of this one with
+// [CheckID], [NewThread], [CheckThread], [ListThreadsOptions.Normalize],
+// and [ListMessagesOptions.Check], and shows it keeps
+// the contract by passing storetest. How it stores messages is its own
+// business; the stores of this module share a stored form and SQL bodies
+// that are not part of the API.
 package memory

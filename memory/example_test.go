@@ -48,17 +48,51 @@ func ExampleValidID() {
 	// Output: true true false false
 }
 
-func ExampleEncodeMessage() {
-	m := keel.Message{ID: "m1", Role: keel.RoleUser, Parts: []keel.Part{
-		keel.FilePart{Data: []byte("hello"), Filename: "a.txt"},
-		keel.FilePart{Data: []byte("hello"), Filename: "b.txt"},
-	}}
-	enc, blobs, err := memory.EncodeMessage(m)
+// A window of the last messages is what an agent sends a model: the store
+// reads only those rows, however long the thread.
+func ExampleListMessagesOptions_last() {
+	ctx := context.Background()
+	s := memory.NewInMemory()
+	defer s.Close()
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t", ResourceID: "alice"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for i := range 5 {
+		if _, err := s.SaveMessages(ctx, "alice", "t", []keel.Message{keel.UserText(fmt.Sprint("turn ", i))}); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	page, err := s.ListMessages(ctx, "alice", "t", memory.ListMessagesOptions{Last: 2})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	// The two files hold the same bytes: one blob.
-	fmt.Println(len(blobs), enc.Digests[0] == memory.Digest([]byte("hello")))
-	// Output: 1 true
+	threads, _ := s.ListThreads(ctx, "alice", memory.ListThreadsOptions{})
+	fmt.Println(page.Messages[0].Text(), "/", page.Messages[1].Text(), "of", page.Total, "older:", page.HasMore)
+	fmt.Println("thread holds", threads.Threads[0].MessageCount)
+	// Output:
+	// turn 3 / turn 4 of 5 older: true
+	// thread holds 5
+}
+
+// Files come back with their SHA-256, computed once when they were saved.
+func ExampleStore_fileDigest() {
+	ctx := context.Background()
+	s := memory.NewInMemory()
+	defer s.Close()
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t", ResourceID: "alice"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	saved, err := s.SaveMessages(ctx, "alice", "t", []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{
+		keel.FilePart{Data: []byte("hello"), MediaType: "text/plain", Filename: "a.txt"},
+	}}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(saved[0].Parts[0].(keel.FilePart).SHA256)
+	// Output: 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
 }

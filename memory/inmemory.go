@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory/internal/stored"
 )
 
 // InMemory is a [Store] that keeps everything in the process's memory, for
 // tests and for agents that need no history across restarts. It keeps
-// messages in the stored form of the SQL stores (see [EncodedMessage]), so
-// it accepts, refuses and returns exactly what they do, and nothing it
-// returns shares memory with what it keeps. It is safe for concurrent use.
+// messages in the stored form of the SQL stores, so it accepts, refuses
+// and returns exactly what they do, and nothing it returns shares memory
+// with what it keeps. It is also a [ThreadStarter] and a [BlobReporter].
+// It is safe for concurrent use.
 type InMemory struct {
 	mu      sync.RWMutex
 	threads map[string]*memThread
@@ -29,11 +31,21 @@ type InMemory struct {
 type memThread struct {
 	t        Thread // Metadata is nil: it is kept encoded in meta.
 	meta     []byte
-	messages []memMessage // ordered by CreatedAt, then seq
+	messages []memMessage    // ordered by CreatedAt, then seq
+	ids      map[string]bool // of messages
+}
+
+// insert puts m in its place among th's messages, found by binary
+// search: at the end for a new message of now, the common case.
+func (th *memThread) insert(m memMessage) {
+	i, _ := slices.BinarySearchFunc(th.messages, m, func(a, b memMessage) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.seq, b.seq))
+	})
+	th.messages = slices.Insert(th.messages, i, m)
 }
 
 type memMessage struct {
-	EncodedMessage
+	stored.Message
 	seq int64
 }
 
@@ -42,10 +54,11 @@ type memBlob struct {
 	refs int
 }
 
-var _ Store = (*InMemory)(nil)
-var _ BlobReporter = (*InMemory)(nil)
-var _ ThreadStarter = (*InMemory)(nil)
-var _ ThreadOwnerFinder = (*InMemory)(nil)
+var (
+	_ Store         = (*InMemory)(nil)
+	_ BlobReporter  = (*InMemory)(nil)
+	_ ThreadStarter = (*InMemory)(nil)
+)
 
 // NewInMemory returns an empty in-memory store.
 func NewInMemory() *InMemory {
@@ -65,7 +78,7 @@ func (s *InMemory) CreateThread(ctx context.Context, t Thread) (Thread, error) {
 	if err != nil {
 		return Thread{}, fmt.Errorf("memory: create thread: %w", err)
 	}
-	meta, _ := EncodeMetadata(t.Metadata) // NewThread checked it encodes
+	meta, _ := stored.EncodeMetadata(t.Metadata) // NewThread checked it encodes
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.threads[t.ID]; ok {
@@ -73,18 +86,18 @@ func (s *InMemory) CreateThread(ctx context.Context, t Thread) (Thread, error) {
 	}
 	kept := t
 	kept.Metadata = nil
-	s.threads[t.ID] = &memThread{t: kept, meta: meta}
+	s.threads[t.ID] = &memThread{t: kept, meta: meta, ids: make(map[string]bool)}
 	return s.threadOut(s.threads[t.ID])
 }
 
 // threadOut returns a copy of th that shares nothing with the store.
 func (s *InMemory) threadOut(th *memThread) (Thread, error) {
 	t := th.t
-	meta, err := DecodeMetadata(th.meta)
+	meta, err := stored.DecodeMetadata(th.meta)
 	if err != nil {
 		return Thread{}, err
 	}
-	t.Metadata = meta
+	t.Metadata, t.MessageCount = meta, len(th.messages)
 	return t, nil
 }
 
@@ -104,7 +117,7 @@ func (s *InMemory) thread(resourceID, threadID string) (*memThread, error) {
 	return th, nil
 }
 
-// ThreadOwner implements [ThreadOwnerFinder].
+// ThreadOwner implements [Store.ThreadOwner].
 func (s *InMemory) ThreadOwner(ctx context.Context, threadID string) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -169,7 +182,7 @@ func (s *InMemory) ListThreads(ctx context.Context, resourceID string, opts List
 		}
 		return c
 	})
-	off, n, more := Window(opts.Page, opts.PerPage, len(mine))
+	off, n, more := stored.Window(opts.Page, opts.PerPage, len(mine))
 	page := ThreadPage{Threads: make([]Thread, 0, n), Total: len(mine), Page: opts.Page, PerPage: opts.PerPage, HasMore: more}
 	for _, th := range mine[off : off+n] {
 		t, err := s.threadOut(th)
@@ -191,7 +204,7 @@ func (s *InMemory) UpdateThread(ctx context.Context, t Thread) (Thread, error) {
 	if err := CheckThread(t); err != nil {
 		return Thread{}, fmt.Errorf("memory: update thread: %w", err)
 	}
-	meta, _ := EncodeMetadata(t.Metadata) // CheckThread checked it encodes
+	meta, _ := stored.EncodeMetadata(t.Metadata) // CheckThread checked it encodes
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	th, err := s.thread(t.ResourceID, t.ID)
@@ -199,7 +212,7 @@ func (s *InMemory) UpdateThread(ctx context.Context, t Thread) (Thread, error) {
 		return Thread{}, fmt.Errorf("memory: update thread: %w", err)
 	}
 	th.t.Title, th.meta = t.Title, meta
-	th.t.UpdatedAt = StoredTime(s.now())
+	th.t.UpdatedAt = stored.Time(s.now())
 	return s.threadOut(th)
 }
 
@@ -237,7 +250,7 @@ func (s *InMemory) SaveMessages(ctx context.Context, resourceID, threadID string
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	enc, blobs, err := EncodeMessages(msgs)
+	enc, blobs, err := stored.Encode(msgs)
 	if err != nil {
 		return nil, fmt.Errorf("memory: save messages: %w", err)
 	}
@@ -247,13 +260,13 @@ func (s *InMemory) SaveMessages(ctx context.Context, resourceID, threadID string
 	if err != nil {
 		return nil, fmt.Errorf("memory: save messages: %w", err)
 	}
-	s.save(th, enc, blobs, StoredTime(s.now()))
-	return Stored(msgs, enc), nil
+	s.save(th, enc, blobs, stored.Time(s.now()))
+	return stored.AsSaved(msgs, enc), nil
 }
 
 // save stores enc, whose files are blobs, in th, and sets its UpdatedAt
 // to now. The caller holds s.mu.
-func (s *InMemory) save(th *memThread, enc []EncodedMessage, blobs []Blob, now time.Time) {
+func (s *InMemory) save(th *memThread, enc []stored.Message, blobs []stored.Blob, now time.Time) {
 	for _, b := range blobs {
 		if _, ok := s.blobs[b.Digest]; !ok {
 			s.blobs[b.Digest] = &memBlob{data: slices.Clone(b.Data)}
@@ -261,32 +274,31 @@ func (s *InMemory) save(th *memThread, enc []EncodedMessage, blobs []Blob, now t
 	}
 	for i := range enc {
 		e := &enc[i]
-		j := slices.IndexFunc(th.messages, func(m memMessage) bool { return m.ID == e.ID })
 		// Count the new references before dropping the replaced
 		// message's, so a file both hold is never let go.
 		for _, d := range e.Digests {
 			s.blobs[d].refs++
 		}
-		if j >= 0 {
+		if th.ids[e.ID] {
+			j := slices.IndexFunc(th.messages, func(m memMessage) bool { return m.ID == e.ID })
+			old := th.messages[j]
 			if e.CreatedAt.IsZero() {
-				e.CreatedAt = th.messages[j].CreatedAt
+				e.CreatedAt = old.CreatedAt
 			}
-			s.unref(th.messages[j].Digests)
-			th.messages[j].EncodedMessage = *e
+			s.unref(old.Digests)
+			// The replacement keeps the message's seq, and moves with its
+			// time.
+			th.messages = slices.Delete(th.messages, j, j+1)
+			th.insert(memMessage{Message: *e, seq: old.seq})
 			continue
 		}
 		if e.CreatedAt.IsZero() {
 			e.CreatedAt = now
 		}
 		s.seq++
-		th.messages = append(th.messages, memMessage{EncodedMessage: *e, seq: s.seq})
+		th.ids[e.ID] = true
+		th.insert(memMessage{Message: *e, seq: s.seq})
 	}
-	slices.SortStableFunc(th.messages, func(a, b memMessage) int {
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
 	th.t.UpdatedAt = now
 }
 
@@ -301,8 +313,8 @@ func (s *InMemory) StartThread(ctx context.Context, t Thread, msgs []keel.Messag
 	if err != nil {
 		return Thread{}, nil, fmt.Errorf("memory: start thread: %w", err)
 	}
-	meta, _ := EncodeMetadata(t.Metadata) // NewThread checked it encodes
-	enc, blobs, err := EncodeMessages(msgs)
+	meta, _ := stored.EncodeMetadata(t.Metadata) // NewThread checked it encodes
+	enc, blobs, err := stored.Encode(msgs)
 	if err != nil {
 		return Thread{}, nil, fmt.Errorf("memory: start thread: %w", err)
 	}
@@ -313,14 +325,14 @@ func (s *InMemory) StartThread(ctx context.Context, t Thread, msgs []keel.Messag
 	}
 	kept := t
 	kept.Metadata = nil
-	th := &memThread{t: kept, meta: meta}
+	th := &memThread{t: kept, meta: meta, ids: make(map[string]bool)}
 	s.threads[t.ID] = th
-	s.save(th, enc, blobs, StoredTime(s.now()))
+	s.save(th, enc, blobs, stored.Time(s.now()))
 	out, err := s.threadOut(th)
 	if err != nil {
 		return Thread{}, nil, fmt.Errorf("memory: start thread: %w", err)
 	}
-	return out, Stored(msgs, enc), nil
+	return out, stored.AsSaved(msgs, enc), nil
 }
 
 // ListMessages implements [Store.ListMessages]. Each blob the page needs
@@ -338,7 +350,10 @@ func (s *InMemory) ListMessages(ctx context.Context, resourceID, threadID string
 	if err != nil {
 		return MessagePage{}, fmt.Errorf("memory: list messages: %w", err)
 	}
-	off, n, more := Window(opts.Page, opts.PerPage, len(th.messages))
+	off, n, more := stored.Window(opts.Page, opts.PerPage, len(th.messages))
+	if opts.Last > 0 {
+		off, n, more = stored.Last(opts.Last, len(th.messages))
+	}
 	page := MessagePage{Messages: make([]keel.Message, 0, n), Total: len(th.messages), Page: opts.Page, PerPage: opts.PerPage, HasMore: more}
 	copies := make(map[string][]byte)
 	blob := func(d string) ([]byte, error) {
@@ -355,7 +370,7 @@ func (s *InMemory) ListMessages(ctx context.Context, resourceID, threadID string
 		return data, nil
 	}
 	for _, m := range th.messages[off : off+n] {
-		msg, err := DecodeMessage(m.EncodedMessage, blob)
+		msg, err := stored.Decode(m.Message, blob)
 		if err != nil {
 			return MessagePage{}, fmt.Errorf("memory: list messages: %w", err)
 		}

@@ -5,11 +5,15 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/keel-go/keel/memory/internal/stored"
 )
 
 // CheckThread checks the fields of t a store keeps: a valid resource ID, a
 // valid thread ID unless it is empty (a store then makes one), a UTF-8
-// title without NUL bytes and metadata that encodes as JSON. The error wraps [ErrInvalid].
+// title without NUL bytes and metadata that encodes as JSON. The error
+// wraps [ErrInvalid]. The stores of this module call it; a store of
+// another package applies the same rules with it.
 func CheckThread(t Thread) error {
 	if err := CheckID("resource", t.ResourceID); err != nil {
 		return err
@@ -26,7 +30,7 @@ func CheckThread(t Thread) error {
 	if strings.IndexByte(t.Title, 0) >= 0 {
 		return fmt.Errorf("%w: thread %q title holds a NUL byte", ErrInvalid, t.ID)
 	}
-	if _, err := EncodeMetadata(t.Metadata); err != nil {
+	if _, err := stored.EncodeMetadata(t.Metadata); err != nil {
 		return fmt.Errorf("thread %q: %w", t.ID, err)
 	}
 	return nil
@@ -34,7 +38,7 @@ func CheckThread(t Thread) error {
 
 // NewThread checks t with [CheckThread] and returns it as
 // [Store.CreateThread] stores it: an empty ID replaced by a [NewID], zero
-// times set to now, times as [StoredTime].
+// times set to now, times in UTC to the millisecond, no messages.
 func NewThread(t Thread, now time.Time) (Thread, error) {
 	if err := CheckThread(t); err != nil {
 		return Thread{}, err
@@ -48,57 +52,44 @@ func NewThread(t Thread, now time.Time) (Thread, error) {
 	if t.UpdatedAt.IsZero() {
 		t.UpdatedAt = now
 	}
-	t.CreatedAt, t.UpdatedAt = StoredTime(t.CreatedAt), StoredTime(t.UpdatedAt)
+	t.CreatedAt, t.UpdatedAt = stored.Time(t.CreatedAt), stored.Time(t.UpdatedAt)
+	t.MessageCount = 0
 	return t, nil
 }
 
-// DefaultPerPage is the page size of [Store.ListThreads] when none is
+// defaultPerPage is the page size of [Store.ListThreads] when none is
 // given.
-const DefaultPerPage = 100
+const defaultPerPage = 100
 
 // Normalize returns o with its defaults filled in (PerPage 100, OrderBy
 // "createdAt"), or an error wrapping [ErrInvalid] for a negative page or
-// size or an unknown order.
+// size or an unknown order. Stores call it before listing.
 func (o ListThreadsOptions) Normalize() (ListThreadsOptions, error) {
 	if o.Page < 0 || o.PerPage < 0 {
 		return o, fmt.Errorf("%w: page %d, per page %d", ErrInvalid, o.Page, o.PerPage)
 	}
 	if o.PerPage == 0 {
-		o.PerPage = DefaultPerPage
+		o.PerPage = defaultPerPage
 	}
 	switch o.OrderBy {
 	case "":
 		o.OrderBy = "createdAt"
 	case "createdAt", "updatedAt":
 	default:
-		return o, fmt.Errorf("%w: order by %q; want createdAt or updatedAt", ErrInvalid, truncate(o.OrderBy))
+		return o, fmt.Errorf("%w: order by %q; want createdAt or updatedAt", ErrInvalid, stored.Truncate(o.OrderBy))
 	}
 	return o, nil
 }
 
-// Check returns an error wrapping [ErrInvalid] for a negative page or
-// size.
+// Check returns an error wrapping [ErrInvalid] for a negative page, size
+// or window, or a window (Last) asked for with a page. Stores call it
+// before listing.
 func (o ListMessagesOptions) Check() error {
-	if o.Page < 0 || o.PerPage < 0 {
-		return fmt.Errorf("%w: page %d, per page %d", ErrInvalid, o.Page, o.PerPage)
+	switch {
+	case o.Page < 0 || o.PerPage < 0 || o.Last < 0:
+		return fmt.Errorf("%w: page %d, per page %d, last %d", ErrInvalid, o.Page, o.PerPage, o.Last)
+	case o.Last > 0 && (o.Page != 0 || o.PerPage != 0):
+		return fmt.Errorf("%w: last %d messages asked for with page %d of %d: give one or the other", ErrInvalid, o.Last, o.Page, o.PerPage)
 	}
 	return nil
-}
-
-// Window returns the offset and count of items on page (zero-based) of
-// perPage items among total, and whether items follow it. perPage 0 means
-// every item on page 0, and none on later pages.
-func Window(page, perPage, total int) (offset, count int, hasMore bool) {
-	if perPage == 0 {
-		if page > 0 {
-			return total, 0, false
-		}
-		return 0, total, false
-	}
-	offset = page * perPage
-	if offset >= total || offset < 0 {
-		return total, 0, false
-	}
-	count = min(perPage, total-offset)
-	return offset, count, offset+count < total
 }

@@ -17,6 +17,12 @@
 // PostgreSQL aborts for a deadlock or a conflict with another is run again
 // (a few times, then its error is returned).
 //
+// # Windows and counts
+//
+// A thread's row counts its messages, and an index on (thread, seq) gives
+// a new message its place: loading the last messages of a thread and
+// saving to it cost the same for 20 messages as for 100,000.
+//
 // # Files
 //
 // File bytes are kept once per SHA-256 in keel_blobs, with a row per

@@ -4,29 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
 // Store is a [memory.Store] in a PostgreSQL database, which several keel
-// servers may share. It is safe for concurrent use.
+// servers may share, and a [memory.ThreadStarter] and a [memory.BlobReporter]. It is safe for concurrent use.
 type Store struct {
-	pool  *pgxpool.Pool
-	reads atomic.Int64
-	now   func() time.Time
+	*sqlstore.Store
+	db *database
 }
 
 var (
-	_ memory.Store        = (*Store)(nil)
-	_ memory.BlobReporter = (*Store)(nil)
+	_ memory.Store         = (*Store)(nil)
+	_ memory.ThreadStarter = (*Store)(nil)
+	_ memory.BlobReporter  = (*Store)(nil)
 )
+
+// database is the pool as the store's body uses it (a [sqlstore.DB]).
+type database struct{ pool *pgxpool.Pool }
 
 // Open connects to the database at url (a postgres:// URL or a key=value
 // string, as pgx takes them) and brings its schema up to date. Servers
@@ -41,12 +42,13 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open: %w", err)
 	}
-	return &Store{pool: pool, now: time.Now}, nil
+	db := &database{pool: pool}
+	return &Store{Store: sqlstore.New(db, sqlstore.Config{Name: "pgstore", RowLocks: true}), db: db}, nil
 }
 
 // Close closes the connections.
 func (s *Store) Close() error {
-	s.pool.Close()
+	s.db.pool.Close()
 	return nil
 }
 
@@ -54,11 +56,11 @@ func (s *Store) Close() error {
 // a conflict with another.
 const maxAttempts = 5
 
-// writeTx runs fn in a transaction, again when PostgreSQL aborts it for a
-// deadlock or a serialization failure, or when a blob it counted on was
-// deleted by a concurrent transaction (a foreign key violation, see
-// keepBlobs). fn must be safe to run again.
-func (s *Store) writeTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+// Write implements [sqlstore.DB.Write]: a transaction, run again when
+// PostgreSQL aborts it for a deadlock or a serialization failure, or when
+// a blob it counted on was deleted by a concurrent transaction (a foreign
+// key violation).
+func (d *database) Write(ctx context.Context, fn func(sqlstore.Tx) error) error {
 	var err error
 	for attempt := range maxAttempts {
 		if attempt > 0 {
@@ -68,7 +70,7 @@ func (s *Store) writeTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 			case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
 			}
 		}
-		err = pgx.BeginFunc(ctx, s.pool, fn)
+		err = pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error { return fn(conn{ctx, tx}) })
 		if !retryable(err) {
 			return err
 		}
@@ -88,34 +90,64 @@ func retryable(err error) bool {
 	return false
 }
 
-// readTx runs fn in a read-only REPEATABLE READ transaction, so that it
-// sees one state of the database throughout.
-func (s *Store) readTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, fn)
+// Read implements [sqlstore.DB.Read] with a read-only REPEATABLE READ
+// transaction, which sees one state of the database throughout.
+func (d *database) Read(ctx context.Context, fn func(sqlstore.Tx) error) error {
+	return pgx.BeginTxFunc(ctx, d.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
+		func(tx pgx.Tx) error { return fn(conn{ctx, tx}) })
 }
 
-// lockThread checks that the thread exists and belongs to resourceID, and
-// locks it until the transaction ends, so that writers of one thread take
-// turns and it cannot be deleted under them.
-func lockThread(ctx context.Context, tx pgx.Tx, resourceID, threadID string) error {
-	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
-		return err
-	}
-	return sqlstore.CheckOwner(tx.QueryRow(ctx, `SELECT resource_id FROM keel_threads WHERE id = $1 FOR UPDATE`, threadID),
-		pgx.ErrNoRows, resourceID, threadID)
+// One implements [sqlstore.DB.One]: statements on the pool, each its own
+// transaction.
+func (d *database) One(ctx context.Context) sqlstore.Tx { return conn{ctx, d.pool} }
+
+// querier is what pgx's pool and transactions both do.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Exec(ctx context.Context, sql string, arguments ...any) (pgconn.CommandTag, error)
 }
 
-// checkThread is lockThread for readers: it takes no lock.
-func checkThread(ctx context.Context, tx pgx.Tx, resourceID, threadID string) error {
-	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
+// conn runs the statements of a call with context ctx: it is the store's
+// [sqlstore.Tx].
+type conn struct {
+	ctx context.Context
+	q   querier
+}
+
+// QueryRow implements [sqlstore.Tx.QueryRow].
+func (c conn) QueryRow(query string, args ...any) sqlstore.Row {
+	return row{c.q.QueryRow(c.ctx, query, args...)}
+}
+
+// Query implements [sqlstore.Tx.Query].
+func (c conn) Query(query string, each func(sqlstore.Row) error, args ...any) error {
+	rows, err := c.q.Query(c.ctx, query, args...)
+	if err != nil {
 		return err
 	}
-	var n int
-	if err := tx.QueryRow(ctx, `SELECT COUNT(*) FROM keel_threads WHERE id = $1 AND resource_id = $2`, threadID, resourceID).Scan(&n); err != nil {
-		return err
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
 	}
-	if n == 0 {
-		return sqlstore.ThreadNotFound(resourceID, threadID)
+	return rows.Err()
+}
+
+// Exec implements [sqlstore.Tx.Exec].
+func (c conn) Exec(query string, args ...any) (int64, error) {
+	tag, err := c.q.Exec(c.ctx, query, args...)
+	return tag.RowsAffected(), err
+}
+
+// row reads no row as [sqlstore.ErrNoRows].
+type row struct{ r pgx.Row }
+
+func (r row) Scan(dest ...any) error {
+	err := r.r.Scan(dest...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return sqlstore.ErrNoRows
 	}
-	return nil
+	return err
 }

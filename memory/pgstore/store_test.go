@@ -38,6 +38,15 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestShared opens two stores (two pools) on one database, as two servers
+// would.
+func TestShared(t *testing.T) {
+	storetest.RunShared(t, func(t *testing.T) (memory.Store, memory.Store) {
+		url := pgtest.Start(t)
+		return open(t, url), open(t, url)
+	})
+}
+
 func BenchmarkThread(b *testing.B) {
 	storetest.Benchmark(b, func(b *testing.B) memory.Store {
 		return open(b, pgtest.Start(b))

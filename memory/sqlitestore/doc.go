@@ -39,4 +39,13 @@
 // Every blob read is checked against its digest, and a mismatch is an
 // error wrapping [memory.ErrCorrupt]. Loading a page of messages reads
 // each blob it needs once.
+//
+// # Schema
+//
+// Tables are named as in PostgreSQL (keel_threads, keel_messages,
+// keel_blobs, keel_message_blobs), so that both stores run
+// the same statements; times are Unix milliseconds. A thread's row counts
+// its messages, and an index on (thread, seq) gives a new message its
+// place without reading the thread: saving to and loading a window of a
+// thread of 100,000 messages cost what they cost for 20.
 package sqlitestore

@@ -6,7 +6,7 @@ import "context"
 // its transaction: tests use it to hold a transaction open, or to end
 // one the way SQLite does on an I/O error.
 func (s *Store) WriteForTest(ctx context.Context, fn func(exec func(query string, args ...any) error) error) error {
-	return s.writeTx(ctx, func(c conn) error {
+	return s.f.writeTx(ctx, func(c conn) error {
 		return fn(func(query string, args ...any) error {
 			_, err := c.tx.ExecContext(c.ctx, query, args...)
 			return err
@@ -16,7 +16,7 @@ func (s *Store) WriteForTest(ctx context.Context, fn func(exec func(query string
 
 // QueuedWrites returns the number of writes waiting for a transaction.
 func (s *Store) QueuedWrites() int {
-	s.w.mu.Lock()
-	defer s.w.mu.Unlock()
-	return len(s.w.queue)
+	s.f.w.mu.Lock()
+	defer s.f.w.mu.Unlock()
+	return len(s.f.w.queue)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/stored"
 	"github.com/keel-go/keel/memory/sqlitestore"
 )
 
@@ -16,17 +17,17 @@ import (
 // it is an error wrapping ErrCorrupt, never wrong bytes.
 func TestCorruptBlob(t *testing.T) {
 	file := []byte("the quarterly figures")
-	digest := memory.Digest(file)
+	digest := stored.Digest(file)
 	cases := []struct {
 		name   string
 		damage string
 		args   []any
 	}{
-		{"same size", `UPDATE blobs SET data = ? WHERE digest = ?`, []any{[]byte("THE QUARTERLY FIGURES"), digest}},
-		{"other size", `UPDATE blobs SET data = ?, size = 3 WHERE digest = ?`, []any{[]byte("abc"), digest}},
-		{"size only", `UPDATE blobs SET size = 1 WHERE digest = ?`, []any{digest}},
-		{"missing", `DELETE FROM blobs WHERE digest = ?`, []any{digest}},
-		{"parts not JSON", `UPDATE messages SET parts = '[{' WHERE id = 'm1'`, nil},
+		{"same size", `UPDATE keel_blobs SET data = ? WHERE digest = ?`, []any{[]byte("THE QUARTERLY FIGURES"), digest}},
+		{"other size", `UPDATE keel_blobs SET data = ?, size = 3 WHERE digest = ?`, []any{[]byte("abc"), digest}},
+		{"size only", `UPDATE keel_blobs SET size = 1 WHERE digest = ?`, []any{digest}},
+		{"missing", `DELETE FROM keel_blobs WHERE digest = ?`, []any{digest}},
+		{"parts not JSON", `UPDATE keel_messages SET parts = '[{' WHERE id = 'm1'`, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,8 +81,8 @@ func TestMigrations(t *testing.T) {
 	if err := raw.QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&rows, &version); err != nil {
 		t.Fatalf("reading schema_version: %v", err)
 	}
-	if rows != 1 || version != 1 {
-		t.Errorf("Got(schema_version) = %d rows, version %d; want 1 row, version 1", rows, version)
+	if rows != 2 || version != 2 {
+		t.Errorf("Got(schema_version) = %d rows, version %d; want 2 rows, version 2", rows, version)
 	}
 	var mode string
 	if err := raw.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {

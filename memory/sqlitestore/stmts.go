@@ -3,77 +3,29 @@ package sqlitestore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"time"
+
+	"github.com/keel-go/keel/memory/internal/sqlstore"
 )
 
-// The store's statements. Each is prepared once, when the store opens,
-// and kept for its life: SQLite compiles a statement in about the time
-// it takes to run a small one, so compiling each call's statements
-// afresh would double its cost. database/sql then prepares a statement
-// on each pooled connection the first time that connection runs it, and
-// a transaction reuses its connection's.
-const (
-	threadColumns = `id, resource_id, title, metadata, created_at, updated_at`
+// stmts holds the store's prepared statements, by their text, each
+// prepared when the store opens and kept for its life: SQLite compiles a
+// statement in about the time it takes to run a small one, so compiling
+// each call's statements afresh would double its cost. database/sql then
+// prepares a statement on each pooled connection the first time that
+// connection runs it, and a transaction reuses its connection's.
+type stmts map[string]*sql.Stmt
 
-	qGetThread    = `SELECT ` + threadColumns + ` FROM threads WHERE id = ? AND resource_id = ?`
-	qThreadOwner  = `SELECT resource_id FROM threads WHERE id = ?`
-	qInsertThread = `INSERT INTO threads (` + threadColumns + `) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`
-	qUpdateThread = `UPDATE threads SET title = ?, metadata = ?, updated_at = ? WHERE id = ?`
-	qCountThreads = `SELECT COUNT(*) FROM threads WHERE resource_id = ?`
-	qDeleteThread = `DELETE FROM threads WHERE id = ?`
-	// qTouchThread sets a thread's UpdatedAt if it is the resource's: no
-	// row changed means no such thread, as far as that resource may know.
-	qTouchThread = `UPDATE threads SET updated_at = ? WHERE id = ? AND resource_id = ?`
-
-	// qThreadMessages checks a thread's owner and counts its messages in
-	// one step.
-	qThreadMessages = `SELECT resource_id, (SELECT COUNT(*) FROM messages WHERE thread_id = threads.id) FROM threads WHERE id = ?`
-	qReadMessages   = `SELECT id, role, parts, metadata, created_at FROM messages
-		WHERE thread_id = ? ORDER BY created_at, seq LIMIT ? OFFSET ?`
-	// qInsertMessage inserts a message unless its ID is stored in the
-	// thread already, which it leaves to the replacing path.
-	qInsertMessage = `INSERT INTO messages (thread_id, id, seq, role, parts, metadata, created_at)
-		VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM messages WHERE thread_id = ?), ?, ?, ?, ?)
-		ON CONFLICT (thread_id, id) DO NOTHING`
-	qMessageCreated = `SELECT created_at FROM messages WHERE thread_id = ? AND id = ?`
-	qReplaceMessage = `UPDATE messages SET role = ?, parts = ?, metadata = ?, created_at = ? WHERE thread_id = ? AND id = ?`
-
-	qMessageDigests = `SELECT digest FROM message_blobs WHERE thread_id = ? AND message_id = ?`
-	qUnholdDigests  = `DELETE FROM message_blobs WHERE thread_id = ? AND message_id = ?`
-	qHoldDigest     = `INSERT INTO message_blobs (thread_id, message_id, digest) VALUES (?, ?, ?)`
-	qThreadDigests  = `SELECT DISTINCT digest FROM message_blobs WHERE thread_id = ?`
-	qBlobKnown      = `SELECT COUNT(*) FROM blobs WHERE digest = ?`
-	qInsertBlob     = `INSERT INTO blobs (digest, size, data) VALUES (?, ?, ?)`
-	qReadBlob       = `SELECT size, data FROM blobs WHERE digest = ?`
-	qDropUnheldBlob = `DELETE FROM blobs WHERE digest = ? AND NOT EXISTS (SELECT 1 FROM message_blobs WHERE digest = ?)`
-	qBlobStats      = `SELECT COUNT(*), COALESCE(SUM(size), 0) FROM blobs`
-
-	// Each write of a group commit runs in a savepoint.
-	qSavepoint  = `SAVEPOINT write`
-	qRollbackTo = `ROLLBACK TO write`
-	qRelease    = `RELEASE write`
-)
-
-// statements lists every statement the store prepares, with each order
-// of threads a list may ask for.
-func statements() []string {
-	qs := []string{qGetThread, qThreadOwner, qInsertThread, qUpdateThread, qCountThreads, qDeleteThread,
-		qTouchThread, qThreadMessages, qReadMessages, qInsertMessage, qMessageCreated, qReplaceMessage,
-		qMessageDigests, qUnholdDigests, qHoldDigest, qThreadDigests, qBlobKnown, qInsertBlob, qReadBlob,
-		qDropUnheldBlob, qBlobStats, qSavepoint, qRollbackTo, qRelease}
-	for _, order := range threadOrders() {
-		qs = append(qs, listThreadsQuery(order))
-	}
-	return qs
-}
-
-// prepare prepares every statement the store runs.
-func prepare(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
-	m := make(map[string]*sql.Stmt)
-	for _, q := range statements() {
+// prepare prepares every statement the store runs: its body's and its
+// writer's.
+func prepare(ctx context.Context, db *sql.DB) (stmts, error) {
+	m := make(stmts)
+	for _, q := range append(sqlstore.Statements(), qSavepoint, qRollbackTo, qRelease) {
 		st, err := db.PrepareContext(ctx, q)
 		if err != nil {
-			closeAll(m)
+			m.close()
 			return nil, fmt.Errorf("preparing %q: %w", q, err)
 		}
 		m[q] = st
@@ -81,19 +33,16 @@ func prepare(ctx context.Context, db *sql.DB) (map[string]*sql.Stmt, error) {
 	return m, nil
 }
 
-func closeAll(m map[string]*sql.Stmt) {
+func (m stmts) close() {
 	for _, st := range m {
 		st.Close()
 	}
 }
 
-// errRow is the row of a statement that did not run: its Scan says why.
-type errRow struct{ err error }
-
-func (r errRow) Scan(...any) error { return r.err }
-
-// conn runs the store's prepared statements on the database, or in a
-// transaction, for a call with context ctx.
+// conn runs the store's statements on the database, or in a transaction,
+// for a call with context ctx: it is the store's [sqlstore.Tx]. The file
+// keeps times as Unix milliseconds, which conn converts from and to
+// time.Time.
 //
 // The statements themselves run with ctx's values but not its end: the
 // driver watches a context that can end with a goroutine per statement,
@@ -104,11 +53,11 @@ func (r errRow) Scan(...any) error { return r.err }
 type conn struct {
 	ctx context.Context
 	run context.Context // ctx without its end
-	st  map[string]*sql.Stmt
+	st  stmts
 	tx  *sql.Tx // nil: each statement on its own
 }
 
-func newConn(ctx context.Context, st map[string]*sql.Stmt, tx *sql.Tx) conn {
+func newConn(ctx context.Context, st stmts, tx *sql.Tx) conn {
 	return conn{ctx: ctx, run: context.WithoutCancel(ctx), st: st, tx: tx}
 }
 
@@ -118,7 +67,7 @@ func (c conn) stmt(query string) (*sql.Stmt, error) {
 	}
 	st, ok := c.st[query]
 	if !ok {
-		// A statement missing from statements() is this package's bug.
+		// A statement missing from sqlstore.Statements is a bug of this module.
 		return nil, fmt.Errorf("sqlitestore: statement not prepared: %q", query)
 	}
 	if c.tx != nil {
@@ -127,34 +76,95 @@ func (c conn) stmt(query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// queryRow runs a query of at most one row.
-func (c conn) queryRow(query string, args ...any) interface{ Scan(...any) error } {
+// QueryRow implements [sqlstore.Tx.QueryRow].
+func (c conn) QueryRow(query string, args ...any) sqlstore.Row {
 	st, err := c.stmt(query)
 	if err != nil {
 		return errRow{err}
 	}
-	return st.QueryRowContext(c.run, args...)
+	return row{st.QueryRowContext(c.run, toFile(args)...)}
 }
 
-// query runs a query; the caller closes its rows.
-func (c conn) query(query string, args ...any) (*sql.Rows, error) {
+// Query implements [sqlstore.Tx.Query].
+func (c conn) Query(query string, each func(sqlstore.Row) error, args ...any) error {
 	st, err := c.stmt(query)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return st.QueryContext(c.run, args...)
+	rows, err := st.QueryContext(c.run, toFile(args)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(row{rows}); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
-// exec runs a statement that returns no rows, and says how many rows it
-// changed.
-func (c conn) exec(query string, args ...any) (int64, error) {
+// Exec implements [sqlstore.Tx.Exec].
+func (c conn) Exec(query string, args ...any) (int64, error) {
 	st, err := c.stmt(query)
 	if err != nil {
 		return 0, err
 	}
-	res, err := st.ExecContext(c.run, args...)
+	res, err := st.ExecContext(c.run, toFile(args)...)
 	if err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
 }
+
+// toFile returns args with each time as the file keeps it, in a copy:
+// the caller's slice stays as it was.
+func toFile(args []any) []any {
+	copied := false
+	for i, a := range args {
+		if t, ok := a.(time.Time); ok {
+			if !copied {
+				args, copied = append([]any(nil), args...), true
+			}
+			args[i] = t.UnixMilli()
+		}
+	}
+	return args
+}
+
+// row is a row of the database/sql driver, read as the store's body
+// expects: times from milliseconds, no row as [sqlstore.ErrNoRows].
+type row struct {
+	r interface{ Scan(...any) error }
+}
+
+func (r row) Scan(dest ...any) error {
+	type timeDest struct {
+		t  *time.Time
+		ms int64
+	}
+	var times []*timeDest
+	for i, d := range dest {
+		if t, ok := d.(*time.Time); ok {
+			if times == nil {
+				dest = append([]any(nil), dest...)
+			}
+			td := &timeDest{t: t}
+			times = append(times, td)
+			dest[i] = &td.ms
+		}
+	}
+	err := r.r.Scan(dest...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sqlstore.ErrNoRows
+	}
+	for _, td := range times {
+		*td.t = time.UnixMilli(td.ms).UTC()
+	}
+	return err
+}
+
+// errRow is the row of a statement that did not run: its Scan says why.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/keel-go/keel/memory"
@@ -21,24 +20,30 @@ import (
 // file's write lock before it fails.
 const BusyTimeout = 10 * time.Second
 
-// Store is a [memory.Store] in one SQLite file. It is safe for concurrent
-// use, and several processes may open the same file.
+// Store is a [memory.Store] in one SQLite file, and a
+// [memory.ThreadStarter] and a [memory.BlobReporter]. It is safe for concurrent use, and several
+// processes may open the same file.
 type Store struct {
-	db *sql.DB
-	st map[string]*sql.Stmt // prepared statements, by their text
-	// w queues this store's writers, where they can give up when their
-	// context ends rather than spin on SQLite's busy handler, and commits
-	// those that wait together.
-	w     writer
-	wal   string // the log's file
-	reads atomic.Int64
-	now   func() time.Time
+	*sqlstore.Store
+	f *file
 }
 
 var (
-	_ memory.Store        = (*Store)(nil)
-	_ memory.BlobReporter = (*Store)(nil)
+	_ memory.Store         = (*Store)(nil)
+	_ memory.ThreadStarter = (*Store)(nil)
+	_ memory.BlobReporter  = (*Store)(nil)
 )
+
+// file is the database as the store's body uses it (a [sqlstore.DB]).
+type file struct {
+	db *sql.DB
+	st stmts
+	// w queues this store's writers, where they can give up when their
+	// context ends rather than spin on SQLite's busy handler, and commits
+	// those that wait together.
+	w   writer
+	wal string // the log's file
+}
 
 // Open opens the store in the SQLite file at path, creating the file and
 // bringing its schema up to date as needed. The file is in WAL mode, so
@@ -57,17 +62,17 @@ func Open(path string) (*Store, error) {
 	// close the rest under load.
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
-	ctx := context.Background()
-	if err := migrateWhenFree(ctx, db); err != nil {
+	if err := migrateWhenFree(context.Background(), db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	st, err := prepare(ctx, db)
+	st, err := prepare(context.Background(), db)
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	return &Store{db: db, st: st, now: time.Now, wal: path + "-wal"}, nil
+	f := &file{db: db, st: st, wal: path + "-wal"}
+	return &Store{Store: sqlstore.New(f, sqlstore.Config{Name: "sqlitestore"}), f: f}, nil
 }
 
 // maxConns bounds the store's connections. Readers in WAL mode run in
@@ -136,13 +141,13 @@ const logLimit = 16 << 20
 // writer calls it after a commit, before it lets the next write begin:
 // no write adds frames meanwhile. A checkpoint that cannot finish leaves
 // the rest to a later commit.
-func (s *Store) restartLog() {
-	if fi, err := os.Stat(s.wal); err != nil || fi.Size() <= logLimit {
+func (f *file) restartLog() {
+	if fi, err := os.Stat(f.wal); err != nil || fi.Size() <= logLimit {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), restartWait)
 	defer cancel()
-	_, _ = s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
+	_, _ = f.db.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
 }
 
 // restartWait bounds a RESTART checkpoint's wait for readers, during which
@@ -151,43 +156,37 @@ const restartWait = 250 * time.Millisecond
 
 // Close closes the database.
 func (s *Store) Close() error {
-	closeAll(s.st)
-	if err := s.db.Close(); err != nil {
+	s.f.st.close()
+	if err := s.f.db.Close(); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)
 	}
 	return nil
 }
 
-// readTx runs fn in a read-only transaction, so that it sees one state of
-// the file throughout. It begins DEFERRED: readers take no write lock,
-// and wait for none, so the transaction need not watch ctx (see conn).
-func (s *Store) readTx(ctx context.Context, fn func(c conn) error) error {
+// Read implements [sqlstore.DB.Read] with a read-only transaction. It
+// begins DEFERRED: readers take no write lock, and wait for none, so the
+// transaction need not watch ctx (see conn).
+func (f *file) Read(ctx context.Context, fn func(sqlstore.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	tx, err := s.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{ReadOnly: true})
+	tx, err := f.db.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := fn(newConn(ctx, s.st, tx)); err != nil {
+	if err := fn(newConn(ctx, f.st, tx)); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// one runs statements on their own, outside a transaction: a single
-// statement is atomic by itself.
-func (s *Store) one(ctx context.Context) conn { return newConn(ctx, s.st, nil) }
-
-// threadOwner checks that the thread exists and belongs to resourceID.
-func threadOwner(c conn, resourceID, threadID string) error {
-	if err := sqlstore.CheckThreadIDs(resourceID, threadID); err != nil {
-		return err
-	}
-	return sqlstore.CheckOwner(c.queryRow(qThreadOwner, threadID), sql.ErrNoRows, resourceID, threadID)
+// Write implements [sqlstore.DB.Write] with the store's writer: an
+// IMMEDIATE transaction, perhaps shared with other writes.
+func (f *file) Write(ctx context.Context, fn func(sqlstore.Tx) error) error {
+	return f.writeTx(ctx, func(c conn) error { return fn(c) })
 }
 
-func millis(t time.Time) int64 { return t.UnixMilli() }
-
-func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }
+// One implements [sqlstore.DB.One]: a single statement is atomic by
+// itself.
+func (f *file) One(ctx context.Context) sqlstore.Tx { return newConn(ctx, f.st, nil) }

@@ -15,6 +15,14 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestShared opens two stores on one file, as two processes would.
+func TestShared(t *testing.T) {
+	storetest.RunShared(t, func(t *testing.T) (memory.Store, memory.Store) {
+		path := filepath.Join(t.TempDir(), "keel.db")
+		return open(t, path), open(t, path)
+	})
+}
+
 func open(t testing.TB, path string) *sqlitestore.Store {
 	t.Helper()
 	s, err := sqlitestore.Open(path)

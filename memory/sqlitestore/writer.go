@@ -27,6 +27,13 @@ type writer struct {
 	leading bool
 }
 
+// Each write of a group runs in a savepoint.
+const (
+	qSavepoint  = `SAVEPOINT write`
+	qRollbackTo = `ROLLBACK TO write`
+	qRelease    = `RELEASE write`
+)
+
 // maxGroup bounds the writes one transaction takes, so that a leader's
 // own call is not kept long.
 const maxGroup = 32
@@ -61,18 +68,18 @@ type outcome struct {
 // writes of this store, and returns once that has committed. fn may run
 // more than once, when a transaction it shared fails for another write's
 // reason, so it sets its results afresh each time.
-func (s *Store) writeTx(ctx context.Context, fn func(c conn) error) error {
+func (f *file) writeTx(ctx context.Context, fn func(c conn) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	op := &writeOp{ctx: ctx, fn: fn, done: make(chan opResult, 1)}
-	w := &s.w
+	w := &f.w
 	w.mu.Lock()
 	if !w.leading {
 		w.leading = true
 		w.mu.Unlock()
 		op.state.Store(opClaimed)
-		return rethrow(s.lead(op))
+		return rethrow(f.lead(op))
 	}
 	w.queue = append(w.queue, op)
 	w.mu.Unlock()
@@ -86,15 +93,15 @@ func (s *Store) writeTx(ctx context.Context, fn func(c conn) error) error {
 		r = <-op.done // claimed: it is running, or is to lead
 	}
 	if r.lead {
-		return rethrow(s.lead(op))
+		return rethrow(f.lead(op))
 	}
 	return rethrow(r.err)
 }
 
 // lead runs own, which is claimed, with the writes waiting now, until
 // own has an outcome, then passes the lead on.
-func (s *Store) lead(own *writeOp) error {
-	w := &s.w
+func (f *file) lead(own *writeOp) error {
+	w := &f.w
 	for {
 		w.mu.Lock()
 		n := min(len(w.queue), maxGroup-1)
@@ -102,7 +109,7 @@ func (s *Store) lead(own *writeOp) error {
 		w.queue = w.queue[n:]
 		w.mu.Unlock()
 
-		outs := s.commitGroup(group)
+		outs := f.commitGroup(group)
 		var again []*writeOp
 		for i, op := range group[1:] {
 			switch state := op.state.Load(); {
@@ -119,7 +126,7 @@ func (s *Store) lead(own *writeOp) error {
 		w.mu.Lock()
 		w.queue = append(again, w.queue...)
 		if !outs[0].again {
-			s.passLead()
+			f.passLead()
 			w.mu.Unlock()
 			return outs[0].err
 		}
@@ -129,8 +136,8 @@ func (s *Store) lead(own *writeOp) error {
 
 // passLead hands the lead to the first waiting write, or ends it. w.mu
 // is held.
-func (s *Store) passLead() {
-	w := &s.w
+func (f *file) passLead() {
+	w := &f.w
 	for len(w.queue) > 0 {
 		next := w.queue[0]
 		w.queue = w.queue[1:]
@@ -144,13 +151,13 @@ func (s *Store) passLead() {
 
 // commitGroup runs group[0], which is claimed, and those of the others
 // it can claim, in one IMMEDIATE transaction.
-func (s *Store) commitGroup(group []*writeOp) []outcome {
+func (f *file) commitGroup(group []*writeOp) []outcome {
 	outs := make([]outcome, len(group))
 	own := group[0]
 	if len(group) == 1 {
 		// Alone, the write's context bounds the whole transaction,
 		// including the wait for another process's lock.
-		outs[0].err = s.commitOne(own)
+		outs[0].err = f.commitOne(own)
 		return outs
 	}
 	for i := range outs[1:] {
@@ -172,13 +179,13 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 		}
 		cancel()
 	}()
-	tx, err := s.db.BeginTx(gctx, nil)
+	tx, err := f.db.BeginTx(gctx, nil)
 	if err != nil {
 		outs[0].err = ownErr(own, err)
 		return outs
 	}
 	defer tx.Rollback()
-	sp := newConn(context.Background(), s.st, tx)
+	sp := newConn(context.Background(), f.st, tx)
 	ran := make([]bool, len(group))
 	for i, op := range group {
 		if i > 0 && !op.state.CompareAndSwap(opQueued, opClaimed) {
@@ -189,28 +196,28 @@ func (s *Store) commitGroup(group []*writeOp) []outcome {
 			outs[i].err = err
 			continue
 		}
-		if _, err := sp.exec(qSavepoint); err != nil {
+		if _, err := sp.Exec(qSavepoint); err != nil {
 			outs[i].err = err
 			return redo(outs, ran, i)
 		}
 		ran[i] = true
-		if err := run(op, newConn(op.ctx, s.st, tx)); err != nil {
+		if err := run(op, newConn(op.ctx, f.st, tx)); err != nil {
 			outs[i].err = err
 			ran[i] = false
-			if _, rerr := sp.exec(qRollbackTo); rerr != nil {
+			if _, rerr := sp.Exec(qRollbackTo); rerr != nil {
 				// SQLite ended the whole transaction (interrupted, or
 				// out of disk, say) for this write.
 				return redo(outs, ran, i)
 			}
 		}
-		if _, err := sp.exec(qRelease); err != nil {
+		if _, err := sp.Exec(qRelease); err != nil {
 			outs[i].err = err
 			ran[i] = false
 			return redo(outs, ran, i)
 		}
 	}
 	if err = tx.Commit(); err == nil {
-		s.restartLog()
+		f.restartLog()
 	}
 	for i := range outs {
 		if ran[i] && outs[i].err == nil && err != nil {
@@ -243,19 +250,19 @@ func redo(outs []outcome, ran []bool, failed int) []outcome {
 }
 
 // commitOne runs op alone in a transaction.
-func (s *Store) commitOne(op *writeOp) error {
-	tx, err := s.db.BeginTx(op.ctx, nil)
+func (f *file) commitOne(op *writeOp) error {
+	tx, err := f.db.BeginTx(op.ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if err := run(op, newConn(op.ctx, s.st, tx)); err != nil {
+	if err := run(op, newConn(op.ctx, f.st, tx)); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	s.restartLog()
+	f.restartLog()
 	return nil
 }
 

@@ -126,7 +126,7 @@ func TestGroupUndone(t *testing.T) {
 	queued(1)
 	wg.Go(func() {
 		errC = s.WriteForTest(ctx, func(exec func(string, ...any) error) error {
-			if err := exec(`INSERT INTO threads (id, resource_id, title, metadata, created_at, updated_at) VALUES ('tC', 'r1', '', '{}', 1, 1)`); err != nil {
+			if err := exec(`INSERT INTO keel_threads (id, resource_id, title, metadata, created_at, updated_at) VALUES ('tC', 'r1', '', '{}', 1, 1)`); err != nil {
 				return err
 			}
 			if err := exec(`ROLLBACK`); err != nil {
@@ -244,7 +244,7 @@ func TestWritePanics(t *testing.T) {
 	wg.Go(func() {
 		defer func() { recovered = recover() }()
 		s.WriteForTest(ctx, func(exec func(string, ...any) error) error {
-			if err := exec(`INSERT INTO threads (id, resource_id, title, metadata, created_at, updated_at) VALUES ('tP', 'r1', '', '{}', 1, 1)`); err != nil {
+			if err := exec(`INSERT INTO keel_threads (id, resource_id, title, metadata, created_at, updated_at) VALUES ('tP', 'r1', '', '{}', 1, 1)`); err != nil {
 				return err
 			}
 			panic("write bug")

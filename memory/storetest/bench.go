@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
@@ -38,9 +39,13 @@ func BenchThread(seed uint64) []keel.Message {
 // returns (one store per sub-benchmark). Save stores a new thread each
 // iteration, one call per user/assistant pair as an agent saves turns,
 // with files new to the store; Load lists the whole thread and reports
-// the blob reads per load for a [memory.BlobReporter].
+// the blob reads per load for a [memory.BlobReporter]. Window and SaveTo
+// load the last 10 messages of, and save one message to, threads of 20
+// and of 100,000 messages: their cost must not grow with the thread.
 func Benchmark(b *testing.B, open func(b *testing.B) memory.Store) {
 	ctx := context.Background()
+	b.Run("Window", func(b *testing.B) { benchmarkLong(b, open, benchWindow) })
+	b.Run("SaveTo", func(b *testing.B) { benchmarkLong(b, open, benchSaveTo) })
 	b.Run("Save", func(b *testing.B) {
 		s := open(b)
 		threads := make([][]keel.Message, b.N)
@@ -94,4 +99,79 @@ func Benchmark(b *testing.B, open func(b *testing.B) memory.Store) {
 			b.ReportMetric(float64(after.Reads-before.Reads)/float64(b.N), "blobreads/op")
 		}
 	})
+}
+
+// threadSizes are the lengths of the threads Window and SaveTo measure.
+var threadSizes = []int{20, 100_000}
+
+// benchmarkLong runs bench on a thread of each of threadSizes, all in one
+// store, so that the long thread's rows share the store with the short
+// one's.
+func benchmarkLong(b *testing.B, open func(b *testing.B) memory.Store, bench func(b *testing.B, s memory.Store, id string, n int)) {
+	s := open(b)
+	for _, n := range threadSizes {
+		id := fmt.Sprintf("long-%d", n)
+		fillThread(b, s, id, n)
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) { bench(b, s, id, n) })
+	}
+}
+
+// fillThread creates the thread id with n short messages, user and
+// assistant in turn, a millisecond apart, saved 1,000 a call.
+func fillThread(b *testing.B, s memory.Store, id string, n int) {
+	ctx := context.Background()
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: id, ResourceID: "bench"}); err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < n; i += 1000 {
+		batch := make([]keel.Message, 0, 1000)
+		for j := i; j < min(n, i+1000); j++ {
+			role := keel.RoleUser
+			if j%2 == 1 {
+				role = keel.RoleAssistant
+			}
+			batch = append(batch, keel.Message{Role: role, CreatedAt: t0.Add(time.Duration(j) * time.Millisecond),
+				Parts: []keel.Part{keel.TextPart{Text: fmt.Sprintf("message %d of a long conversation.", j)}}})
+		}
+		if _, err := s.SaveMessages(ctx, "bench", id, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchWindow loads the last 10 messages, as an agent loads its history.
+func benchWindow(b *testing.B, s memory.Store, id string, _ int) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		page, err := s.ListMessages(ctx, "bench", id, memory.ListMessagesOptions{Last: 10})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(page.Messages) != 10 {
+			b.Fatalf("Got(ListMessages(Last 10)) = %d messages; want 10", len(page.Messages))
+		}
+	}
+}
+
+// benchSaveTo saves one message a call to the thread of n messages, as
+// an agent saves a turn's reply. The thread grows by the calls made, a
+// few thousand: for a short thread, a fresh thread of n is filled (off
+// the clock) every n calls.
+func benchSaveTo(b *testing.B, s memory.Store, id string, n int) {
+	ctx := context.Background()
+	short := n < 1000
+	msg := []keel.Message{{Role: keel.RoleAssistant, Parts: []keel.Part{keel.TextPart{Text: "A reply of ordinary length."}}}}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if short && i > 0 && i%n == 0 {
+			b.StopTimer()
+			id = "short-" + memory.NewID()
+			fillThread(b, s, id, n)
+			b.StartTimer()
+		}
+		if _, err := s.SaveMessages(ctx, "bench", id, msg); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

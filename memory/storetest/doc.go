@@ -24,5 +24,16 @@
 // written, paging and ordering of threads and messages, ownership (another
 // resource's thread is [memory.ErrNotFound] for every operation),
 // deletion, blob reference counting and single reads (for stores that are
-// a [memory.BlobReporter]), concurrent writers, and the typed errors.
+// a [memory.BlobReporter]), concurrent writers, the typed errors, history
+// windows ([memory.ListMessagesOptions.Last]) and message counts, the
+// SHA-256 of every file returned, and [memory.Store.ThreadOwner].
+//
+// [RunShared] checks what two store values on one database see of each
+// other at once: threads written by one, read and extended by the other.
+//
+// # Benchmarks
+//
+// [Benchmark] measures saving and loading a thread with files, loading
+// the last 10 messages of and saving to threads of 20 and 100,000
+// messages.
 package storetest

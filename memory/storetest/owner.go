@@ -8,14 +8,11 @@ import (
 	"github.com/keel-go/keel/memory"
 )
 
-// testThreadOwner checks [memory.ThreadOwnerFinder], an optional
-// capability: the owner of each thread, ErrNotFound for a missing or
-// deleted one, ErrInvalid for an ID that cannot be stored.
-func testThreadOwner(t *testing.T, s memory.Store) {
-	f, ok := s.(memory.ThreadOwnerFinder)
-	if !ok {
-		t.Skipf("%T does not implement memory.ThreadOwnerFinder, an optional capability", s)
-	}
+// testThreadOwner checks [memory.Store.ThreadOwner]: the owner of each
+// thread, ErrNotFound for a missing or deleted one, ErrInvalid for an ID
+// that cannot be stored.
+func testThreadOwner(t *testing.T, f memory.Store) {
+	s := f
 	ctx := context.Background()
 	for _, th := range []memory.Thread{{ID: "t1", ResourceID: "r1"}, {ID: "t2", ResourceID: "r2"}} {
 		if _, err := s.CreateThread(ctx, th); err != nil {

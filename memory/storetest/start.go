@@ -10,19 +10,8 @@ import (
 	"github.com/keel-go/keel/memory"
 )
 
-// starter returns s as a [memory.ThreadStarter], or skips t: the
-// capability is optional, and a store without it has nothing to check.
-func starter(t *testing.T, s memory.Store) memory.ThreadStarter {
-	t.Helper()
-	ts, ok := s.(memory.ThreadStarter)
-	if !ok {
-		t.Skipf("%T does not implement memory.ThreadStarter, an optional capability", s)
-	}
-	return ts
-}
-
 func testStartThread(t *testing.T, s memory.Store) {
-	ts := starter(t, s)
+	ts := capability[memory.ThreadStarter](t, s)
 	ctx := context.Background()
 	want := []keel.Message{
 		text("m1", 1, "hello"),
@@ -60,7 +49,7 @@ func testStartThread(t *testing.T, s memory.Store) {
 // caller's or another resource's, fails with ErrConflict and changes
 // nothing.
 func testStartThreadConflict(t *testing.T, s memory.Store) {
-	ts := starter(t, s)
+	ts := capability[memory.ThreadStarter](t, s)
 	ctx := context.Background()
 	mustCreate(t, s, memory.Thread{ID: "t1", ResourceID: "alice", Title: "first", CreatedAt: at(0), UpdatedAt: at(0)})
 	mustSave(t, s, "alice", "t1", text("a1", 1, "kept"))
@@ -90,7 +79,7 @@ func testStartThreadConflict(t *testing.T, s memory.Store) {
 // testStartThreadInvalid checks that a start refused for its thread or its
 // messages leaves neither behind.
 func testStartThreadInvalid(t *testing.T, s memory.Store) {
-	ts := starter(t, s)
+	ts := capability[memory.ThreadStarter](t, s)
 	ctx := context.Background()
 	cases := []struct {
 		name string
@@ -123,7 +112,7 @@ func testStartThreadInvalid(t *testing.T, s memory.Store) {
 // testConcurrentStart checks that of concurrent starts of one thread one
 // wins, and only its messages are stored.
 func testConcurrentStart(t *testing.T, s memory.Store) {
-	ts := starter(t, s)
+	ts := capability[memory.ThreadStarter](t, s)
 	const n = 8
 	var wg sync.WaitGroup
 	winners := make(chan int, n)

@@ -12,11 +12,13 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/stored"
 )
 
 // Run runs the conformance suite against the stores open returns. open is
 // called once per case and must return a new, empty store; closing it is
-// open's business (t.Cleanup).
+// open's business (t.Cleanup). [RunShared] runs the cases that need two
+// store values on one database.
 func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 	cases := []struct {
 		name string
@@ -47,6 +49,9 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 		{"StartThreadInvalid", testStartThreadInvalid},
 		{"ConcurrentStart", testConcurrentStart},
 		{"ThreadOwner", testThreadOwner},
+		{"Window", testWindow},
+		{"MessageCount", testMessageCount},
+		{"FileDigests", testFileDigests},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -125,6 +130,17 @@ func threadIDs(ts []memory.Thread) []string {
 	return out
 }
 
+// capability returns s as the optional capability C, or skips t: a store
+// without it has nothing to check.
+func capability[C any](t *testing.T, s memory.Store) C {
+	t.Helper()
+	c, ok := s.(C)
+	if !ok {
+		t.Skipf("%T does not implement %v, an optional capability", s, reflect.TypeFor[C]())
+	}
+	return c
+}
+
 func blobStats(t *testing.T, s memory.Store) (memory.BlobStats, bool) {
 	t.Helper()
 	r, ok := s.(memory.BlobReporter)
@@ -171,7 +187,7 @@ func diffMessage(got, want keel.Message) string {
 			case (gf.Data == nil) != (wf.Data == nil):
 				return fmt.Sprintf("part %d: data nil %v; want nil %v", i, gf.Data == nil, wf.Data == nil)
 			case !bytes.Equal(gf.Data, wf.Data):
-				return fmt.Sprintf("part %d: %d bytes of data, digest %s; want %d, digest %s", i, len(gf.Data), memory.Digest(gf.Data), len(wf.Data), memory.Digest(wf.Data))
+				return fmt.Sprintf("part %d: %d bytes of data, digest %s; want %d, digest %s", i, len(gf.Data), stored.Digest(gf.Data), len(wf.Data), stored.Digest(wf.Data))
 			case gf.URL != wf.URL:
 				return fmt.Sprintf("part %d: url %.80q; want %.80q", i, gf.URL, wf.URL)
 			case gf.MediaType != wf.MediaType || gf.Filename != wf.Filename:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/internal/stored"
 )
 
 func testNotFound(t *testing.T, s memory.Store) {
@@ -92,7 +93,7 @@ func testCreateThreadDefaults(t *testing.T, s memory.Store) {
 		t.Errorf("Got(CreateThread().ID) = %q; want a valid generated id", th.ID)
 	}
 	for name, tm := range map[string]time.Time{"CreatedAt": th.CreatedAt, "UpdatedAt": th.UpdatedAt} {
-		if tm.Before(before) || tm.After(after) || tm.Location() != time.UTC || !tm.Equal(memory.StoredTime(tm)) {
+		if tm.Before(before) || tm.After(after) || tm.Location() != time.UTC || !tm.Equal(stored.Time(tm)) {
 			t.Errorf("Got(CreateThread().%s) = %v; want now, in UTC, to the millisecond", name, tm)
 		}
 	}

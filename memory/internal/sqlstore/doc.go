@@ -1,14 +1,14 @@
-// Package sqlstore holds what the SQL-backed memory stores (pgstore and
-// sqlitestore) do alike, apart from the SQL itself: loading and ordering
-// the numbered schema migrations, paging a count and a window of rows,
-// reading each blob once and checking it, ordering threads, and reporting
-// a missing thread and another resource's thread alike.
+// Package sqlstore is the body the SQL-backed memory stores (pgstore and
+// sqlitestore) share: every method of their API, written once over a
+// small [DB] and [Tx] each store implements for its driver, with one set
+// of statements both databases run, and the numbered schema migrations.
 //
 // # What stays in the stores
 //
-// The SQL text (placeholders, tables, locks and upserts differ by
-// dialect), the drivers' transactions and row iteration (pgx and
-// database/sql share no interface beyond [Row]), and how each store scans
-// its times. The helpers here take a [Row] or a function to call, so they
-// never see a driver.
+// Opening, migrating and closing; the drivers' transactions (SQLite's
+// group-commit writer, PostgreSQL's retries of aborted transactions); how
+// each database keeps times (SQLite as Unix milliseconds, converted by
+// its Tx); and whether it takes row locks ([Config.RowLocks]). Everything
+// else, from the ownership checks to the reference counting of blobs,
+// is here.
 package sqlstore

@@ -1,4 +1,4 @@
-package memory
+package stored
 
 import (
 	"bytes"
@@ -13,11 +13,10 @@ import (
 	"github.com/keel-go/keel"
 )
 
-// EncodedMessage is a message in the form stores keep it: its parts as
-// JSON in which every inline file is replaced by the SHA-256 digest of its
-// bytes, which are kept apart as a [Blob]. Every store shares this form, so
-// that a message reads back the same whichever store kept it.
-type EncodedMessage struct {
+// Message is a message in the form stores keep it: its parts as JSON in
+// which every inline file is replaced by the SHA-256 digest of its bytes,
+// which are kept apart as a [Blob].
+type Message struct {
 	ID        string
 	Role      keel.Role
 	CreatedAt time.Time
@@ -27,6 +26,10 @@ type EncodedMessage struct {
 	Metadata []byte
 	// Digests lists, sorted and without repeats, the blobs Parts refers to.
 	Digests []string
+
+	// partDigests holds, when the message was encoded here, the digest of
+	// each part's file ("" for a part without a blob), for [AsSaved].
+	partDigests []string
 }
 
 // Blob is file content, kept once however many messages hold it.
@@ -53,8 +56,8 @@ func VerifyBlob(digest string, data []byte) error {
 	return nil
 }
 
-// StoredTime returns t as stores keep it: in UTC, to the millisecond.
-func StoredTime(t time.Time) time.Time {
+// Time returns t as stores keep it: in UTC, to the millisecond.
+func Time(t time.Time) time.Time {
 	return t.UTC().Truncate(time.Millisecond)
 }
 
@@ -89,22 +92,23 @@ type storedPart struct {
 // they are: stores assign them first. Bad input (an invalid ID or role, a
 // string that is not UTF-8, a file with both bytes and a URL, metadata that
 // is not JSON) gives an error wrapping [ErrInvalid].
-func EncodeMessage(m keel.Message) (EncodedMessage, []Blob, error) {
+func EncodeMessage(m keel.Message) (Message, []Blob, error) {
 	if m.ID != "" {
 		if err := CheckID("message", m.ID); err != nil {
-			return EncodedMessage{}, nil, err
+			return Message{}, nil, err
 		}
 	}
 	switch m.Role {
 	case keel.RoleSystem, keel.RoleUser, keel.RoleAssistant, keel.RoleTool:
 	default:
-		return EncodedMessage{}, nil, fmt.Errorf("%w: message %q has role %q", ErrInvalid, m.ID, truncate(string(m.Role)))
+		return Message{}, nil, fmt.Errorf("%w: message %q has role %q", ErrInvalid, m.ID, Truncate(string(m.Role)))
 	}
 	var parts []storedPart
 	if m.Parts != nil {
 		parts = make([]storedPart, 0, len(m.Parts))
 	}
 	var blobs []Blob
+	sums := make([]string, len(m.Parts))
 	addBlob := func(data []byte) string {
 		d := Digest(data)
 		for _, b := range blobs {
@@ -118,30 +122,32 @@ func EncodeMessage(m keel.Message) (EncodedMessage, []Blob, error) {
 	for i, p := range m.Parts {
 		sp, err := encodePart(p, addBlob)
 		if err != nil {
-			return EncodedMessage{}, nil, fmt.Errorf("%w: message %q part %d: %s", ErrInvalid, m.ID, i, err)
+			return Message{}, nil, fmt.Errorf("%w: message %q part %d: %s", ErrInvalid, m.ID, i, err)
 		}
+		sums[i] = sp.Blob
 		parts = append(parts, sp)
 	}
 	partsJSON, err := json.Marshal(parts)
 	if err != nil {
-		return EncodedMessage{}, nil, fmt.Errorf("%w: message %q parts: %v", ErrInvalid, m.ID, err)
+		return Message{}, nil, fmt.Errorf("%w: message %q parts: %v", ErrInvalid, m.ID, err)
 	}
 	meta, err := EncodeMetadata(m.Metadata)
 	if err != nil {
-		return EncodedMessage{}, nil, fmt.Errorf("message %q: %w", m.ID, err)
+		return Message{}, nil, fmt.Errorf("message %q: %w", m.ID, err)
 	}
 	digests := make([]string, len(blobs))
 	for i, b := range blobs {
 		digests[i] = b.Digest
 	}
 	slices.Sort(digests)
-	return EncodedMessage{
-		ID:        m.ID,
-		Role:      m.Role,
-		CreatedAt: m.CreatedAt,
-		Parts:     partsJSON,
-		Metadata:  meta,
-		Digests:   digests,
+	return Message{
+		ID:          m.ID,
+		Role:        m.Role,
+		CreatedAt:   m.CreatedAt,
+		Parts:       partsJSON,
+		Metadata:    meta,
+		Digests:     digests,
+		partDigests: sums,
 	}, blobs, nil
 }
 
@@ -213,13 +219,13 @@ func rawString(b json.RawMessage) *string {
 	return &s
 }
 
-// DecodeMessage rebuilds a message from its stored form; blob returns the
-// bytes of a digest (stores verify them with [VerifyBlob] and read each
-// blob once per load, whatever the number of parts that hold it). Parts
-// holding the same blob share its bytes, which a [keel.FilePart] never
-// modifies. Stored data that does not decode gives an error wrapping
-// [ErrCorrupt].
-func DecodeMessage(e EncodedMessage, blob func(digest string) ([]byte, error)) (keel.Message, error) {
+// Decode rebuilds a message from its stored form; blob returns the bytes
+// of a digest (stores verify them with [VerifyBlob] and read each blob once
+// per load, whatever the number of parts that hold it). Parts holding the
+// same blob share its bytes, which a [keel.FilePart] never modifies, and
+// carry its digest in [keel.FilePart.SHA256]. Stored data that does not
+// decode gives an error wrapping [ErrCorrupt].
+func Decode(e Message, blob func(digest string) ([]byte, error)) (keel.Message, error) {
 	m := keel.Message{ID: e.ID, Role: e.Role, CreatedAt: e.CreatedAt}
 	var parts []storedPart
 	if err := json.Unmarshal(e.Parts, &parts); err != nil {
@@ -252,6 +258,7 @@ func decodePart(sp storedPart, blob func(string) ([]byte, error)) (keel.Part, er
 		if sp.Blob == "" {
 			return f, nil
 		}
+		f.SHA256 = sp.Blob
 		data, err := blob(sp.Blob)
 		if err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package memory
+package stored
 
 import (
 	"fmt"
@@ -6,15 +6,15 @@ import (
 	"github.com/keel-go/keel"
 )
 
-// EncodeMessages prepares msgs for [Store.SaveMessages]: a [NewID] for a
-// message without one, times as [StoredTime], each message encoded with
-// [EncodeMessage], and the blobs of them all, one per digest. A zero
+// Encode prepares msgs for saving: a [NewID] for a message without one,
+// times as [Time], each message encoded with [EncodeMessage], and the
+// blobs of them all, one per digest. A zero
 // CreatedAt stays zero, for the store to set (to now, or to the stored
 // time of the message it replaces). Two messages with one ID give an error
 // wrapping [ErrInvalid], as does any message [EncodeMessage] refuses;
 // nothing is changed in msgs.
-func EncodeMessages(msgs []keel.Message) ([]EncodedMessage, []Blob, error) {
-	enc := make([]EncodedMessage, 0, len(msgs))
+func Encode(msgs []keel.Message) ([]Message, []Blob, error) {
+	enc := make([]Message, 0, len(msgs))
 	seen := make(map[string]bool, len(msgs))
 	var blobs []Blob
 	known := make(map[string]bool)
@@ -27,7 +27,7 @@ func EncodeMessages(msgs []keel.Message) ([]EncodedMessage, []Blob, error) {
 		}
 		seen[m.ID] = true
 		if !m.CreatedAt.IsZero() {
-			m.CreatedAt = StoredTime(m.CreatedAt)
+			m.CreatedAt = Time(m.CreatedAt)
 		}
 		e, bs, err := EncodeMessage(m)
 		if err != nil {
@@ -44,14 +44,22 @@ func EncodeMessages(msgs []keel.Message) ([]EncodedMessage, []Blob, error) {
 	return enc, blobs, nil
 }
 
-// Stored returns msgs as a store saved them: each a clone with the ID and
-// CreatedAt of its encoded form. The parts still hold the caller's values,
-// never a store's state.
-func Stored(msgs []keel.Message, enc []EncodedMessage) []keel.Message {
+// AsSaved returns msgs as a store saved them, enc being their encoded form
+// from [Encode] as completed by saving: each a clone with the ID and
+// CreatedAt of its encoded form, and on each file part the SHA256 of the
+// blob it was stored as ("" for a file kept by URL, whatever the caller
+// gave). The parts still hold the caller's bytes, never a store's state.
+func AsSaved(msgs []keel.Message, enc []Message) []keel.Message {
 	out := make([]keel.Message, len(msgs))
 	for i, m := range msgs {
 		m = m.Clone()
 		m.ID, m.CreatedAt = enc[i].ID, enc[i].CreatedAt
+		for j, p := range m.Parts {
+			if f, ok := p.(keel.FilePart); ok {
+				f.SHA256 = enc[i].partDigests[j]
+				m.Parts[j] = f
+			}
+		}
 		out[i] = m
 	}
 	return out
