@@ -1,5 +1,6 @@
 // Package memory keeps conversations: threads owned by a resource (a user,
-// an account) and the messages in them, files included.
+// an account) and the messages in them, files included; and, for the
+// runtime, what each model refused.
 //
 // # Stores
 //
@@ -57,14 +58,16 @@
 // A store may implement more, found by type assertion: [ThreadStarter]
 // creates a thread and saves its first messages in one transaction (the
 // agent uses it for a run's first turn, saving a commit), [BlobReporter]
-// counts blobs and blob reads (for tests and benchmarks). All three
-// stores implement both.
+// counts blobs and blob reads (for tests and benchmarks), and
+// [RefusalLedger] remembers which file types each model refused, for
+// every server on the store's database. All three stores implement them
+// all.
 //
 // # Writing a store
 //
 // A store of another package applies the rules of this one with
 // [CheckID], [NewThread], [CheckThread], [ListThreadsOptions.Normalize],
-// and [ListMessagesOptions.Check], and shows it keeps
+// [ListMessagesOptions.Check] and [Refusal.Normalize], and shows it keeps
 // the contract by passing storetest. How it stores messages is its own
 // business; the stores of this module share a stored form and SQL bodies
 // that are not part of the API.

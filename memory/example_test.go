@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
@@ -95,4 +96,39 @@ func ExampleStore_fileDigest() {
 	}
 	fmt.Println(saved[0].Parts[0].(keel.FilePart).SHA256)
 	// Output: 2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824
+}
+
+// A ledger of refusals remembers, for every server on the store's
+// database, which file types a model refused, until the entry expires.
+func ExampleRefusalLedger() {
+	ctx := context.Background()
+	var ledger memory.RefusalLedger = memory.NewInMemory()
+	learned := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	err := ledger.RecordRefusal(ctx, memory.Refusal{
+		Provider: "google", Model: "gemini-2.5-flash", MediaType: "application/vnd.ms-excel; charset=binary",
+		LearnedAt: learned, ExpiresAt: learned.Add(24 * time.Hour),
+		Status: 400, Reason: "Unsupported MIME type: application/vnd.ms-excel",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, now := range []time.Time{learned.Add(time.Hour), learned.Add(25 * time.Hour)} {
+		refused, err := ledger.Refusals(ctx, "google", "gemini-2.5-flash", now)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(len(refused), "refused type(s) at", now.Format(time.Kitchen))
+		for _, r := range refused {
+			fmt.Println(" ", r.MediaType, r.Status)
+		}
+	}
+	n, _ := ledger.ForgetRefusals(ctx, memory.RefusalKey{Provider: "google", Model: "gemini-2.5-flash"})
+	fmt.Println("forgot", n)
+	// Output:
+	// 1 refused type(s) at 1:00PM
+	//   application/vnd.ms-excel 400
+	// 0 refused type(s) at 1:00PM
+	// forgot 1
 }

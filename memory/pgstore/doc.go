@@ -1,5 +1,7 @@
 // Package pgstore is a [memory.Store] in PostgreSQL, for several keel
-// servers sharing one database: any server can serve any thread.
+// servers sharing one database: any server can serve any thread, and what
+// one server learns of a model's refusals ([memory.RefusalLedger]) every
+// other knows at its next lookup.
 //
 // # Opening
 //

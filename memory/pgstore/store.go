@@ -14,7 +14,8 @@ import (
 )
 
 // Store is a [memory.Store] in a PostgreSQL database, which several keel
-// servers may share, and a [memory.ThreadStarter] and a [memory.BlobReporter]. It is safe for concurrent use.
+// servers may share, and a [memory.ThreadStarter], a [memory.BlobReporter]
+// and a [memory.RefusalLedger]. It is safe for concurrent use.
 type Store struct {
 	*sqlstore.Store
 	db *database
@@ -24,6 +25,7 @@ var (
 	_ memory.Store         = (*Store)(nil)
 	_ memory.ThreadStarter = (*Store)(nil)
 	_ memory.BlobReporter  = (*Store)(nil)
+	_ memory.RefusalLedger = (*Store)(nil)
 )
 
 // database is the pool as the store's body uses it (a [sqlstore.DB]).

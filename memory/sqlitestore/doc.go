@@ -43,7 +43,7 @@
 // # Schema
 //
 // Tables are named as in PostgreSQL (keel_threads, keel_messages,
-// keel_blobs, keel_message_blobs), so that both stores run
+// keel_blobs, keel_message_blobs, keel_refusals), so that both stores run
 // the same statements; times are Unix milliseconds. A thread's row counts
 // its messages, and an index on (thread, seq) gives a new message its
 // place without reading the thread: saving to and loading a window of a

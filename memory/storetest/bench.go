@@ -42,10 +42,13 @@ func BenchThread(seed uint64) []keel.Message {
 // the blob reads per load for a [memory.BlobReporter]. Window and SaveTo
 // load the last 10 messages of, and save one message to, threads of 20
 // and of 100,000 messages: their cost must not grow with the thread.
+// Refusals looks up a model's entries of a [memory.RefusalLedger] among
+// a few hundred.
 func Benchmark(b *testing.B, open func(b *testing.B) memory.Store) {
 	ctx := context.Background()
 	b.Run("Window", func(b *testing.B) { benchmarkLong(b, open, benchWindow) })
 	b.Run("SaveTo", func(b *testing.B) { benchmarkLong(b, open, benchSaveTo) })
+	b.Run("Refusals", func(b *testing.B) { benchRefusals(b, open(b)) })
 	b.Run("Save", func(b *testing.B) {
 		s := open(b)
 		threads := make([][]keel.Message, b.N)
@@ -172,6 +175,34 @@ func benchSaveTo(b *testing.B, s memory.Store, id string, n int) {
 		}
 		if _, err := s.SaveMessages(ctx, "bench", id, msg); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// benchRefusals looks up one model's entries among 300 (30 models of 10
+// providers, 10 types each), as a model call does on a cache miss.
+func benchRefusals(b *testing.B, s memory.Store) {
+	l, ok := s.(memory.RefusalLedger)
+	if !ok {
+		b.Skipf("%T is not a memory.RefusalLedger", s)
+	}
+	ctx := context.Background()
+	for p := range 10 {
+		for m := range 3 {
+			for k := range 10 {
+				r := memory.Refusal{Provider: fmt.Sprint("provider-", p), Model: fmt.Sprint("model-", m), MediaType: fmt.Sprintf("application/x-type-%d", k),
+					LearnedAt: t0, ExpiresAt: t0.Add(24 * time.Hour), Status: 400, Reason: "unsupported"}
+				if err := l.RecordRefusal(ctx, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rs, err := l.Refusals(ctx, "provider-4", "model-1", t0.Add(time.Hour))
+		if err != nil || len(rs) != 10 {
+			b.Fatalf("Got(Refusals()) = %d entries, %v; want 10", len(rs), err)
 		}
 	}
 }

@@ -26,14 +26,16 @@
 // deletion, blob reference counting and single reads (for stores that are
 // a [memory.BlobReporter]), concurrent writers, the typed errors, history
 // windows ([memory.ListMessagesOptions.Last]) and message counts, the
-// SHA-256 of every file returned, and [memory.Store.ThreadOwner].
+// SHA-256 of every file returned, [memory.Store.ThreadOwner], and, for a
+// [memory.RefusalLedger], recording, lookup, expiry (with the caller's
+// clock, no waiting), listing and forgetting.
 //
 // [RunShared] checks what two store values on one database see of each
-// other at once: threads written by one, read and extended by the other.
+// other at once: threads and refusals written by one, read by the other.
 //
 // # Benchmarks
 //
 // [Benchmark] measures saving and loading a thread with files, loading
 // the last 10 messages of and saving to threads of 20 and 100,000
-// messages.
+// messages, and a refusal lookup.
 package storetest

@@ -19,6 +19,7 @@ func RunShared(t *testing.T, open func(t *testing.T) (a, b memory.Store)) {
 		run  func(t *testing.T, a, b memory.Store)
 	}{
 		{"SharedThreads", testSharedThreads},
+		{"SharedRefusals", testSharedRefusals},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -44,5 +45,31 @@ func testSharedThreads(t *testing.T, a, b memory.Store) {
 	}
 	if th, err := a.GetThread(ctx, "r1", "t1"); err != nil || th.MessageCount != 2 {
 		t.Errorf("Got(a.GetThread(t1).MessageCount) = %d, %v; want 2", th.MessageCount, err)
+	}
+}
+
+// testSharedRefusals has one store value learn and forget refusals, and
+// the other see each change at once: no cache between them.
+func testSharedRefusals(t *testing.T, a, b memory.Store) {
+	la, lb := capability[memory.RefusalLedger](t, a), capability[memory.RefusalLedger](t, b)
+	ctx := context.Background()
+	r := refusal("google", "gemini-2.5-flash", "application/zip", 0)
+	mustRecord(t, la, r)
+	if got := mustRefusals(t, lb, "google", "gemini-2.5-flash", at(1)); len(got) != 1 || !sameRefusal(got[0], r) {
+		t.Errorf("Got(b.Refusals() after a recorded one) = %+v; want %+v", got, r)
+	}
+	r2 := refusal("google", "gemini-2.5-flash", "application/msword", 1)
+	mustRecord(t, lb, r2)
+	if got := mustRefusals(t, la, "google", "gemini-2.5-flash", at(2)); len(got) != 2 {
+		t.Errorf("Got(a.Refusals() after b recorded one) = %s; want both entries", keys(got))
+	}
+	if n, err := lb.ForgetRefusals(ctx, r.Key()); err != nil || n != 1 {
+		t.Fatalf("b.ForgetRefusals(%+v) = %d, %v; want 1", r.Key(), n, err)
+	}
+	if got := mustRefusals(t, la, "google", "gemini-2.5-flash", at(2)); keys(got) != "google/gemini-2.5-flash/application/msword" {
+		t.Errorf("Got(a.Refusals() after b forgot one) = %s; want only application/msword", keys(got))
+	}
+	if all := mustListRefusals(t, la); len(all) != 1 {
+		t.Errorf("Got(a.ListRefusals()) = %s; want one entry", keys(all))
 	}
 }

@@ -52,6 +52,9 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 		{"Window", testWindow},
 		{"MessageCount", testMessageCount},
 		{"FileDigests", testFileDigests},
+		{"Refusals", testRefusals},
+		{"RefusalExpiry", testRefusalExpiry},
+		{"RefusalInvalid", testRefusalInvalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

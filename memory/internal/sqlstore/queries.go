@@ -1,6 +1,10 @@
 package sqlstore
 
-import "github.com/keel-go/keel/memory"
+import (
+	"strconv"
+
+	"github.com/keel-go/keel/memory"
+)
 
 // The statements of the SQL stores, the same in both databases: tables are
 // prefixed keel_ (a PostgreSQL database may hold others), placeholders are
@@ -55,6 +59,14 @@ const (
 	qDropUnheldBlob = `DELETE FROM keel_blobs WHERE digest = $1
 		AND NOT EXISTS (SELECT 1 FROM keel_message_blobs WHERE digest = $1)`
 	qBlobStats = `SELECT COUNT(*), COALESCE(SUM(size), 0) FROM keel_blobs`
+
+	refusalColumns = `provider, model, media_type, learned_at, expires_at, status, reason`
+	qRecordRefusal = `INSERT INTO keel_refusals (` + refusalColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (provider, model, media_type) DO UPDATE SET learned_at = excluded.learned_at,
+		expires_at = excluded.expires_at, status = excluded.status, reason = excluded.reason`
+	qRefusals       = `SELECT ` + refusalColumns + ` FROM keel_refusals WHERE provider = $1 AND model = $2 AND expires_at > $3`
+	qListRefusals   = `SELECT ` + refusalColumns + ` FROM keel_refusals`
+	qForgetRefusals = `DELETE FROM keel_refusals`
 )
 
 // listThreads is the query of a page of threads in order (see
@@ -71,7 +83,7 @@ func Statements() []string {
 	qs := []string{qGetThread, qThreadOwner, qInsertThread, qUpdateThread, qCountThreads, qDeleteThread,
 		qTouchThread, qAddMessages, qThreadWindow, qReadMessages, qReadLast, qInsertMessage, qMessageCreated,
 		qReplaceMessage, qMessageDigests, qUnholdDigests, qHoldDigest, qThreadDigests, qBlobKnown, qInsertBlob,
-		qReadBlob, qDropUnheldBlob, qBlobStats}
+		qReadBlob, qDropUnheldBlob, qBlobStats, qRecordRefusal, qRefusals, qListRefusals}
 	for _, by := range []string{"createdAt", "updatedAt"} {
 		for _, asc := range []bool{false, true} {
 			_, order, err := ThreadOrder("r", memory.ListThreadsOptions{OrderBy: by, Ascending: asc})
@@ -80,6 +92,10 @@ func Statements() []string {
 			}
 			qs = append(qs, listThreads(order))
 		}
+	}
+	for _, key := range [][3]string{{}, {"p"}, {"p", "m"}, {"p", "m", "t"}} {
+		q, _ := forgetRefusals(key[0], key[1], key[2])
+		qs = append(qs, q)
 	}
 	return qs
 }
@@ -91,4 +107,23 @@ func (s *Store) lockThread() string {
 		return qThreadOwner + ` FOR UPDATE`
 	}
 	return qThreadOwner
+}
+
+// forgetRefusals returns the DELETE of the entries key matches, and its
+// arguments: the key's fields up to the first empty one.
+func forgetRefusals(provider, model, mediaType string) (string, []any) {
+	q, args := qForgetRefusals, []any{}
+	for i, f := range [...]struct{ col, v string }{{"provider", provider}, {"model", model}, {"media_type", mediaType}} {
+		if f.v == "" {
+			break
+		}
+		if i == 0 {
+			q += ` WHERE `
+		} else {
+			q += ` AND `
+		}
+		args = append(args, f.v)
+		q += f.col + ` = $` + strconv.Itoa(i+1)
+	}
+	return q, args
 }
