@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/keel-go/keel/memory"
@@ -43,8 +44,9 @@ type file struct {
 	// w queues this store's writers, where they can give up when their
 	// context ends rather than spin on SQLite's busy handler, and commits
 	// those that wait together.
-	w   writer
-	wal string // the log's file
+	w       writer
+	wal     string       // the log's file
+	commits atomic.Int64 // since the store opened, for restartLog
 }
 
 // Open opens the store in the SQLite file at path, creating the file and
@@ -142,8 +144,12 @@ const logLimit = 16 << 20
 // the readers to leave it, so that the next write starts it over. The
 // writer calls it after a commit, before it lets the next write begin:
 // no write adds frames meanwhile. A checkpoint that cannot finish leaves
-// the rest to a later commit.
+// the rest to a later commit. The file is looked at every restartEvery
+// commits: a look costs a system call, a few percent of a small commit.
 func (f *file) restartLog() {
+	if f.commits.Add(1)%restartEvery != 0 {
+		return
+	}
 	if fi, err := os.Stat(f.wal); err != nil || fi.Size() <= logLimit {
 		return
 	}
@@ -152,9 +158,13 @@ func (f *file) restartLog() {
 	_, _ = f.db.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
 }
 
-// restartWait bounds a RESTART checkpoint's wait for readers, during which
-// this store's writes wait too.
-const restartWait = 250 * time.Millisecond
+const (
+	// restartEvery is how many commits make restartLog look at the log.
+	restartEvery = 16
+	// restartWait bounds a RESTART checkpoint's wait for readers, during
+	// which this store's writes wait too.
+	restartWait = 250 * time.Millisecond
+)
 
 // Close closes the database.
 func (s *Store) Close() error {

@@ -19,7 +19,9 @@ import (
 // the foreign key of keel_message_blobs fail, and pgstore runs the save
 // again, which then stores it.
 func putBlobs(tx Tx, blobs []stored.Blob) error {
-	blobs = slices.SortedFunc(slices.Values(blobs), func(a, b stored.Blob) int { return cmp.Compare(a.Digest, b.Digest) })
+	if len(blobs) > 1 {
+		blobs = slices.SortedFunc(slices.Values(blobs), func(a, b stored.Blob) int { return cmp.Compare(a.Digest, b.Digest) })
+	}
 	for _, b := range blobs {
 		var n int
 		if err := tx.QueryRow(qBlobKnown, b.Digest).Scan(&n); err != nil {

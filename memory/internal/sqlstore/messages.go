@@ -35,8 +35,7 @@ func (s *Store) SaveMessages(ctx context.Context, resourceID, threadID string, m
 		if n == 0 {
 			return ThreadNotFound(resourceID, threadID)
 		}
-		_, err = s.save(tx, threadID, saved, blobs, now)
-		return err
+		return s.save(tx, threadID, saved, blobs, now)
 	})
 	if err != nil {
 		return nil, s.fail("save messages", err)
@@ -67,8 +66,10 @@ func (s *Store) StartThread(ctx context.Context, t memory.Thread, msgs []keel.Me
 		if err := insertThread(tx, out, meta); err != nil {
 			return err
 		}
-		out.MessageCount, err = s.save(tx, out.ID, saved, blobs, now)
-		return err
+		// Every message is new: the thread is, and one call names a
+		// message once.
+		out.MessageCount = len(saved)
+		return s.save(tx, out.ID, saved, blobs, now)
 	})
 	if err != nil {
 		return memory.Thread{}, nil, s.fail("start thread", err)
@@ -79,56 +80,46 @@ func (s *Store) StartThread(ctx context.Context, t memory.Thread, msgs []keel.Me
 }
 
 // save stores enc, whose files are blobs, in the thread, which the caller
-// has checked and locked, and counts the new messages in the thread's
-// row. It returns how many are new.
-func (s *Store) save(tx Tx, threadID string, enc []stored.Message, blobs []stored.Blob, now time.Time) (int, error) {
+// has checked and locked. The thread's row counts the new messages by
+// itself: a trigger of the schema does, in each INSERT.
+func (s *Store) save(tx Tx, threadID string, enc []stored.Message, blobs []stored.Blob, now time.Time) error {
 	if err := putBlobs(tx, blobs); err != nil {
-		return 0, err
+		return err
 	}
 	var released []string
-	added := 0
 	for i := range enc {
-		old, isNew, err := saveMessage(tx, threadID, &enc[i], now)
+		old, err := saveMessage(tx, threadID, &enc[i], now)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		released = append(released, old...)
-		if isNew {
-			added++
-		}
 	}
-	if added > 0 {
-		if _, err := tx.Exec(qAddMessages, added, threadID); err != nil {
-			return 0, err
-		}
-	}
-	return added, s.dropUnused(tx, released)
+	return s.dropUnused(tx, released)
 }
 
 // saveMessage inserts e, or replaces the message with its ID, setting a
-// zero CreatedAt. It returns the digests the replaced message held, and
-// whether e is a new message of the thread. A new message, the common
-// case, costs one statement and one per file.
-func saveMessage(tx Tx, threadID string, e *stored.Message, now time.Time) (old []string, isNew bool, err error) {
+// zero CreatedAt. It returns the digests the replaced message held. A new
+// message, the common case, costs one statement and one per file.
+func saveMessage(tx Tx, threadID string, e *stored.Message, now time.Time) (old []string, err error) {
 	keepTime := e.CreatedAt.IsZero()
 	if keepTime {
 		e.CreatedAt = now
 	}
 	n, err := tx.Exec(qInsertMessage, threadID, e.ID, string(e.Role), string(e.Parts), string(e.Metadata), e.CreatedAt)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if n == 0 {
 		if old, err = replaceMessage(tx, threadID, e, keepTime); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
 	for _, d := range e.Digests {
 		if _, err := tx.Exec(qHoldDigest, threadID, e.ID, d); err != nil {
-			return nil, false, err
+			return nil, err
 		}
 	}
-	return old, n > 0, nil
+	return old, nil
 }
 
 // replaceMessage replaces the stored message with e's ID, keeping its

@@ -26,7 +26,6 @@ const (
 	// In PostgreSQL it also locks the row until the transaction ends, so
 	// that writers of one thread take turns.
 	qTouchThread  = `UPDATE keel_threads SET updated_at = $1 WHERE id = $2 AND resource_id = $3`
-	qAddMessages  = `UPDATE keel_threads SET message_count = message_count + $1 WHERE id = $2`
 	qThreadWindow = `SELECT resource_id, message_count FROM keel_threads WHERE id = $1`
 
 	messageColumns = `id, role, parts, metadata, created_at`
@@ -37,12 +36,13 @@ const (
 	qReadLast = `SELECT ` + messageColumns + ` FROM keel_messages
 		WHERE thread_id = $1 ORDER BY created_at DESC, seq DESC LIMIT $2`
 	// qInsertMessage inserts a message unless its ID is stored in the
-	// thread already, which it leaves to the replacing path. Its position
-	// among messages of the same time is one past the thread's last, found
-	// at the end of the index on (thread_id, seq); writers of one thread
-	// take turns, so no two get the same.
+	// thread already, which it leaves to the replacing path. Its seq, its
+	// place among messages of the same time, is its number in the thread:
+	// one past the thread's count, which a trigger of the schema raises
+	// with each insert. Writers of one thread take turns, so no two get
+	// the same.
 	qInsertMessage = `INSERT INTO keel_messages (thread_id, id, seq, role, parts, metadata, created_at)
-		VALUES ($1, $2, (SELECT COALESCE(MAX(seq), 0) + 1 FROM keel_messages WHERE thread_id = $1), $3, $4, $5, $6)
+		VALUES ($1, $2, (SELECT message_count + 1 FROM keel_threads WHERE id = $1), $3, $4, $5, $6)
 		ON CONFLICT (thread_id, id) DO NOTHING`
 	qMessageCreated = `SELECT created_at FROM keel_messages WHERE thread_id = $1 AND id = $2`
 	qReplaceMessage = `UPDATE keel_messages SET role = $1, parts = $2, metadata = $3, created_at = $4
@@ -81,7 +81,7 @@ func listThreads(order string) string {
 // could wait for ever for another.
 func Statements() []string {
 	qs := []string{qGetThread, qThreadOwner, qInsertThread, qUpdateThread, qCountThreads, qDeleteThread,
-		qTouchThread, qAddMessages, qThreadWindow, qReadMessages, qReadLast, qInsertMessage, qMessageCreated,
+		qTouchThread, qThreadWindow, qReadMessages, qReadLast, qInsertMessage, qMessageCreated,
 		qReplaceMessage, qMessageDigests, qUnholdDigests, qHoldDigest, qThreadDigests, qBlobKnown, qInsertBlob,
 		qReadBlob, qDropUnheldBlob, qBlobStats, qRecordRefusal, qRefusals, qListRefusals}
 	for _, by := range []string{"createdAt", "updatedAt"} {

@@ -10,6 +10,12 @@ ALTER TABLE message_blobs RENAME TO keel_message_blobs;
 ALTER TABLE keel_threads ADD COLUMN message_count INTEGER NOT NULL DEFAULT 0;
 UPDATE keel_threads SET message_count = (SELECT COUNT(*) FROM keel_messages WHERE thread_id = keel_threads.id);
 
--- A new message's seq is one past its thread's last, found at the end of
--- this index rather than by reading the thread's rows.
-CREATE UNIQUE INDEX keel_messages_by_seq ON keel_messages (thread_id, seq);
+-- The count goes up with each message inserted, in the INSERT itself;
+-- messages leave only with their thread. A message's seq, which orders
+-- messages of one time, is its number in the thread: 1 to message_count
+-- (as the first schema gave them), so the next is message_count + 1, read
+-- from the thread's row rather than from the thread's messages.
+CREATE TRIGGER keel_messages_counted AFTER INSERT ON keel_messages
+BEGIN
+    UPDATE keel_threads SET message_count = message_count + 1 WHERE id = NEW.thread_id;
+END;
