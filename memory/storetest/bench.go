@@ -41,13 +41,14 @@ func BenchThread(seed uint64) []keel.Message {
 // with files new to the store; Load lists the whole thread and reports
 // the blob reads per load for a [memory.BlobReporter]. Window and SaveTo
 // load the last 10 messages of, and save one message to, threads of 20
-// and of 100,000 messages: their cost must not grow with the thread.
+// and of 100,000 messages in turn, and report the time on each and their
+// ratio: their cost must not grow with the thread.
 // Refusals looks up a model's entries of a [memory.RefusalLedger] among
 // a few hundred.
 func Benchmark(b *testing.B, open func(b *testing.B) memory.Store) {
 	ctx := context.Background()
-	b.Run("Window", func(b *testing.B) { benchmarkLong(b, open, benchWindow) })
-	b.Run("SaveTo", func(b *testing.B) { benchmarkLong(b, open, benchSaveTo) })
+	b.Run("Window", func(b *testing.B) { benchmarkLong(b, open, windowStep, nil) })
+	b.Run("SaveTo", func(b *testing.B) { benchmarkLong(b, open, saveStep, refillShort(b)) })
 	b.Run("Refusals", func(b *testing.B) { benchRefusals(b, open(b)) })
 	b.Run("Save", func(b *testing.B) {
 		s := open(b)
@@ -105,18 +106,42 @@ func Benchmark(b *testing.B, open func(b *testing.B) memory.Store) {
 }
 
 // threadSizes are the lengths of the threads Window and SaveTo measure.
-var threadSizes = []int{20, 100_000}
+var threadSizes = [2]int{20, 100_000}
 
-// benchmarkLong runs bench on a thread of each of threadSizes, all in one
-// store, so that the long thread's rows share the store with the short
-// one's.
-func benchmarkLong(b *testing.B, open func(b *testing.B) memory.Store, bench func(b *testing.B, s memory.Store, id string, n int)) {
+// benchmarkLong runs step on a thread of each of threadSizes, in one
+// store, in turn, and reports the time of a step on each (ns/step-20,
+// ns/step-100000) and their ratio: taken call by call in one loop, the
+// ratio holds on a machine whose load drifts. before, when not nil, runs
+// off the clock before a step.
+func benchmarkLong(b *testing.B, open func(b *testing.B) memory.Store, step func(s memory.Store, id string) error, before func(s memory.Store, id *string, n, i int)) {
 	s := open(b)
-	for _, n := range threadSizes {
-		id := fmt.Sprintf("long-%d", n)
-		fillThread(b, s, id, n)
-		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) { bench(b, s, id, n) })
+	var ids [2]string
+	for k, n := range threadSizes {
+		ids[k] = fmt.Sprintf("long-%d", n)
+		fillThread(b, s, ids[k], n)
 	}
+	var (
+		spent [2]time.Duration
+		steps [2]int
+	)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		k := i % 2
+		if before != nil {
+			before(s, &ids[k], threadSizes[k], steps[k])
+		}
+		start := time.Now()
+		if err := step(s, ids[k]); err != nil {
+			b.Fatal(err)
+		}
+		spent[k] += time.Since(start)
+		steps[k]++
+	}
+	per := func(k int) float64 { return float64(spent[k].Nanoseconds()) / float64(max(steps[k], 1)) }
+	for k, n := range threadSizes {
+		b.ReportMetric(per(k), fmt.Sprintf("ns/step-%d", n))
+	}
+	b.ReportMetric(per(1)/per(0), "long/short")
 }
 
 // fillThread creates the thread id with n short messages, user and
@@ -142,39 +167,30 @@ func fillThread(b *testing.B, s memory.Store, id string, n int) {
 	}
 }
 
-// benchWindow loads the last 10 messages, as an agent loads its history.
-func benchWindow(b *testing.B, s memory.Store, id string, _ int) {
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		page, err := s.ListMessages(ctx, "bench", id, memory.ListMessagesOptions{Last: 10})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(page.Messages) != 10 {
-			b.Fatalf("Got(ListMessages(Last 10)) = %d messages; want 10", len(page.Messages))
-		}
+// windowStep loads the last 10 messages, as an agent loads its history.
+func windowStep(s memory.Store, id string) error {
+	page, err := s.ListMessages(context.Background(), "bench", id, memory.ListMessagesOptions{Last: 10})
+	if err == nil && len(page.Messages) != 10 {
+		err = fmt.Errorf("ListMessages(Last 10) = %d messages; want 10", len(page.Messages))
 	}
+	return err
 }
 
-// benchSaveTo saves one message a call to the thread of n messages, as
-// an agent saves a turn's reply. The thread grows by the calls made, a
-// few thousand: for a short thread, a fresh thread of n is filled (off
-// the clock) every n calls.
-func benchSaveTo(b *testing.B, s memory.Store, id string, n int) {
-	ctx := context.Background()
-	short := n < 1000
+// saveStep saves one message to the thread, as an agent saves a turn's
+// reply.
+func saveStep(s memory.Store, id string) error {
 	msg := []keel.Message{{Role: keel.RoleAssistant, Parts: []keel.Part{keel.TextPart{Text: "A reply of ordinary length."}}}}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		if short && i > 0 && i%n == 0 {
-			b.StopTimer()
-			id = "short-" + memory.NewID()
-			fillThread(b, s, id, n)
-			b.StartTimer()
-		}
-		if _, err := s.SaveMessages(ctx, "bench", id, msg); err != nil {
-			b.Fatal(err)
+	_, err := s.SaveMessages(context.Background(), "bench", id, msg)
+	return err
+}
+
+// refillShort keeps the short thread short: every n saves to it, a fresh
+// thread of n is filled. The long one grows by the saves, a few thousand.
+func refillShort(b *testing.B) func(s memory.Store, id *string, n, i int) {
+	return func(s memory.Store, id *string, n, i int) {
+		if n < 1000 && i > 0 && i%n == 0 {
+			*id = "short-" + memory.NewID()
+			fillThread(b, s, *id, n)
 		}
 	}
 }
