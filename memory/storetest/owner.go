@@ -11,8 +11,7 @@ import (
 // testThreadOwner checks [memory.Store.ThreadOwner]: the owner of each
 // thread, ErrNotFound for a missing or deleted one, ErrInvalid for an ID
 // that cannot be stored.
-func testThreadOwner(t *testing.T, f memory.Store) {
-	s := f
+func testThreadOwner(t *testing.T, s memory.Store) {
 	ctx := context.Background()
 	for _, th := range []memory.Thread{{ID: "t1", ResourceID: "r1"}, {ID: "t2", ResourceID: "r2"}} {
 		if _, err := s.CreateThread(ctx, th); err != nil {
@@ -20,7 +19,7 @@ func testThreadOwner(t *testing.T, f memory.Store) {
 		}
 	}
 	for id, want := range map[string]string{"t1": "r1", "t2": "r2"} {
-		if got, err := f.ThreadOwner(ctx, id); err != nil || got != want {
+		if got, err := s.ThreadOwner(ctx, id); err != nil || got != want {
 			t.Errorf("Got(ThreadOwner(%s)) = %q, %v; want %q", id, got, err, want)
 		}
 	}
@@ -28,12 +27,12 @@ func testThreadOwner(t *testing.T, f memory.Store) {
 		t.Fatalf("DeleteThread(t2) = %v; want no error", err)
 	}
 	for _, id := range []string{"t2", "missing"} {
-		if got, err := f.ThreadOwner(ctx, id); !errors.Is(err, memory.ErrNotFound) {
+		if got, err := s.ThreadOwner(ctx, id); !errors.Is(err, memory.ErrNotFound) {
 			t.Errorf("Got(ThreadOwner(%s)) = %q, %v; want memory.ErrNotFound", id, got, err)
 		}
 	}
 	for _, id := range []string{"", "a b", "x;rm -rf /"} {
-		if got, err := f.ThreadOwner(ctx, id); !errors.Is(err, memory.ErrInvalid) {
+		if got, err := s.ThreadOwner(ctx, id); !errors.Is(err, memory.ErrInvalid) {
 			t.Errorf("Got(ThreadOwner(%q)) = %q, %v; want memory.ErrInvalid", id, got, err)
 		}
 	}
