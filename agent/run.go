@@ -163,7 +163,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 	for {
 		st.Attempts++
 		prompt := r.prompt()
-		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step}
+		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step, Model: r.a.cfg.Model}
 		err := r.a.pipeline.RewriteLLMRequest(ctx, lreq)
 		r.flushRecoveries(step)
 		if err != nil {
@@ -176,13 +176,14 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		var sent bool
 		resp, sent, err = r.call(ctx, step, req)
 		if err == nil {
+			r.a.pipeline.ObserveResponse(ctx, &processor.LLMResponse{Run: r.run, Prompt: lreq.Prompt, Step: step, Model: r.a.cfg.Model})
 			break
 		}
 		if errors.Is(err, errStopped) {
 			return st, nil, err
 		}
 		d := r.a.pipeline.HandleAPIError(ctx, &processor.APIErrorEvent{
-			Run: r.run, Err: err, Prompt: lreq.Prompt, Step: step, OutputSent: sent,
+			Run: r.run, Err: err, Prompt: lreq.Prompt, Step: step, OutputSent: sent, Model: r.a.cfg.Model,
 		})
 		if !d.Retry {
 			return st, nil, err

@@ -29,6 +29,7 @@ type Pipeline struct {
 	inputs     []InputProcessor
 	rewriters  []LLMRequestRewriter
 	handlers   []APIErrorHandler
+	observers  []ResponseObserver
 	maxRetries int
 }
 
@@ -52,6 +53,9 @@ func NewPipeline(processors []Processor, maxRetries int) *Pipeline {
 		}
 		if h, ok := proc.(APIErrorHandler); ok {
 			p.handlers = append(p.handlers, h)
+		}
+		if h, ok := proc.(ResponseObserver); ok {
+			p.observers = append(p.observers, h)
 		}
 	}
 	return p
@@ -143,6 +147,17 @@ func (p *Pipeline) HandleAPIError(ctx context.Context, e *APIErrorEvent) Decisio
 		}
 	}
 	return Decision{}
+}
+
+// ObserveResponse tells every response observer, in order, that a call
+// succeeded. An observer that panics is logged and skipped.
+func (p *Pipeline) ObserveResponse(ctx context.Context, r *LLMResponse) {
+	for _, h := range p.observers {
+		err := protect(func() error { h.ObserveResponse(ctx, r); return nil })
+		if pe := (*panicError)(nil); errors.As(err, &pe) {
+			logger(r.Run).Error("processor panicked; skipped", "processor", h.ID(), "hook", "llm-response", "panic", pe.value)
+		}
+	}
 }
 
 type panicError struct{ value any }

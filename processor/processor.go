@@ -52,6 +52,10 @@ type LLMRequest struct {
 	Prompt []keel.Message
 	// Step is the zero-based step of the run.
 	Step int
+	// Model is the model the call goes to; nil when the caller does not
+	// say. Processors that learn what a model refuses key it by the
+	// model's Provider and Name.
+	Model keel.Model
 }
 
 // APIErrorHandler decides whether a failed model call is tried again.
@@ -73,6 +77,28 @@ type APIErrorEvent struct {
 	// to the caller. Only handlers implementing [RetrierAfterOutput] that
 	// answer true are asked then.
 	OutputSent bool
+	// Model is the model that failed; nil when the caller does not say.
+	Model keel.Model
+}
+
+// ResponseObserver is told of every model call that succeeded, with the
+// prompt it was sent. It changes nothing: the answer is the model's. The
+// unsupported-file handler learns from it which file types a model takes.
+type ResponseObserver interface {
+	Processor
+	ObserveResponse(ctx context.Context, r *LLMResponse)
+}
+
+// LLMResponse is what a [ResponseObserver] sees.
+type LLMResponse struct {
+	Run *Run
+	// Prompt is the prompt of the call that succeeded, after rewriting.
+	// Read-only.
+	Prompt []keel.Message
+	// Step is the zero-based step of the run.
+	Step int
+	// Model is the model that answered; nil when the caller does not say.
+	Model keel.Model
 }
 
 // Decision is an [APIErrorHandler]'s answer.
