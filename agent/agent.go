@@ -49,6 +49,20 @@ type Config struct {
 	// DisableDefaultErrorProcessors turns the default error processors off;
 	// only ErrorProcessors are used.
 	DisableDefaultErrorProcessors bool
+	// Converters, when not nil, make the default unsupported-file handler
+	// give the model the text of a file it refused, at the file's place
+	// and labelled (convert.Default() holds keel's converters for
+	// spreadsheets, documents, presentations, archives, e-mail and text);
+	// with a sandbox, after the upload note. Nil keeps the reference
+	// framework's handler: the note or a placeholder only. See
+	// [processor.UnsupportedFileOptions].
+	Converters processor.FileConverter
+	// Refusals, when not nil, make the default unsupported-file handler
+	// remember which file types the model refused, so that such a file is
+	// handled before the call on later turns and threads instead of after
+	// a failed call. Agents on one store should share one value. See
+	// [processor.UnsupportedFileOptions].
+	Refusals *processor.RememberedRefusals
 	// MaxSteps caps the model calls of a run (tool steps); 0 means
 	// [DefaultMaxSteps].
 	MaxSteps int
@@ -110,7 +124,14 @@ func New(cfg Config) (*Agent, error) {
 	}
 	errorProcs := cfg.ErrorProcessors
 	if !cfg.DisableDefaultErrorProcessors {
-		errorProcs = processor.MergeErrorProcessors(processor.DefaultErrorProcessors(), cfg.ErrorProcessors)
+		defaults := processor.DefaultErrorProcessors()
+		if cfg.Converters != nil || cfg.Refusals != nil {
+			// The configured handler takes the default's slot, by its ID.
+			defaults = processor.MergeErrorProcessors(defaults, []processor.Processor{
+				processor.NewUnsupportedFileHandlerWith(processor.UnsupportedFileOptions{Converters: cfg.Converters, Refusals: cfg.Refusals}),
+			})
+		}
+		errorProcs = processor.MergeErrorProcessors(defaults, cfg.ErrorProcessors)
 	}
 	a.processors = append(append([]processor.Processor(nil), cfg.InputProcessors...), errorProcs...)
 	a.pipeline = processor.NewPipeline(a.processors, cfg.MaxProcessorRetries)

@@ -1,12 +1,16 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/xuri/excelize/v2"
+
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/workspace"
@@ -90,4 +94,45 @@ func ExampleDeleteThread() {
 	// Output:
 	// 1 file in the sandbox
 	// 0 files in the sandbox; true
+}
+
+// An agent given converters: the model refused a workbook, and gets its
+// cells as CSV in its place.
+func ExampleConfig_converters() {
+	f := excelize.NewFile()
+	f.SetSheetName("Sheet1", "Leads")
+	f.SetSheetRow("Leads", "A1", &[]any{"Name", "City"})
+	f.SetSheetRow("Leads", "A2", &[]any{"Ada", "Berlin"})
+	var book bytes.Buffer
+	f.WriteTo(&book)
+
+	const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+	model := keeltest.NewModel(
+		keeltest.Reply{Err: &keel.UnsupportedFunctionalityError{Functionality: "file part media type " + xlsxType, MediaType: xlsxType}},
+		keeltest.Reply{Text: "One lead, from Berlin."},
+	)
+	a, err := agent.New(agent.Config{ID: "assistant", Model: model, Converters: convert.Default()})
+	if err != nil {
+		panic(err)
+	}
+	res, err := a.Generate(context.Background(), []keel.Message{{
+		Role: keel.RoleUser,
+		Parts: []keel.Part{
+			keel.TextPart{Text: "Where are my leads from?"},
+			keel.FilePart{Data: book.Bytes(), MediaType: xlsxType, Filename: "leads.xlsx"},
+		},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(model.Prompts()[1][0].Parts[1].(keel.TextPart).Text)
+	fmt.Println(res.Recoveries[0].Action, res.Recoveries[0].Files[0].Conversion.Description)
+	fmt.Println(res.Text)
+	// Output:
+	// [Text of leads.xlsx — sheet "Leads", 2 rows × 2 columns, as CSV]
+	// # Sheet "Leads": 2 rows × 2 columns, cells A1:B2
+	// Name,City
+	// Ada,Berlin
+	// converted sheet "Leads", 2 rows × 2 columns
+	// One lead, from Berlin.
 }

@@ -11,6 +11,8 @@
 //     a clone: stored messages never change.
 //   - [APIErrorHandler]: decides whether a failed call is tried again, and
 //     after how long.
+//   - [ResponseObserver]: is told of every call that succeeded, with the
+//     prompt it was sent.
 //
 // Processor values are shared by concurrent runs, so they keep per-run
 // state with [StateOf], never in their own fields.
@@ -42,7 +44,10 @@
 //   - [UnsupportedFileHandler] ("unsupported-file-handler"): when the
 //     model refused a file, in its SDK or in its HTTP response, takes every
 //     file the model may not read out of the prompt and calls it once
-//     more. Only the prompt changes.
+//     more. Only the prompt changes. An answer of 401, 403 or 404 is never
+//     blamed on a file. Given converters, it also gives the model the
+//     file's text; given [RememberedRefusals], it handles a file of a type
+//     the model refused before at the first call (see below).
 //   - [StreamErrorRetry] ("stream-error-retry-processor"): retries
 //     transient failures (rate limits, overloads, 5xx, connection resets)
 //     with the same request, honouring the provider's Retry-After.
@@ -80,19 +85,56 @@
 //
 //     [Attachment unavailable: leads.xlsx]
 //
+//   - with converters ([UnsupportedFileOptions].Converters), the file's
+//     text, after the note (which is unchanged) or in place of the
+//     placeholder, under a label; text over the cap ends with a line
+//     saying how much was left out and, when uploaded, where the file is:
+//
+//     [Text of leads.xlsx — sheet "Leads", 1,204 rows × 9 columns, as CSV]
+//     # Sheet "Leads": 1,204 rows × 9 columns, cells A1:I1204
+//     Name,City,…
+//     [The text stops here: 53210 more characters (1000 rows) were left out. The whole file is at /home/user/uploads/thread-1/0b2f….xlsx in the sandbox.]
+//
 // Names are display names: the file name, else the media type as sent,
 // else "file", without control characters and terminal escape sequences,
 // at most 200 characters. A reason speaks of "An unnamed file" when the
 // sender gave no file name.
 //
+// # Remembered refusals
+//
+// [RememberedRefusals] keeps, in a [RefusalLedger] (keel's thread stores
+// are ledgers, so every process on one database shares them), which
+// media types each model refused, by its provider and name, with the
+// evidence and an expiry (24 h by default). The unsupported-file handler
+// given them:
+//
+//   - at every call, handles each file of a type the model refuses as it
+//     would after a refusal, before the call, so no call is doomed;
+//   - remembers the type a refusal names at once; for a refusal that
+//     names none, remembers each type in the refused request that is not
+//     an image, a PDF or text, once the call without those files
+//     succeeded (if it fails too, the files may not have been the cause);
+//     never a wildcard for the model;
+//   - forgets a type's refusal when a call that carried a file of that
+//     type succeeds, which is how an expired entry ends: the file is sent
+//     again, and if the model takes it the entry is gone.
+//
+// The ledger is read at most once per Refresh (30 s by default), so an
+// entry forgotten elsewhere stops counting within that time; a check
+// costs a map read. A ledger that fails never stops a run: the handler
+// then acts as if nothing were remembered, and logs.
+//
 // # Recoveries
 //
 // Each file handled is reported once per run with [Run.Report], as a
 // [Recovery] whose Action is what its files got — "uploaded" (with the
-// Path), "not-uploaded" (with the Reason, the sentence the model read) or
-// "placeholder" — and whose files carry their name, media type, size and
-// SHA-256. The unsupported-file handler's recoveries also carry their
-// Cause: the provider's status, code and message, or the SDK's refusal and
-// the media type it named. The agent returns them in its result and sends
-// them to a stream as they happen.
+// Path), "not-uploaded" (with the Reason, the sentence the model read),
+// "placeholder" or "converted" (with the [Conversion]: the converter's
+// kind, what the file holds, the text's size and what the cap left out)
+// — and whose files carry their name, media type, size and SHA-256. The
+// unsupported-file handler's recoveries also carry their Cause: the
+// provider's status, code and message, the SDK's refusal and the media
+// type it named, or a remembered refusal with when it was learned and the
+// evidence. The agent returns them in its result and sends them to a
+// stream as they happen.
 package processor

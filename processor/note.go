@@ -38,11 +38,17 @@ func displayName(filename, mediaType string) string {
 
 // cleanName strips escape sequences and control characters from name and
 // cuts it to maxDisplayName characters; "" stays "".
-func cleanName(name string) string {
+func cleanName(name string) string { return cleanLine(name, maxDisplayName) }
+
+// cleanLine strips escape sequences and control characters from s, which
+// comes from outside (a sender, a file's content) and is to be shown on
+// one line, and cuts it to max characters; "" stays "".
+func cleanLine(s string, max int) string {
+	name := s
 	var b strings.Builder
 	b.Grow(len(name))
 	n := 0
-	for i := 0; i < len(name) && n < maxDisplayName; {
+	for i := 0; i < len(name) && n < max; {
 		r, size := utf8.DecodeRuneInString(name[i:])
 		switch {
 		case r == 0x1b || r == 0x9b:

@@ -1,6 +1,8 @@
 package processor
 
 import (
+	"time"
+
 	"github.com/keel-go/keel"
 )
 
@@ -8,15 +10,15 @@ import (
 // and clients can show it ("leads.xlsx was uploaded to the sandbox"), and
 // why. Its JSON form is what the server and the CLI send; fields are only
 // ever added to it, and Action, Outcome and Kind may take values beyond
-// those listed here (keel's text converters and remembered refusals will
-// add theirs), so readers should pass over values they do not know.
+// those listed here, so readers should pass over values they do not know.
 type Recovery struct {
 	// Processor is the processor's ID.
 	Processor string `json:"processor"`
 	// Action is what it did. For the file processors it is the Outcome
 	// that every file of Files shares: [OutcomeUploaded],
-	// [OutcomeNotUploaded] or [OutcomePlaceholder]; a rewrite that handled
-	// files in several ways reports one Recovery per outcome.
+	// [OutcomeNotUploaded], [OutcomePlaceholder] or [OutcomeConverted]; a
+	// rewrite that handled files in several ways, or for several causes,
+	// reports one Recovery per outcome and cause.
 	Action string `json:"action"`
 	// Files are the files concerned, if any.
 	Files []RecoveredFile `json:"files,omitempty"`
@@ -40,6 +42,12 @@ const (
 	// because there was no sandbox, the file was given by URL or provider
 	// reference (never downloaded), or the upload failed.
 	OutcomePlaceholder = "placeholder"
+	// OutcomeConverted: a converter turned the file into text, and the
+	// model got that text, labelled with the file's name and what it
+	// holds (see [Conversion]). With a sandbox, the text follows the
+	// upload note, and Path or Reason are set as for [OutcomeUploaded] or
+	// [OutcomeNotUploaded].
+	OutcomeConverted = "converted"
 )
 
 // RecoveredFile is a file a [Recovery] concerns.
@@ -57,7 +65,7 @@ type RecoveredFile struct {
 	Size   int64  `json:"size,omitempty"`
 	SHA256 string `json:"sha256,omitempty"`
 	// Outcome is what the model got in the file's place: [OutcomeUploaded],
-	// [OutcomeNotUploaded] or [OutcomePlaceholder].
+	// [OutcomeNotUploaded], [OutcomePlaceholder] or [OutcomeConverted].
 	Outcome string `json:"outcome"`
 	// Path is where the file is in the sandbox, when it was uploaded.
 	Path string `json:"path,omitempty"`
@@ -65,6 +73,29 @@ type RecoveredFile struct {
 	// such as `File "big.zip" is 11534336 bytes, over the 10485760 byte
 	// limit.`
 	Reason string `json:"reason,omitempty"`
+	// Conversion describes the text the model got, when Outcome is
+	// [OutcomeConverted]; nil otherwise.
+	Conversion *Conversion `json:"conversion,omitempty"`
+}
+
+// Conversion describes the text a converter made of a file.
+type Conversion struct {
+	// Kind is the converter's kind, such as "xlsx" or "docx".
+	Kind string `json:"kind"`
+	// As names the text's form: "CSV", "Markdown", "text".
+	As string `json:"as"`
+	// Description says what the file holds, as the text's label shows it,
+	// such as `sheet "Leads", 1,204 rows × 9 columns`.
+	Description string `json:"description,omitempty"`
+	// Chars is the number of characters (runes) of the file's text the
+	// model got, its label and notes not counted.
+	Chars int `json:"chars"`
+	// OmittedChars is how many characters the cap left out, and
+	// OmittedUnits how many of Unit ("rows", "paragraphs", "lines"); all
+	// zero when the text is whole.
+	OmittedChars int    `json:"omittedChars,omitempty"`
+	OmittedUnits int    `json:"omittedUnits,omitempty"`
+	Unit         string `json:"unit,omitempty"`
 }
 
 // The kinds of a [RecoveryCause].
@@ -76,22 +107,39 @@ const (
 	// before sending it ([keel.UnsupportedFunctionalityError]); Message is
 	// its text and MediaType the media type it refused, if it named one.
 	CauseUnsupportedFunctionality = "unsupported-functionality"
+	// CauseRememberedRefusal: no call of this run failed; the model
+	// refused files of MediaType before, and the refusal, learned at
+	// LearnedAt and remembered until ExpiresAt, was still remembered, so
+	// the file was handled before the call. Provider and Model name the
+	// model; Status and Message are the evidence the refusal was learned
+	// from (Status 0 for a refusal by the SDK before sending).
+	CauseRememberedRefusal = "remembered-refusal"
 )
 
 // RecoveryCause is the failure a processor answered.
 type RecoveryCause struct {
-	// Kind is [CauseAPIError] or [CauseUnsupportedFunctionality].
+	// Kind is [CauseAPIError], [CauseUnsupportedFunctionality] or
+	// [CauseRememberedRefusal].
 	Kind string `json:"kind"`
-	// Provider names the provider, for an API error.
+	// Provider names the provider, for an API error or a remembered
+	// refusal.
 	Provider string `json:"provider,omitempty"`
+	// Model names the model, for a remembered refusal.
+	Model string `json:"model,omitempty"`
 	// Status is the HTTP status of an API error; 0 when no answer came.
 	Status int `json:"status,omitempty"`
 	// Code is the provider's error code, when it gave one.
 	Code string `json:"code,omitempty"`
 	// Message is the provider's message, or the SDK's refusal.
 	Message string `json:"message,omitempty"`
-	// MediaType is the media type an SDK refused by name, lower-cased.
+	// MediaType is the media type refused by name, normalised: by an SDK,
+	// by the provider's answer ([keel.APICallError].MediaType), or
+	// remembered.
 	MediaType string `json:"mediaType,omitempty"`
+	// LearnedAt and ExpiresAt, for a remembered refusal, are when it was
+	// learned and when it stops counting.
+	LearnedAt time.Time `json:"learnedAt,omitzero"`
+	ExpiresAt time.Time `json:"expiresAt,omitzero"`
 }
 
 // apiErrorCause describes a provider's error answer.
@@ -100,7 +148,8 @@ func apiErrorCause(e *keel.APICallError) *RecoveryCause {
 	if msg == "" {
 		msg = e.Error()
 	}
-	return &RecoveryCause{Kind: CauseAPIError, Provider: e.Provider, Status: e.StatusCode, Code: e.Code, Message: msg}
+	return &RecoveryCause{Kind: CauseAPIError, Provider: e.Provider, Status: e.StatusCode, Code: e.Code, Message: msg,
+		MediaType: keel.NormalizeMediaType(e.MediaType)}
 }
 
 // refusalCause describes an SDK's refusal of mediaType ("" when it named
@@ -110,18 +159,40 @@ func refusalCause(e *keel.UnsupportedFunctionalityError, mediaType string) *Reco
 }
 
 // reportFiles tells the run what a rewrite did with files it had not
-// reported before: one [Recovery] per outcome, in the order outcomes
-// first appear.
+// reported before, all for one cause: one [Recovery] per outcome, in the
+// order outcomes first appear.
 func reportFiles(run *Run, processor string, cause *RecoveryCause, files []RecoveredFile) {
-	var order []string
-	byOutcome := make(map[string][]RecoveredFile)
-	for _, f := range files {
-		if _, seen := byOutcome[f.Outcome]; !seen {
-			order = append(order, f.Outcome)
-		}
-		byOutcome[f.Outcome] = append(byOutcome[f.Outcome], f)
+	handled := make([]handledFile, len(files))
+	for i, f := range files {
+		handled[i] = handledFile{file: f, cause: cause}
 	}
-	for _, outcome := range order {
-		run.Report(Recovery{Processor: processor, Action: outcome, Files: byOutcome[outcome], Cause: cause})
+	reportHandled(run, processor, handled)
+}
+
+// handledFile is a file to report and why it was handled.
+type handledFile struct {
+	file  RecoveredFile
+	cause *RecoveryCause
+}
+
+// reportHandled tells the run what a rewrite did with files it had not
+// reported before: one [Recovery] per outcome and cause, in the order they
+// first appear.
+func reportHandled(run *Run, processor string, files []handledFile) {
+	type group struct {
+		outcome string
+		cause   *RecoveryCause
+	}
+	var order []group
+	byGroup := make(map[group][]RecoveredFile)
+	for _, f := range files {
+		g := group{f.file.Outcome, f.cause}
+		if _, seen := byGroup[g]; !seen {
+			order = append(order, g)
+		}
+		byGroup[g] = append(byGroup[g], f.file)
+	}
+	for _, g := range order {
+		run.Report(Recovery{Processor: processor, Action: g.outcome, Files: byGroup[g], Cause: g.cause})
 	}
 }

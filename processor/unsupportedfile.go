@@ -3,12 +3,10 @@ package processor
 import (
 	"context"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/keel-go/keel"
-	"github.com/keel-go/keel/workspace"
 )
 
 // UnsupportedFileHandlerID is the ID of [UnsupportedFileHandler].
@@ -27,8 +25,8 @@ var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 // going when the model refuses a file a user sent. Once a call failed
 // because of a file, it takes the files the model may not read out of the
 // prompt of every later call of the run, and retries once. Each such file
-// becomes one text part at its place (see the package documentation for
-// the texts):
+// becomes text at its place (see the package documentation for the
+// texts):
 //
 //   - with a sandbox, the file's inline data (bytes or a data: URL) is
 //     uploaded with [workspace.Upload]'s path scheme and the model gets
@@ -40,24 +38,85 @@ var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 //     write, or a file given by URL or provider reference, which is never
 //     downloaded — the model gets "[Attachment unavailable: NAME]".
 //
+// Given converters ([UnsupportedFileOptions].Converters), it also gives
+// the model the file's text, labelled, after the sandbox's note or in
+// place of the placeholder. Given remembered refusals
+// ([UnsupportedFileOptions].Refusals), it handles a file whose type the
+// model refused before at the first call, without a doomed one.
+//
 // Stored messages keep their files; only the prompt changes. Each file
-// is uploaded and reported once per run ([Recovery], with the refusal as
-// its Cause), and every call of the run gets the same text for it.
+// is uploaded, converted and reported once per run ([Recovery], with the
+// refusal as its Cause), and every call of the run gets the same text for
+// it.
 //
-// A call counts as failed because of a file when the adapter refused a
-// media type before sending ([keel.UnsupportedFunctionalityError] with its
-// MediaType, or naming it in its text) while the run holds a file, or when the provider answered with any
-// [keel.APICallError] but 408, 409, 429, 503 and 504 (which
-// [StreamErrorRetry] retries as they are) while a user message holds a
-// file that is not an image, a PDF or text. It acts only on the run's
-// first failure.
+// A call counts as failed because of a file when:
 //
-// It has no options. Its state lives in the run, so one value serves any
-// number of concurrent runs.
-type UnsupportedFileHandler struct{}
+//   - the adapter refused a media type before sending
+//     ([keel.UnsupportedFunctionalityError] with its MediaType, or naming
+//     it in its text for an error from elsewhere) while the run holds a
+//     file: a refusal of that type by name;
+//   - the provider's answer names the type it cannot read
+//     ([keel.APICallError].MediaType, such as Gemini's 400 "Unsupported
+//     MIME type: X") while a user message holds a file of that type or a
+//     file that is not an image, a PDF or text: a refusal of that type by
+//     name too;
+//   - the provider answered with any other [keel.APICallError] but 408,
+//     409, 429, 503 and 504 (which [StreamErrorRetry] retries as they
+//     are) while a user message holds a file that is not an image, a PDF
+//     or text.
+//
+// After any of them, files of a type refused by name are taken out even
+// when they are of a readable type (a PDF), and so is every file that is
+// not an image, a PDF or text. An answer of 401, 403 or 404 (a bad key,
+// no access, an unknown model or route) is never blamed on a file: the
+// handler leaves it alone, nothing is uploaded or retried, and the error
+// surfaces. The handler acts only on the run's first failure.
+//
+// Its state lives in the run, so one value serves any number of
+// concurrent runs.
+type UnsupportedFileHandler struct {
+	converters FileConverter
+	refusals   *RememberedRefusals
+}
 
-// NewUnsupportedFileHandler returns the unsupported-file handler.
+// UnsupportedFileOptions configure an [UnsupportedFileHandler] beyond the
+// reference framework's handler, which [NewUnsupportedFileHandler] makes.
+// The zero value is that handler.
+type UnsupportedFileOptions struct {
+	// Converters, when not nil, turn each file taken out of the prompt
+	// into text the model reads (a *convert.Registry, such as
+	// convert.Default()). The text comes after the sandbox's note, which
+	// is unchanged, or alone when the file could not be uploaded, under a
+	// label naming the file and what it holds:
+	//
+	//	[Text of leads.xlsx — sheet "Leads", 1,204 rows × 9 columns, as CSV]
+	//
+	// Text over the registry's cap (convert.Limits.MaxChars, 100,000
+	// characters by default) ends with a line saying how much was left
+	// out and, when the file was uploaded, where the whole file is. A
+	// file no converter knows, or that fails to convert, gets the note or
+	// placeholder alone. Each file is converted at most once per run.
+	Converters FileConverter
+	// Refusals, when not nil, remember the media types each model
+	// refused, by the model's Provider and Name: at every call, a file of
+	// a type the model refuses is handled as after a refusal before the
+	// call is made. A refusal that names its type remembers that type;
+	// one that names none remembers each type the refused request held
+	// that is not an image, a PDF or text, once the call without them
+	// succeeded. A call that succeeds with a file of a type forgets that
+	// type's refusal by the model.
+	Refusals *RememberedRefusals
+}
+
+// NewUnsupportedFileHandler returns the unsupported-file handler as the
+// reference framework has it: no converters, nothing remembered.
 func NewUnsupportedFileHandler() *UnsupportedFileHandler { return &UnsupportedFileHandler{} }
+
+// NewUnsupportedFileHandlerWith returns an unsupported-file handler with
+// opts.
+func NewUnsupportedFileHandlerWith(opts UnsupportedFileOptions) *UnsupportedFileHandler {
+	return &UnsupportedFileHandler{converters: opts.Converters, refusals: opts.Refusals}
+}
 
 // ID returns "unsupported-file-handler".
 func (*UnsupportedFileHandler) ID() string { return UnsupportedFileHandlerID }
@@ -76,49 +135,50 @@ type unsupportedFileState struct {
 	// call of the run gets the same text and the file is uploaded and
 	// reported once.
 	done map[string]replacement
-}
-
-// replacement is what stands for one file in the prompt, and the file as
-// reported.
-type replacement struct {
-	text string
-	file RecoveredFile
+	// texts holds each file's conversion by digest, so that a file is
+	// converted once however many names it comes under.
+	texts map[string]conversion
+	// remembered holds the cause of each remembered type the run met.
+	remembered map[string]*RecoveryCause
+	// pending are the types an unnamed refusal is to remember once a call
+	// without them succeeds.
+	pending []pendingRefusal
 }
 
 // HandleAPIError records which files the model refused and asks for a
 // retry, on the run's first failure only.
-func (h *UnsupportedFileHandler) HandleAPIError(_ context.Context, e *APIErrorEvent) (Decision, error) {
+func (h *UnsupportedFileHandler) HandleAPIError(ctx context.Context, e *APIErrorEvent) (Decision, error) {
 	if e == nil || e.Run == nil || e.Err == nil || e.Run.RetryCount() > 0 {
 		return Decision{}, nil
 	}
-	var named []string
-	var namedCause, httpCause *RecoveryCause
-	walkCauses(e.Err, fileErrorDepth, func(err error) bool {
-		switch err := err.(type) {
-		case *keel.UnsupportedFunctionalityError:
-			if t := refusedMediaType(err); t != "" {
-				named = append(named, t)
-				if namedCause == nil {
-					namedCause = refusalCause(err, t)
-				}
-			}
-		case *keel.APICallError:
-			if !asksToRetryLater(err.StatusCode) && httpCause == nil {
-				httpCause = apiErrorCause(err)
-			}
+	c := classifyRefusal(e.Err)
+	if c.notAFile {
+		return Decision{}, nil
+	}
+	holds := func(userOnly bool, ok func(keel.FilePart) bool) bool {
+		return holdsFile(e.Run.Messages, userOnly, ok) || holdsFile(e.Prompt, userOnly, ok)
+	}
+	var named []namedRefusal
+	var cause, unnamed *RecoveryCause
+	if c.http != nil {
+		t := keel.NormalizeMediaType(c.http.MediaType)
+		ofType := func(f keel.FilePart) bool { return keel.NormalizeMediaType(f.MediaType) == t }
+		switch {
+		case t != "" && (holds(true, ofType) || holds(true, unreadable)):
+			cause = apiErrorCause(c.http)
+			named = append(named, namedRefusal{t, cause})
+		case t == "" && holds(true, unreadable):
+			cause = apiErrorCause(c.http)
+			unnamed = cause
 		}
-		return false
-	})
-	var record []string
-	cause := httpCause
-	if httpCause != nil && (holdsFile(e.Run.Messages, true) || holdsFile(e.Prompt, true)) {
-		record = append(record, unnamedRejection)
 	}
-	if len(named) > 0 && (holdsFile(e.Run.Messages, false) || holdsFile(e.Prompt, false)) {
-		record = append(record, named...)
-		cause = namedCause
+	if len(c.named) > 0 && holds(false, anyFile) {
+		cause = c.namedCause
+		for _, t := range c.named {
+			named = append(named, namedRefusal{t, c.namedCause})
+		}
 	}
-	if len(record) == 0 {
+	if cause == nil {
 		return Decision{}, nil
 	}
 	st := StateOf[unsupportedFileState](e.Run, h)
@@ -126,14 +186,57 @@ func (h *UnsupportedFileHandler) HandleAPIError(_ context.Context, e *APIErrorEv
 	if st.rejected == nil {
 		st.rejected = make(map[string]bool)
 	}
-	for _, t := range record {
-		st.rejected[t] = true
+	for _, n := range named {
+		st.rejected[n.mediaType] = true
+	}
+	if unnamed != nil {
+		st.rejected[unnamedRejection] = true
 	}
 	if st.cause == nil {
 		st.cause = cause
 	}
 	st.mu.Unlock()
+	h.learn(ctx, e, st, named, unnamed)
 	return Decision{Retry: true}, nil
+}
+
+// refusalClass is what an error says about files.
+type refusalClass struct {
+	// named are the media types SDKs refused by name; namedCause tells the
+	// first.
+	named      []string
+	namedCause *RecoveryCause
+	// http is the first provider answer whose status is no sign that the
+	// same request may pass later.
+	http *keel.APICallError
+	// notAFile: an answer of 401, 403 or 404 is in the chain.
+	notAFile bool
+}
+
+// classifyRefusal walks err's causes, at most 5 levels deep.
+func classifyRefusal(err error) refusalClass {
+	var c refusalClass
+	walkCauses(err, fileErrorDepth, func(err error) bool {
+		switch err := err.(type) {
+		case *keel.UnsupportedFunctionalityError:
+			if t := refusedMediaType(err); t != "" {
+				c.named = append(c.named, t)
+				if c.namedCause == nil {
+					c.namedCause = refusalCause(err, t)
+				}
+			}
+		case *keel.APICallError:
+			switch {
+			case notAFileStatus(err.StatusCode):
+				c.notAFile = true
+				return true
+			case !asksToRetryLater(err.StatusCode) && c.http == nil:
+				c.http = err
+			}
+		}
+		return false
+	})
+	return c
 }
 
 // refusedMediaType returns the normalised media type an SDK refused by
@@ -160,189 +263,29 @@ func asksToRetryLater(status int) bool {
 	return false
 }
 
-// holdsFile reports whether msgs hold a file part: any file in any
-// message, or with userUnreadable only a file a model may not read in a
-// user message.
-func holdsFile(msgs []keel.Message, userUnreadable bool) bool {
+// notAFileStatus reports the statuses no file can cause: a bad key (401),
+// no access (403), an unknown model or route (404). Taking files out
+// would not help, and the caller must see the error itself.
+func notAFileStatus(status int) bool {
+	return status == 401 || status == 403 || status == 404
+}
+
+func anyFile(keel.FilePart) bool { return true }
+
+func unreadable(f keel.FilePart) bool { return !keel.IsReadable(f.MediaType) }
+
+// holdsFile reports whether msgs hold a file part that ok accepts, in any
+// message or with userOnly in a user message.
+func holdsFile(msgs []keel.Message, userOnly bool, ok func(keel.FilePart) bool) bool {
 	for _, m := range msgs {
-		if userUnreadable && m.Role != keel.RoleUser {
+		if userOnly && m.Role != keel.RoleUser {
 			continue
 		}
 		for _, p := range m.Parts {
-			f, ok := p.(keel.FilePart)
-			if ok && (!userUnreadable || !keel.IsReadable(f.MediaType)) {
+			if f, isFile := p.(keel.FilePart); isFile && ok(f) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// RewriteLLMRequest replaces, in the user messages of req.Prompt, every
-// file whose media type a model refused by name and every file a model
-// may not read, once a call of the run failed because of a file, as
-// [UnsupportedFileHandler] says. Failures to upload are logged, never
-// returned.
-func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error {
-	if req == nil || req.Run == nil {
-		return nil
-	}
-	st := StateOf[unsupportedFileState](req.Run, h)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if len(st.rejected) == 0 {
-		return nil
-	}
-	var fresh []RecoveredFile
-	for i := range req.Prompt {
-		m := &req.Prompt[i]
-		if m.Role != keel.RoleUser {
-			continue
-		}
-		cloned := false
-		for j, p := range m.Parts {
-			f, ok := p.(keel.FilePart)
-			if !ok || !st.selects(f) {
-				continue
-			}
-			rep, isNew := h.replace(ctx, req.Run, st, f)
-			if !cloned {
-				// The prompt is a clone already; cloning the parts again
-				// costs a slice header per part and guards against a
-				// caller that shared them anyway.
-				m.Parts, cloned = slices.Clone(m.Parts), true
-			}
-			m.Parts[j] = keel.TextPart{Text: rep.text}
-			if isNew {
-				fresh = append(fresh, rep.file)
-			}
-		}
-	}
-	reportFiles(req.Run, UnsupportedFileHandlerID, st.cause, fresh)
-	return nil
-}
-
-// selects reports whether f is taken out of the prompt.
-func (st *unsupportedFileState) selects(f keel.FilePart) bool {
-	return st.rejected[keel.NormalizeMediaType(f.MediaType)] || !keel.IsReadable(f.MediaType)
-}
-
-// replace returns what stands for f in the prompt, uploading f when it
-// can, and reports whether this is the run's first time for f.
-func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart) (replacement, bool) {
-	sum, data, dataErr := "", []byte(nil), error(nil)
-	if f.IsInline() {
-		sum, data, dataErr = run.fileDigest(f)
-	}
-	filename := f.Filename
-	if filename == "" {
-		filename = storedFileName(run, f, sum)
-	}
-	key := fileKey(f, sum, filename)
-	if rep, ok := st.done[key]; ok {
-		return rep, false
-	}
-	rep := h.outcome(ctx, run, f, filename, sum, data, dataErr)
-	if st.done == nil {
-		st.done = make(map[string]replacement)
-	}
-	st.done[key] = rep
-	return rep, true
-}
-
-// fileKey names a file among the run's: its content (the digest, or the
-// URL of a file not inline or not decodable) and what its text shows (the
-// name and media type, which also give the upload path's extension). The
-// same bytes under another name get a note of their own, and are still
-// written once: the path is content-addressed.
-func fileKey(f keel.FilePart, sum, filename string) string {
-	content := "sha256:" + sum
-	if sum == "" {
-		content = "url:" + f.URL
-	}
-	return content + "\x00" + filename + "\x00" + f.MediaType
-}
-
-// outcome works out what stands for f, uploading it when it can.
-func (h *UnsupportedFileHandler) outcome(ctx context.Context, run *Run, f keel.FilePart, filename, sum string, data []byte, dataErr error) replacement {
-	name := displayName(filename, f.MediaType)
-	file := RecoveredFile{Name: name, MediaType: keel.NormalizeMediaType(f.MediaType), SHA256: sum, Outcome: OutcomePlaceholder}
-	unavailable := func(warning string, err error) replacement {
-		if warning != "" {
-			warnRefusedFile(run, warning, name, err)
-		}
-		return replacement{text: placeholder(name), file: file}
-	}
-	notUploaded := func(reason string) replacement {
-		file.Outcome, file.Reason = OutcomeNotUploaded, reason
-		return replacement{text: notUploadedNote(name, reason), file: file}
-	}
-
-	if !f.IsInline() {
-		// The handler never downloads: a URL or a provider's reference
-		// stays out of reach of the sandbox.
-		return unavailable("", nil)
-	}
-	if dataErr == nil {
-		data, dataErr = inlineData(f, data)
-	}
-	if dataErr != nil {
-		file.SHA256 = ""
-	}
-	file.Size = int64(len(data))
-	if _, err := run.Sandbox(ctx); err != nil {
-		return unavailable("no sandbox for a file the model refused; placeholder sent", err)
-	}
-	if dataErr != nil {
-		return notUploaded(undecodableReason(filename))
-	}
-	if file.Size > workspace.MaxUploadSize {
-		return notUploaded(tooLargeReason(filename, file.Size, workspace.MaxUploadSize))
-	}
-	up, err := run.uploader(ctx, run.Workspace)
-	if err != nil {
-		return unavailable("sandbox cannot take the file the model refused; placeholder sent", err)
-	}
-	u, err := up.Upload(ctx, run.ThreadID, run.ResourceID, workspace.File{Name: filename, MediaType: f.MediaType, Data: data, SHA256: sum})
-	if err != nil {
-		return unavailable("file the model refused not uploaded to the sandbox; placeholder sent", err)
-	}
-	file.Outcome, file.Path = OutcomeUploaded, u.Path
-	return replacement{text: uploadNote(u.Path, name, file.MediaType, file.Size), file: file}
-}
-
-// storedFileName returns the name of a file of the run's messages with the
-// same content as f, for a prompt part that lost its name; "" when there
-// is none. sum is f's digest, "" when f is not inline.
-func storedFileName(run *Run, f keel.FilePart, sum string) string {
-	for _, m := range run.Messages {
-		for _, p := range m.Parts {
-			s, ok := p.(keel.FilePart)
-			switch {
-			case !ok || s.Filename == "":
-				continue
-			case sum == "":
-				// Not inline, or not decodable: the URL is the content.
-				if s.Data == nil && s.URL == f.URL {
-					return s.Filename
-				}
-				continue
-			case !s.IsInline():
-				continue
-			}
-			if s.Source() == keel.SourceBytes && f.Source() == keel.SourceBytes && len(s.Data) != len(f.Data) {
-				continue // cannot be the same content: spare the digest
-			}
-			if other, _, err := run.fileDigest(s); err == nil && other == sum {
-				return s.Filename
-			}
-		}
-	}
-	return ""
-}
-
-func warnRefusedFile(run *Run, msg, name string, err error) {
-	if run.Logger != nil {
-		run.Logger.Warn(msg, "processor", UnsupportedFileHandlerID, "run", run.ID, "file", name, "err", err)
-	}
 }

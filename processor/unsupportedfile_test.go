@@ -103,6 +103,22 @@ func equalStrings(a, b []string) bool {
 	return strings.Join(a, "\x00") == strings.Join(b, "\x00") && len(a) == len(b)
 }
 
+const docxType = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+var docx = keel.FilePart{Data: []byte("PK docx"), MediaType: docxType, Filename: "memo.docx"}
+
+// namedAnswer is Gemini's 400 for a type it does not read, as the adapter
+// reports it: the type in MediaType.
+func namedAnswer(mediaType string) *keel.APICallError {
+	return withType(&keel.APICallError{Provider: "google", StatusCode: 400, Code: "INVALID_ARGUMENT",
+		Message: "Unsupported MIME type: " + mediaType}, mediaType)
+}
+
+func withType(e *keel.APICallError, mediaType string) *keel.APICallError {
+	e.MediaType = mediaType
+	return e
+}
+
 func TestUnsupportedFileHandlerDecides(t *testing.T) {
 	wrap := func(err error, levels int) error { return deepWrap(err, levels-1) }
 	docxURL := keel.FilePart{URL: "https://example.com/a.docx", MediaType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
@@ -149,6 +165,16 @@ func TestUnsupportedFileHandlerDecides(t *testing.T) {
 		{"chain 6 deep", []keel.Message{userMsg(xlsx)}, nil, wrap(unsupported(xlsxType), 6), 0, false},
 		{"chain 6 deep through a join", []keel.Message{userMsg(xlsx)}, nil, wrap(errors.Join(errors.New("x"), wrap(apiErr(400), 2)), 4), 0, false},
 		{"chain 5 deep through a join", []keel.Message{userMsg(xlsx)}, nil, wrap(errors.Join(errors.New("x"), wrap(apiErr(400), 2)), 3), 0, true},
+		{"401 with an xlsx: a bad key, not the file", []keel.Message{userMsg(xlsx)}, nil, apiErr(401), 0, false},
+		{"403 with an xlsx: no access, not the file", []keel.Message{userMsg(xlsx)}, nil, apiErr(403), 0, false},
+		{"404 with an xlsx: unknown model, not the file", []keel.Message{userMsg(xlsx)}, nil, apiErr(404), 0, false},
+		{"401 joined with an SDK refusal", []keel.Message{userMsg(xlsx)}, nil, errors.Join(unsupported(xlsxType), wrap(apiErr(401), 2)), 0, false},
+		{"answer naming the type in the run", []keel.Message{userMsg(docx)}, nil, namedAnswer(docxType), 0, true},
+		{"answer naming a readable type in the run", []keel.Message{userMsg(csv)}, nil, namedAnswer("text/csv"), 0, true},
+		{"answer naming a type not in the run, an unreadable file there", []keel.Message{userMsg(xlsx)}, nil, namedAnswer(docxType), 0, true},
+		{"answer naming a type not in the run, only readable files", []keel.Message{userMsg(csv, pdf)}, nil, namedAnswer(docxType), 0, false},
+		{"answer naming a type only an assistant sent", []keel.Message{userMsg(csv), {Role: keel.RoleAssistant, Parts: []keel.Part{docx}}}, nil, namedAnswer(docxType), 0, false},
+		{"answer naming a type, but asking to retry later", []keel.Message{userMsg(docx)}, nil, withType(apiErr(503), docxType), 0, false},
 	}
 	h := processor.NewUnsupportedFileHandler()
 	for _, tt := range tests {
@@ -168,7 +194,6 @@ func TestUnsupportedFileHandlerDecides(t *testing.T) {
 }
 
 func TestUnsupportedFileHandlerSelects(t *testing.T) {
-	docx := keel.FilePart{Data: []byte("PK docx"), MediaType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", Filename: "memo.docx"}
 	bare := keel.FilePart{Data: []byte("raw")}
 	tests := []struct {
 		name string
@@ -188,6 +213,12 @@ func TestUnsupportedFileHandlerSelects(t *testing.T) {
 		{"field wins over text", &keel.UnsupportedFunctionalityError{Functionality: "media type: image/png", MediaType: "application/pdf"},
 			userMsg(pdf, png),
 			[]string{placeholder("brief.pdf"), "file:logo.png"}},
+		{"answer naming a type takes it and unreadable files", namedAnswer(docxType),
+			userMsg(docx, xlsx, pdf, csv),
+			[]string{placeholder("memo.docx"), placeholder("leads.xlsx"), "file:brief.pdf", "file:t.csv"}},
+		{"answer naming a readable type takes it too", namedAnswer("Text/CSV"),
+			userMsg(csv, pdf, xlsx),
+			[]string{placeholder("t.csv"), "file:brief.pdf", placeholder("leads.xlsx")}},
 		{"named with parameters", &keel.UnsupportedFunctionalityError{Functionality: "media type: IMAGE/PNG"},
 			userMsg(keel.FilePart{Data: []byte("x"), MediaType: "image/png; q=1", Filename: "a.png"}, csv),
 			[]string{placeholder("a.png"), "file:t.csv"}},

@@ -1,0 +1,121 @@
+package processor
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/convert"
+)
+
+// FileConverter turns a file into text a model reads. A *convert.Registry
+// is one (convert.Default() holds keel's converters); its Limits cap each
+// file's text. Implementations must be safe for concurrent use and must
+// not modify the input's data.
+type FileConverter interface {
+	Convert(ctx context.Context, in convert.Input) (*convert.Result, error)
+}
+
+// maxLabelFacts caps the description and form shown in a text's label.
+const maxLabelFacts = 1000
+
+// conversion is a file converted for a run: its result, nil when no
+// converter knew the file or the converter failed.
+type conversion struct {
+	res   *convert.Result
+	chars int // runes of res.Text
+}
+
+// convertOnce converts f (inline, decodable, of digest sum) once per run:
+// a file met again, under any name, gets the same text.
+func (h *UnsupportedFileHandler) convertOnce(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart, filename, sum string, data []byte) conversion {
+	if c, ok := st.texts[sum]; ok {
+		return c
+	}
+	res, err := h.converters.Convert(ctx, convert.Input{Name: filename, MediaType: f.MediaType, Data: data})
+	var c conversion
+	switch {
+	case err == nil && res != nil:
+		c = conversion{res: res, chars: utf8.RuneCountInString(res.Text)}
+	case err == nil, errors.Is(err, convert.ErrUnsupported):
+		// No converter knows the file: the note or placeholder alone, as
+		// without converters.
+	case ctx.Err() != nil:
+		return c // the run is ending; nothing learned about the file
+	default:
+		warnRefusedFile(run, "file the model refused could not be converted to text; sent without its text", displayName(filename, f.MediaType), err)
+	}
+	if st.texts == nil {
+		st.texts = make(map[string]conversion)
+	}
+	st.texts[sum] = c
+	return c
+}
+
+// label is the text the model gets for the file, under its label:
+//
+//	[Text of leads.xlsx — sheet "Leads", 1,204 rows × 9 columns, as CSV]
+//	# Sheet "Leads": 1,204 rows × 9 columns, cells A1:I1204
+//	...
+//	[The text stops here: 53210 more characters (1000 rows) were left out. The whole file is at /home/user/uploads/t1/….xlsx in the sandbox.]
+//
+// The last line comes only when the cap cut the text; it gives the path
+// only when the file was uploaded (path not "").
+func (c conversion) label(name, path string) string {
+	var b strings.Builder
+	b.Grow(len(c.res.Text) + 200)
+	b.WriteString("[Text of ")
+	b.WriteString(displayOf(name))
+	if d := cleanLine(c.res.Description, maxLabelFacts); d != "" {
+		b.WriteString(" — ")
+		b.WriteString(d)
+	}
+	if as := cleanLine(c.res.As, maxLabelFacts); as != "" {
+		b.WriteString(", as ")
+		b.WriteString(as)
+	}
+	b.WriteString("]\n")
+	b.WriteString(strings.TrimRight(c.res.Text, "\n"))
+	if o := c.res.Omitted; o.Any() {
+		b.WriteString("\n[The text stops here: ")
+		b.WriteString(count(o.Chars, "more character"))
+		if unit := cleanLine(o.Unit, maxLabelFacts); o.Units > 0 && unit != "" {
+			b.WriteString(" (")
+			b.WriteString(count(o.Units, strings.TrimSuffix(unit, "s")))
+			b.WriteString(")")
+		}
+		if o.Chars == 1 {
+			b.WriteString(" was left out.")
+		} else {
+			b.WriteString(" were left out.")
+		}
+		if path != "" {
+			b.WriteString(" The whole file is at ")
+			b.WriteString(path)
+			b.WriteString(" in the sandbox.")
+		}
+		b.WriteString("]")
+	}
+	return b.String()
+}
+
+// count is "1 row", "2 rows".
+func count(n int, noun string) string {
+	s := strconv.Itoa(n) + " " + noun
+	if n != 1 {
+		s += "s"
+	}
+	return s
+}
+
+// report describes the conversion in a [Recovery].
+func (c conversion) report() *Conversion {
+	out := &Conversion{Kind: c.res.Kind, As: c.res.As, Description: c.res.Description, Chars: c.chars}
+	if o := c.res.Omitted; o.Any() {
+		out.OmittedChars, out.OmittedUnits, out.Unit = o.Chars, o.Units, o.Unit
+	}
+	return out
+}
