@@ -113,8 +113,9 @@
 //   - remembers the type a refusal names at once; for a refusal that
 //     names none, remembers each type in the refused request that is not
 //     an image, a PDF or text, once the call without those files
-//     succeeded (if it fails too, the files may not have been the cause);
-//     never a wildcard for the model;
+//     succeeded (if it fails too, the files may not have been the cause;
+//     a connection that failed teaches nothing); never a wildcard for the
+//     model;
 //   - forgets a type's refusal when a call that carried a file of that
 //     type succeeds, which is how an expired entry ends: the file is sent
 //     again, and if the model takes it the entry is gone.

@@ -40,7 +40,8 @@ func evidence(c *RecoveryCause) (int, string) {
 // once (the refusal is explicit); with an unnamed refusal, each type that
 // is not an image, a PDF or text in the refused request's user messages,
 // once a call without them succeeds (see ObserveResponse): until then, the
-// refusal may have been about something else.
+// refusal may have been about something else. A call that got no answer
+// at all teaches nothing.
 func (h *UnsupportedFileHandler) learn(ctx context.Context, e *APIErrorEvent, st *unsupportedFileState, named []namedRefusal, unnamed *RecoveryCause) {
 	if h.refusals == nil || e.Model == nil {
 		return
@@ -57,7 +58,10 @@ func (h *UnsupportedFileHandler) learn(ctx context.Context, e *APIErrorEvent, st
 			warnLedger(e.Run, "refusal not remembered", err)
 		}
 	}
-	if unnamed == nil {
+	if unnamed == nil || unnamed.Status == 0 {
+		// No answer came (a connection that failed): the seed's rule
+		// retries without the files, but nothing says the model refused
+		// them.
 		return
 	}
 	refused := e.Prompt

@@ -158,6 +158,15 @@ func TestRememberedRefusalUnnamed(t *testing.T) {
 			t.Errorf("Got(entries after the retry) = %q; want the docx only", got)
 		}
 	})
+	t.Run("no answer at all: retried, nothing remembered", func(t *testing.T) {
+		s := newRefusals(t)
+		run := quietRun(msg)
+		s.fail(t, run, flash, &keel.APICallError{Provider: "google", Message: "connection reset by peer", Retryable: true}, true)
+		s.call(t, run, flash, true)
+		if got := s.entries(t); len(got) != 0 {
+			t.Errorf("Got(entries) = %q; want none: no answer says the model refused anything", got)
+		}
+	})
 	t.Run("not a file's fault: nothing remembered", func(t *testing.T) {
 		s := newRefusals(t)
 		run := quietRun(msg)

@@ -101,10 +101,11 @@ type UnsupportedFileOptions struct {
 	// refused, by the model's Provider and Name: at every call, a file of
 	// a type the model refuses is handled as after a refusal before the
 	// call is made. A refusal that names its type remembers that type;
-	// one that names none remembers each type the refused request held
-	// that is not an image, a PDF or text, once the call without them
-	// succeeded. A call that succeeds with a file of a type forgets that
-	// type's refusal by the model.
+	// a provider's answer that names none remembers each type the refused
+	// request held that is not an image, a PDF or text, once the call
+	// without them succeeded (a call that got no answer teaches nothing).
+	// A call that succeeds with a file of a type forgets that type's
+	// refusal by the model.
 	Refusals *RememberedRefusals
 }
 
