@@ -6,52 +6,12 @@ import (
 	"time"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 )
 
-// mapLedger is a refusal ledger in a map.
-type mapLedger struct {
-	mu      sync.Mutex
-	entries map[processor.RefusalKey]processor.Refusal
-}
-
-func newMapLedger() *mapLedger {
-	return &mapLedger{entries: make(map[processor.RefusalKey]processor.Refusal)}
-}
-
-func (l *mapLedger) RecordRefusal(_ context.Context, r processor.Refusal) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.entries[processor.RefusalKey{Provider: r.Provider, Model: r.Model, MediaType: r.MediaType}] = r
-	return nil
-}
-
-func (l *mapLedger) ListRefusals(context.Context) ([]processor.Refusal, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := []processor.Refusal{}
-	for _, r := range l.entries {
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-func (l *mapLedger) ForgetRefusals(_ context.Context, key processor.RefusalKey) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for k := range l.entries {
-		if (key.Provider == "" || k.Provider == key.Provider) && (key.Model == "" || k.Model == key.Model) &&
-			(key.MediaType == "" || k.MediaType == key.MediaType) {
-			delete(l.entries, k)
-			n++
-		}
-	}
-	return n, nil
-}
-
-// countingLedger counts the calls to a ledger, and fails them with fail
-// when it is set.
+// countingLedger counts the calls to a ledger (a real store's), and
+// fails them with fail when it is set.
 type countingLedger struct {
 	next processor.RefusalLedger
 
@@ -79,21 +39,21 @@ func (c *countingLedger) calls() (lists, records, forgets int) {
 	return c.lists, c.records, c.forgets
 }
 
-func (c *countingLedger) RecordRefusal(ctx context.Context, r processor.Refusal) error {
+func (c *countingLedger) RecordRefusal(ctx context.Context, r memory.Refusal) error {
 	if err := c.count(&c.records); err != nil {
 		return err
 	}
 	return c.next.RecordRefusal(ctx, r)
 }
 
-func (c *countingLedger) ListRefusals(ctx context.Context) ([]processor.Refusal, error) {
+func (c *countingLedger) ListRefusals(ctx context.Context) ([]memory.Refusal, error) {
 	if err := c.count(&c.lists); err != nil {
 		return nil, err
 	}
 	return c.next.ListRefusals(ctx)
 }
 
-func (c *countingLedger) ForgetRefusals(ctx context.Context, key processor.RefusalKey) (int, error) {
+func (c *countingLedger) ForgetRefusals(ctx context.Context, key memory.RefusalKey) (int, error) {
 	if err := c.count(&c.forgets); err != nil {
 		return 0, err
 	}

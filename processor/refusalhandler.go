@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
 )
 
 // This file is the unsupported-file handler's use of remembered refusals:
@@ -117,7 +118,7 @@ func (h *UnsupportedFileHandler) remembered(ctx context.Context, req *LLMRequest
 
 // rememberedCause returns the run's cause for ref, the same value for
 // every file of its type, so that they are reported together.
-func (st *unsupportedFileState) rememberedCause(ref Refusal) *RecoveryCause {
+func (st *unsupportedFileState) rememberedCause(ref memory.Refusal) *RecoveryCause {
 	if c := st.remembered[ref.MediaType]; c != nil {
 		return c
 	}
@@ -157,7 +158,7 @@ func (h *UnsupportedFileHandler) ObserveResponse(ctx context.Context, r *LLMResp
 			if _, ok := entries[t]; !ok {
 				continue
 			}
-			if _, err := h.refusals.Forget(ctx, RefusalKey{Provider: provider, Model: model, MediaType: t}); err != nil {
+			if _, err := h.refusals.Forget(ctx, memory.RefusalKey{Provider: provider, Model: model, MediaType: t}); err != nil {
 				warnLedger(r.Run, "refusal the model no longer makes not forgotten", err)
 			}
 		}

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
 )
 
 // Defaults of [RefusalOptions].
@@ -24,17 +27,19 @@ const (
 )
 
 // RefusalLedger is what [RememberedRefusals] needs of a store that keeps
-// which file types each model refused; keel's thread stores implement it,
-// so that every process on one database shares what each learns.
+// which file types each model refused: the part of
+// [memory.RefusalLedger] it uses. keel's thread stores (memory.InMemory,
+// sqlitestore, pgstore) implement it, so that every process on one
+// database shares what each learns.
 type RefusalLedger interface {
 	// RecordRefusal stores r, replacing the entry of its provider, model
 	// and media type.
-	RecordRefusal(ctx context.Context, r Refusal) error
+	RecordRefusal(ctx context.Context, r memory.Refusal) error
 	// ListRefusals returns every entry, expired ones included.
-	ListRefusals(ctx context.Context) ([]Refusal, error)
+	ListRefusals(ctx context.Context) ([]memory.Refusal, error)
 	// ForgetRefusals removes the entries key matches (empty fields match
 	// any, from the last one back) and says how many it removed.
-	ForgetRefusals(ctx context.Context, key RefusalKey) (int, error)
+	ForgetRefusals(ctx context.Context, key memory.RefusalKey) (int, error)
 }
 
 // RefusalOptions configure [RememberedRefusals].
@@ -77,7 +82,7 @@ type RememberedRefusals struct {
 // stored: a change makes a new one.
 type refusalSnapshot struct {
 	loaded time.Time
-	models map[modelKey]map[string]Refusal // media type → entry, expired ones included
+	models map[modelKey]map[string]memory.Refusal // media type → entry, expired ones included
 }
 
 type modelKey struct{ provider, model string }
@@ -108,18 +113,18 @@ func (r *RememberedRefusals) Expiry() time.Duration { return r.expiry }
 // mediaType (normalised), if one counts now. When what was read from the
 // ledger is older than Refresh, the ledger is read again first; an error
 // reading it is returned with what was known before.
-func (r *RememberedRefusals) Refused(ctx context.Context, provider, model, mediaType string) (Refusal, bool, error) {
+func (r *RememberedRefusals) Refused(ctx context.Context, provider, model, mediaType string) (memory.Refusal, bool, error) {
 	entries, now, err := r.entries(ctx, provider, model)
 	ref, ok := entries[mediaType]
 	if !ok || ref.Expired(now) {
-		return Refusal{}, false, err
+		return memory.Refusal{}, false, err
 	}
 	return ref, true, err
 }
 
 // entries returns the model's entries, expired ones included, and the
 // time they are judged at. The map must not be changed.
-func (r *RememberedRefusals) entries(ctx context.Context, provider, model string) (map[string]Refusal, time.Time, error) {
+func (r *RememberedRefusals) entries(ctx context.Context, provider, model string) (map[string]memory.Refusal, time.Time, error) {
 	now := r.now()
 	s := r.snap.Load()
 	var err error
@@ -158,11 +163,11 @@ func (r *RememberedRefusals) reload(ctx context.Context, old *refusalSnapshot, n
 		}
 		return old, fmt.Errorf("processor: read remembered refusals: %w", err)
 	}
-	s := &refusalSnapshot{loaded: now, models: make(map[modelKey]map[string]Refusal)}
+	s := &refusalSnapshot{loaded: now, models: make(map[modelKey]map[string]memory.Refusal)}
 	for _, ref := range list {
 		k := modelKey{ref.Provider, ref.Model}
 		if s.models[k] == nil {
-			s.models[k] = make(map[string]Refusal)
+			s.models[k] = make(map[string]memory.Refusal)
 		}
 		s.models[k][ref.MediaType] = ref
 	}
@@ -174,18 +179,18 @@ func (r *RememberedRefusals) reload(ctx context.Context, old *refusalSnapshot, n
 // now, for Expiry, with the evidence.
 func (r *RememberedRefusals) record(ctx context.Context, provider, model, mediaType string, status int, reason string) error {
 	now := r.now()
-	ref := Refusal{Provider: provider, Model: model, MediaType: mediaType, LearnedAt: now, ExpiresAt: now.Add(r.expiry),
+	ref := memory.Refusal{Provider: provider, Model: model, MediaType: mediaType, LearnedAt: now, ExpiresAt: now.Add(r.expiry),
 		Status: status, Reason: shortReason(reason)}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.ledger.RecordRefusal(ctx, ref); err != nil {
 		return fmt.Errorf("processor: remember that %s/%s refused %s: %w", provider, model, mediaType, err)
 	}
-	r.change(func(models map[modelKey]map[string]Refusal) {
+	r.change(func(models map[modelKey]map[string]memory.Refusal) {
 		k := modelKey{provider, model}
 		models[k] = maps.Clone(models[k])
 		if models[k] == nil {
-			models[k] = make(map[string]Refusal)
+			models[k] = make(map[string]memory.Refusal)
 		}
 		models[k][mediaType] = ref
 	})
@@ -196,14 +201,15 @@ func (r *RememberedRefusals) record(ctx context.Context, provider, model, mediaT
 // from what this value knows, and says how many the ledger removed. An
 // empty MediaType matches every type of the model, an empty Model every
 // model of the provider, and an empty key everything.
-func (r *RememberedRefusals) Forget(ctx context.Context, key RefusalKey) (int, error) {
+func (r *RememberedRefusals) Forget(ctx context.Context, key memory.RefusalKey) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n, err := r.ledger.ForgetRefusals(ctx, key)
 	if err != nil {
 		return n, fmt.Errorf("processor: forget remembered refusals: %w", err)
 	}
-	r.change(func(models map[modelKey]map[string]Refusal) {
+	key.MediaType = keel.NormalizeMediaType(key.MediaType) // as the ledger keeps it
+	r.change(func(models map[modelKey]map[string]memory.Refusal) {
 		for k, types := range models {
 			if key.Provider != "" && k.provider != key.Provider || key.Model != "" && k.model != key.Model {
 				continue
@@ -224,7 +230,7 @@ func (r *RememberedRefusals) Forget(ctx context.Context, key RefusalKey) (int, e
 
 // List returns every entry of the ledger, expired ones included, read
 // now; what this value knows is refreshed with it.
-func (r *RememberedRefusals) List(ctx context.Context) ([]Refusal, error) {
+func (r *RememberedRefusals) List(ctx context.Context) ([]memory.Refusal, error) {
 	list, err := r.ledger.ListRefusals(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("processor: list remembered refusals: %w", err)
@@ -236,28 +242,28 @@ func (r *RememberedRefusals) List(ctx context.Context) ([]Refusal, error) {
 // there is a snapshot: without one, the next check reads the ledger,
 // changes included. r.mu must be held. fn must copy an inner map before
 // changing it.
-func (r *RememberedRefusals) change(fn func(map[modelKey]map[string]Refusal)) {
+func (r *RememberedRefusals) change(fn func(map[modelKey]map[string]memory.Refusal)) {
 	s := r.snap.Load()
 	if s == nil {
 		return
 	}
 	models := maps.Clone(s.models)
 	if models == nil {
-		models = make(map[modelKey]map[string]Refusal)
+		models = make(map[modelKey]map[string]memory.Refusal)
 	}
 	fn(models)
 	r.snap.Store(&refusalSnapshot{loaded: s.loaded, models: models})
 }
 
-// shortReason makes a reason a ledger keeps: valid UTF-8 without NUL,
-// cut to [MaxRefusalReason] bytes on a character boundary. The provider's
-// message is not to be trusted to be either.
+// shortReason makes a reason a ledger keeps: valid UTF-8 without NUL, cut
+// to [memory.MaxRefusalReason] bytes on a character boundary. The
+// provider's message is not to be trusted to be either.
 func shortReason(s string) string {
 	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
-	if len(s) <= MaxRefusalReason {
+	if len(s) <= memory.MaxRefusalReason {
 		return s
 	}
-	cut := MaxRefusalReason
+	cut := memory.MaxRefusalReason
 	for cut > 0 && s[cut]&0xc0 == 0x80 {
 		cut--
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/sqlitestore"
 	"github.com/keel-go/keel/processor"
 )
 
@@ -27,7 +30,7 @@ type refusalsSetup struct {
 
 func newRefusals(t testing.TB) *refusalsSetup {
 	t.Helper()
-	s := &refusalsSetup{ledger: &countingLedger{next: newMapLedger()}, clock: newClock()}
+	s := &refusalsSetup{ledger: &countingLedger{next: memory.NewInMemory()}, clock: newClock()}
 	rr, err := processor.NewRememberedRefusals(s.ledger, processor.RefusalOptions{Now: s.clock.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +217,7 @@ func TestRememberedRefusalSuccessForgets(t *testing.T) {
 	s := newRefusals(t)
 	ctx := context.Background()
 	for _, mt := range []string{xlsxType, docxType} {
-		if err := s.ledger.next.RecordRefusal(ctx, processor.Refusal{Provider: "google", Model: "gemini-2.5-flash", MediaType: mt,
+		if err := s.ledger.next.RecordRefusal(ctx, memory.Refusal{Provider: "google", Model: "gemini-2.5-flash", MediaType: mt,
 			LearnedAt: s.clock.Now().Add(-48 * time.Hour), ExpiresAt: s.clock.Now().Add(-time.Hour), Status: 502}); err != nil {
 			t.Fatal(err)
 		}
@@ -241,7 +244,7 @@ func TestRememberedRefusalsCache(t *testing.T) {
 	ctx := context.Background()
 	seed := func(mt string) {
 		t.Helper()
-		if err := s.ledger.next.RecordRefusal(ctx, processor.Refusal{Provider: "google", Model: "gemini-2.5-flash", MediaType: mt,
+		if err := s.ledger.next.RecordRefusal(ctx, memory.Refusal{Provider: "google", Model: "gemini-2.5-flash", MediaType: mt,
 			LearnedAt: s.clock.Now(), ExpiresAt: s.clock.Now().Add(time.Hour), Status: 502}); err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +269,7 @@ func TestRememberedRefusalsCache(t *testing.T) {
 	}
 
 	// Another process forgets the xlsx's entry.
-	if _, err := s.ledger.next.ForgetRefusals(ctx, processor.RefusalKey{Provider: "google", Model: "gemini-2.5-flash", MediaType: xlsxType}); err != nil {
+	if _, err := s.ledger.next.ForgetRefusals(ctx, memory.RefusalKey{Provider: "google", Model: "gemini-2.5-flash", MediaType: xlsxType}); err != nil {
 		t.Fatal(err)
 	}
 	s.clock.advance(processor.DefaultRefusalRefresh - time.Millisecond)
@@ -279,7 +282,7 @@ func TestRememberedRefusalsCache(t *testing.T) {
 	}
 
 	// This value forgets the docx's: at once.
-	if n, err := s.rr.Forget(ctx, processor.RefusalKey{Provider: "google", Model: "gemini-2.5-flash"}); err != nil || n != 1 {
+	if n, err := s.rr.Forget(ctx, memory.RefusalKey{Provider: "google", Model: "gemini-2.5-flash"}); err != nil || n != 1 {
 		t.Fatalf("Got(forget) = %d, %v; want 1", n, err)
 	}
 	if refused(docxType) {
@@ -326,8 +329,8 @@ func TestRememberedRefusalReason(t *testing.T) {
 		t.Fatalf("Got(entries) = %+v; want 1", list)
 	}
 	r := list[0].Reason
-	if len(r) > processor.MaxRefusalReason || !utf8.ValidString(r) || strings.ContainsRune(r, 0) || !strings.HasPrefix(r, "badfile \uFFFDéé") {
-		t.Errorf("Got(reason) = %q (%d bytes); want valid UTF-8 without NUL, at most %d bytes", r, len(r), processor.MaxRefusalReason)
+	if len(r) > memory.MaxRefusalReason || !utf8.ValidString(r) || strings.ContainsRune(r, 0) || !strings.HasPrefix(r, "badfile \uFFFDéé") {
+		t.Errorf("Got(reason) = %q (%d bytes); want valid UTF-8 without NUL, at most %d bytes", r, len(r), memory.MaxRefusalReason)
 	}
 }
 
@@ -358,7 +361,7 @@ func TestNewRememberedRefusalsNeedsALedger(t *testing.T) {
 	if _, err := processor.NewRememberedRefusals(nil, processor.RefusalOptions{}); err == nil {
 		t.Error("Got(NewRememberedRefusals(nil)) = nil error; want one")
 	}
-	rr, _ := processor.NewRememberedRefusals(newMapLedger(), processor.RefusalOptions{})
+	rr, _ := processor.NewRememberedRefusals(memory.NewInMemory(), processor.RefusalOptions{})
 	if rr.Expiry() != 24*time.Hour {
 		t.Errorf("Got(default expiry) = %v; want 24h", rr.Expiry())
 	}
@@ -374,7 +377,7 @@ func BenchmarkRememberedRefusalsCheck(b *testing.B) {
 	ctx := context.Background()
 	for m := range 20 {
 		for i := range 5 {
-			if err := s.ledger.next.RecordRefusal(ctx, processor.Refusal{Provider: "google", Model: fmt.Sprint("model-", m),
+			if err := s.ledger.next.RecordRefusal(ctx, memory.Refusal{Provider: "google", Model: fmt.Sprint("model-", m),
 				MediaType: fmt.Sprintf("application/x-type-%d", i), LearnedAt: s.clock.Now(), ExpiresAt: s.clock.Now().Add(time.Hour)}); err != nil {
 				b.Fatal(err)
 			}
@@ -408,6 +411,43 @@ func BenchmarkRememberedRefusalsCheck(b *testing.B) {
 			}
 			if lists, _, _ := s.ledger.calls(); lists != 1 {
 				b.Fatalf("Got(ledger reads) = %d; want 1: a warm cache", lists)
+			}
+		})
+	}
+}
+
+// BenchmarkRememberedRefusalsRead measures what the cache spares: a check
+// that reads the ledger (once per Refresh) from a SQLite file of 100
+// entries, against one answered from memory.
+func BenchmarkRememberedRefusalsRead(b *testing.B) {
+	store, err := sqlitestore.Open(filepath.Join(b.TempDir(), "k.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	clk := newClock()
+	ctx := context.Background()
+	for m := range 20 {
+		for i := range 5 {
+			if err := store.RecordRefusal(ctx, memory.Refusal{Provider: "google", Model: fmt.Sprint("model-", m),
+				MediaType: fmt.Sprintf("application/x-type-%d", i), LearnedAt: clk.Now(), ExpiresAt: clk.Now().AddDate(10, 0, 0), Status: 502}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	rr, err := processor.NewRememberedRefusals(store, processor.RefusalOptions{Now: clk.Now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, cold := range []bool{true, false} {
+		b.Run(fmt.Sprintf("ledger-read=%v", cold), func(b *testing.B) {
+			for b.Loop() {
+				if cold {
+					clk.advance(processor.DefaultRefusalRefresh) // what was read is stale
+				}
+				if _, ok, err := rr.Refused(ctx, "google", "model-7", "application/x-type-3"); err != nil || !ok {
+					b.Fatal("not refused", err)
+				}
 			}
 		})
 	}
