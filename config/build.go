@@ -71,6 +71,11 @@ type Built struct {
 	// well: how sandbox commands are isolated, as which user, and how each
 	// limit is enforced.
 	Info []string
+	// Refusals are the remembered refusals all the agents share; nil when
+	// they are off (refusals.remember: false) or the store keeps none.
+	// The server's refusals route uses them, so that what it forgets
+	// stops counting at once.
+	Refusals *processor.RememberedRefusals
 }
 
 // ErrNoModel is what agents answer with when no model was configured and
@@ -109,7 +114,7 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 	if len(chosen) == 0 {
 		return nil, fmt.Errorf("config: build: no agent %q", opts.Agent)
 	}
-	out := &Built{Warnings: f.Warnings()}
+	out := &Built{Warnings: f.Warnings(), Refusals: f.rememberedRefusals(opts)}
 	var sandboxes sandboxLines
 	rootMade := false
 	for _, i := range chosen {
@@ -126,6 +131,7 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 		if err != nil {
 			return nil, err
 		}
+		cfg.Converters, cfg.Refusals = f.converters(a), out.Refusals
 		ag, err := agent.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("config: agent %s: %w", a.ID, err)

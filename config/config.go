@@ -42,6 +42,11 @@ type File struct {
 	Agents []Agent `yaml:"agents"`
 	// Server configures keel serve.
 	Server Server `yaml:"server"`
+	// Files says what the agents do with files their model refused;
+	// each agent's files: overrides it.
+	Files Files `yaml:"files"`
+	// Refusals configures remembered refusals, shared by all agents.
+	Refusals Refusals `yaml:"refusals"`
 
 	// path names the file in error messages; "" for a file not read from
 	// disk.
@@ -94,6 +99,8 @@ type Agent struct {
 	// MaxProcessorRetries caps processor-triggered retries per run; 0
 	// means the default, a negative value means none.
 	MaxProcessorRetries int `yaml:"maxProcessorRetries"`
+	// Files overrides the file's files: settings for this agent.
+	Files Files `yaml:"files"`
 }
 
 // Sandbox configures an agent's sandboxes, kept under the sandbox root

@@ -11,6 +11,12 @@
 //	  addr: 127.0.0.1:4111      # --addr wins
 //	  tokenEnv: KEEL_API_TOKEN  # the variable holding the bearer token
 //	  maxBodyBytes: 52428800    # 50 MiB
+//	files:
+//	  convert: true             # a refused file's text for the model; false: the note alone
+//	  maxChars: 100000          # the cap on one file's text
+//	refusals:
+//	  remember: true            # remember which types each model refuses, in the store
+//	  expiry: 24h               # how long a refusal counts before the file is sent again
 //	agents:
 //	  - id: analyst
 //	    name: Analyst
@@ -32,6 +38,7 @@
 //	    streamRetry: {maxRetries: 2, delay: 3s}
 //	    maxSteps: 5
 //	    maxProcessorRetries: 3
+//	    files: {convert: false}          # this agent's own, over the file's files:
 //
 // Without a file, keel runs [Default]: one agent, "assistant", with the
 // three sandbox tools.
@@ -73,4 +80,11 @@
 // commands are off, and one warning says how to install it. Otherwise
 // [Built].Info has the line that says how commands are isolated and how
 // each limit is enforced.
+//
+// A file a model refuses reaches it as text (files.convert, on unless
+// turned off) through keel's converters, and the store remembers which
+// types each model refuses (refusals.remember, on unless turned off, when
+// the store keeps a ledger, as keel's stores do), so that later turns and
+// threads handle such a file before the call. All agents share one
+// [processor.RememberedRefusals], [Built].Refusals.
 package config

@@ -102,8 +102,10 @@ var (
 	typeNames  = map[string]string{"int": "a whole number", "int64": "a whole number", "string": "text", "bool": "true or false", "time.Duration": "a duration such as 3s", "[]string": "a list", "[]config.Agent": "a list of agents"}
 	tagNames   = map[string]string{"str": "text", "int": "a number", "float": "a number", "bool": "true/false", "map": "a mapping", "seq": "a list", "null": "nothing"}
 	knownByTyp = map[string]string{
-		"File":          "agents, server",
-		"Agent":         "id, name, description, instructions, model, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries",
+		"File":          "agents, server, files, refusals",
+		"Agent":         "id, name, description, instructions, model, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files",
+		"Files":         "convert, maxChars",
+		"Refusals":      "remember, expiry",
 		"Sandbox":       "resolution, allowUnisolated, uid, gid, limits",
 		"SandboxLimits": "processes, memory, fileSize, disk, cpuTime",
 		"StreamRetry":   "maxRetries, delay",

@@ -81,6 +81,15 @@ func (f *File) validate(root *yaml.Node) error {
 		if a.StreamRetry != nil && a.StreamRetry.Delay < 0 {
 			add(field("streamRetry.delay"), at("streamRetry", "delay"), "%s: a delay cannot be negative", a.StreamRetry.Delay)
 		}
+		validateFiles(a.Files, func(key, format string, args ...any) {
+			add(field("files."+key), at("files", key), format, args...)
+		})
+	}
+	validateFiles(f.Files, func(key, format string, args ...any) {
+		add("files."+key, []any{"files", key}, format, args...)
+	})
+	if f.Refusals.Expiry < 0 {
+		add("refusals.expiry", []any{"refusals", "expiry"}, "%s: use a positive duration such as 12h, or leave it out for 24h", f.Refusals.Expiry)
 	}
 	s := f.Server
 	if s.Addr != "" {

@@ -1,0 +1,80 @@
+package config
+
+import (
+	"time"
+
+	"github.com/keel-go/keel/convert"
+	"github.com/keel-go/keel/processor"
+)
+
+// Files says what keel does with a file an agent's model refused: with
+// Convert on (the default), the model gets the file's text, labelled, at
+// its place, after the sandbox's note; off, the note (or a placeholder)
+// alone. Given at the top of the file it is every agent's default; an
+// agent's own files: overrides it field by field.
+type Files struct {
+	// Convert turns refused spreadsheets, documents, presentations,
+	// archives, e-mail and text into text for the model; nil means on.
+	Convert *bool `yaml:"convert"`
+	// MaxChars caps the text of one file, in characters; 0 means
+	// 100,000. Longer text is cut on a row or paragraph and says how much
+	// was left out.
+	MaxChars int `yaml:"maxChars"`
+}
+
+// Refusals configures remembered refusals: which file types each model
+// refused, kept in the store (--db) so that every keel on one database
+// shares them, and so that a file the model refuses is handled before the
+// call rather than after a failed one.
+type Refusals struct {
+	// Remember turns remembering on (nil or true, the default) or off.
+	Remember *bool `yaml:"remember"`
+	// Expiry is how long a refusal counts, such as 12h; 0 means 24h. The
+	// file is then sent again, and the entry goes if the model takes it.
+	Expiry time.Duration `yaml:"expiry"`
+}
+
+// converters returns the converters of a's refused files, nil when
+// conversion is off for a.
+func (f *File) converters(a Agent) processor.FileConverter {
+	on, maxChars := f.Files.Convert, f.Files.MaxChars
+	if a.Files.Convert != nil {
+		on = a.Files.Convert
+	}
+	if a.Files.MaxChars != 0 {
+		maxChars = a.Files.MaxChars
+	}
+	if on != nil && !*on {
+		return nil
+	}
+	reg := convert.Default()
+	if maxChars > 0 {
+		reg = reg.WithLimits(convert.Limits{MaxChars: maxChars})
+	}
+	return reg
+}
+
+// remembers reports whether refusals are remembered.
+func (r Refusals) remembers() bool { return r.Remember == nil || *r.Remember }
+
+// rememberedRefusals returns the refusals the agents share, kept by the
+// store, or nil when they are off or the store keeps none.
+func (f *File) rememberedRefusals(opts BuildOptions) *processor.RememberedRefusals {
+	ledger, ok := opts.Memory.(processor.RefusalLedger)
+	if !ok || !f.Refusals.remembers() {
+		return nil
+	}
+	rr, err := processor.NewRememberedRefusals(ledger, processor.RefusalOptions{Expiry: f.Refusals.Expiry})
+	if err != nil {
+		return nil // no ledger: cannot happen once the assertion held
+	}
+	return rr
+}
+
+// validateFiles checks a files: mapping; add reports a mistake at a key
+// below it.
+func validateFiles(fl Files, add func(key, format string, args ...any)) {
+	if fl.MaxChars < 0 {
+		add("maxChars", "%d: use a positive number of characters, or leave it out for 100000", fl.MaxChars)
+	}
+}
