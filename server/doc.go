@@ -20,6 +20,12 @@
 //	GET    /api/memory/threads/{tid}/messages   {messages, uiMessages:null, total, page, perPage, hasMore}, oldest first
 //	PATCH  /api/memory/threads/{tid}            {title?, metadata?}: the thread, updated
 //	DELETE /api/memory/threads/{tid}            {"result":"Thread deleted"}
+//	GET    /api/keel/refusals                   {"refusals":[{provider, model, mediaType, learnedAt, expiresAt, expired, status, reason}]}
+//	DELETE /api/keel/refusals?provider=P&model=M&mediaType=T   {"forgotten": n}; model and mediaType optional; all=true for everything
+//
+// The routes under /api/keel are keel's own: the file types each model is
+// remembered to refuse (Config.Refusals), to list and forget; 501 when the
+// server remembers none.
 //
 // # Requests
 //

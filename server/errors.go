@@ -79,7 +79,7 @@ func writeRequestError(w http.ResponseWriter, e *requestError) {
 //     503, with the error, which says what to set;
 //   - the provider's 429: 429, with its Retry-After;
 //   - the provider's 401 or 403 (the server's key is wrong): 502, the
-//     server's failure;
+//     server's failure, with a message saying to check the key;
 //   - any other provider failure (5xx, 408, 409, no answer): 502, or 504
 //     for a timeout (the provider's 408 or 504, or a deadline exceeded);
 //   - anything else: 500.
@@ -114,6 +114,8 @@ func errorStatus(err error) (int, string) {
 			return http.StatusTooManyRequests, "the model is rate limited, try again later: " + err.Error()
 		case s == 408 || s == 504:
 			return http.StatusGatewayTimeout, err.Error()
+		case s == 401 || s == 403:
+			return http.StatusBadGateway, err.Error() + " (check the server's API key for " + orModel(api.Provider) + ")"
 		default:
 			return http.StatusBadGateway, err.Error()
 		}
@@ -141,6 +143,13 @@ func unavailableModel(a *agent.Agent) error {
 		}
 	}
 	return nil
+}
+
+func orModel(provider string) string {
+	if provider == "" {
+		return "the model"
+	}
+	return provider
 }
 
 // writeRunError answers a run that failed before any output was sent.

@@ -318,15 +318,17 @@ func TestGenerateModelFailureStatus(t *testing.T) {
 		name   string
 		err    error
 		status int
+		says   string // what the message must hold, if anything
 	}{
-		{"provider 400", &keel.APICallError{Provider: "google", StatusCode: 400, Message: "bad"}, 422},
-		{"provider 429", &keel.APICallError{Provider: "google", StatusCode: 429, Header: http.Header{"Retry-After": {"7"}}}, 429},
-		{"provider 500", &keel.APICallError{Provider: "google", StatusCode: 500}, 502},
-		{"provider 401", &keel.APICallError{Provider: "google", StatusCode: 401}, 502},
-		{"no answer", &keel.APICallError{Provider: "google", StatusCode: 0}, 502},
-		{"provider 504", &keel.APICallError{Provider: "google", StatusCode: 504}, 504},
-		{"deadline exceeded", fmt.Errorf("google: read response: %w", context.DeadlineExceeded), 504},
-		{"SDK refusal without a file", &keel.UnsupportedFunctionalityError{Functionality: "tool choice type: required"}, 422},
+		{"provider 400", &keel.APICallError{Provider: "google", StatusCode: 400, Message: "bad"}, 422, ""},
+		{"provider 429", &keel.APICallError{Provider: "google", StatusCode: 429, Header: http.Header{"Retry-After": {"7"}}}, 429, ""},
+		{"provider 500", &keel.APICallError{Provider: "google", StatusCode: 500}, 502, ""},
+		{"provider 401", &keel.APICallError{Provider: "google", StatusCode: 401}, 502, "check the server's API key for google"},
+		{"provider 403", &keel.APICallError{Provider: "openai", StatusCode: 403}, 502, "check the server's API key for openai"},
+		{"no answer", &keel.APICallError{Provider: "google", StatusCode: 0}, 502, ""},
+		{"provider 504", &keel.APICallError{Provider: "google", StatusCode: 504}, 504, ""},
+		{"deadline exceeded", fmt.Errorf("google: read response: %w", context.DeadlineExceeded), 504, ""},
+		{"SDK refusal without a file", &keel.UnsupportedFunctionalityError{Functionality: "tool choice type: required"}, 422, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -340,8 +342,8 @@ func TestGenerateModelFailureStatus(t *testing.T) {
 			if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
 				t.Fatal(err)
 			}
-			if resp.StatusCode != tt.status || v["error"] == "" {
-				t.Errorf("Got(status) = %d %v; want %d with an error", resp.StatusCode, v, tt.status)
+			if msg, _ := v["error"].(string); resp.StatusCode != tt.status || msg == "" || !strings.Contains(msg, tt.says) {
+				t.Errorf("Got(status) = %d %v; want %d with an error saying %q", resp.StatusCode, v, tt.status, tt.says)
 			}
 			if tt.status == 429 && resp.Header.Get("Retry-After") != "7" {
 				t.Errorf("Got(Retry-After) = %q; want 7", resp.Header.Get("Retry-After"))

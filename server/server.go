@@ -11,6 +11,7 @@ import (
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
 )
 
 // Defaults of a [Config].
@@ -87,6 +88,11 @@ type Config struct {
 	// ShutdownGrace is how long Serve waits for running requests once its
 	// context ends; 0 means [DefaultShutdownGrace].
 	ShutdownGrace time.Duration
+	// Refusals, when not nil, serve GET and DELETE /api/keel/refusals:
+	// the refusals the agents remember. Give the agents' own (see
+	// config.Built), so that what the route forgets stops counting at
+	// once. Nil answers the route with 501.
+	Refusals *processor.RememberedRefusals
 	// Resource, when not nil, names the resource (owner) a request acts
 	// for, for example from the caller's verified identity; it overrides
 	// whatever the request says. Returning "" falls back to the request's
@@ -176,6 +182,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/memory/threads/{tid}/messages", s.listMessages)
 	mux.HandleFunc("PATCH /api/memory/threads/{tid}", s.updateThread)
 	mux.HandleFunc("DELETE /api/memory/threads/{tid}", s.deleteThread)
+	mux.HandleFunc("GET /api/keel/refusals", s.listRefusals)
+	mux.HandleFunc("DELETE /api/keel/refusals", s.forgetRefusals)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
 	})

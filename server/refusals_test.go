@@ -1,0 +1,83 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
+	"github.com/keel-go/keel/server"
+)
+
+// TestRefusalsRoute lists and forgets remembered refusals over HTTP,
+// behind the token.
+func TestRefusalsRoute(t *testing.T) {
+	mem := memory.NewInMemory()
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	for _, r := range []memory.Refusal{
+		{Provider: "google", Model: "gemini-2.5-flash", MediaType: xlsx, LearnedAt: now, ExpiresAt: now.Add(time.Hour), Status: 502, Reason: "An internal error has occurred."},
+		{Provider: "google", Model: "gemini-2.5-flash", MediaType: "application/zip", LearnedAt: now.Add(-2 * time.Hour), ExpiresAt: now.Add(-time.Hour), Status: 400},
+		{Provider: "openai", Model: "gpt-4o-mini", MediaType: xlsx, LearnedAt: now, ExpiresAt: now.Add(time.Hour), Reason: "refused by the SDK before sending: x"},
+	} {
+		if err := mem.RecordRefusal(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rr, err := processor.NewRememberedRefusals(mem, processor.RefusalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{model: keeltest.NewModel(), mem: mem, token: "tok", config: func(c *server.Config) { c.Refusals = rr }})
+
+	status, body := e.do("GET", "/api/keel/refusals", nil)
+	var listed struct{ Refusals []server.RefusalJSON }
+	if err := json.Unmarshal(body, &listed); status != 200 || err != nil || len(listed.Refusals) != 3 {
+		t.Fatalf("Got(GET) = %d %s; want 200 with 3 entries", status, body)
+	}
+	if r := listed.Refusals[0]; r.MediaType != xlsx || r.Expired || !r.LearnedAt.Equal(now) || r.Reason != "An internal error has occurred." {
+		t.Errorf("Got(first entry) = %+v; want the xlsx entry, ordered by type, unexpired, with its evidence", r)
+	}
+	if r := listed.Refusals[1]; r.MediaType != "application/zip" || !r.Expired || r.Status != 400 {
+		t.Errorf("Got(second entry) = %+v; want the expired zip entry", r)
+	}
+
+	for _, tt := range []struct{ query, why string }{
+		{"", "name what to forget"},
+		{"?model=gpt-4o-mini", "model needs provider"},
+		{"?provider=google&mediaType=" + xlsx, "mediaType needs model"},
+	} {
+		status, body = e.do("DELETE", "/api/keel/refusals"+tt.query, nil)
+		wantError(t, "DELETE"+tt.query, status, body, 400, tt.why)
+	}
+	status, body = e.do("DELETE", "/api/keel/refusals?provider=google&model=gemini-2.5-flash&mediaType="+xlsx, nil)
+	if v := wantStatus(t, "DELETE one", status, body, 200); v["forgotten"] != 1.0 {
+		t.Errorf("Got(DELETE one) = %s; want 1 forgotten", body)
+	}
+	if _, ok, _ := rr.Refused(ctx, "google", "gemini-2.5-flash", xlsx); ok {
+		t.Errorf("Got(refused after DELETE) = true; want it gone at once")
+	}
+	status, body = e.do("DELETE", "/api/keel/refusals?provider=openai", nil)
+	if v := wantStatus(t, "DELETE a provider", status, body, 200); v["forgotten"] != 1.0 {
+		t.Errorf("Got(DELETE a provider) = %s; want 1 forgotten", body)
+	}
+	status, body = e.do("DELETE", "/api/keel/refusals?all=true", nil)
+	if v := wantStatus(t, "DELETE all", status, body, 200); v["forgotten"] != 1.0 {
+		t.Errorf("Got(DELETE all) = %s; want the last one forgotten", body)
+	}
+
+	e.token = ""
+	status, body = e.do("GET", "/api/keel/refusals", nil)
+	wantError(t, "GET without the token", status, body, 401, "token")
+}
+
+func TestRefusalsRouteWithoutRefusals(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel()})
+	for _, method := range []string{"GET", "DELETE"} {
+		status, body := e.do(method, "/api/keel/refusals?all=true", nil)
+		wantError(t, method, status, body, 501, "remembers no refusals")
+	}
+}
