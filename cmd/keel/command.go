@@ -25,6 +25,9 @@ Usage:
   keel threads list [flags]       list a resource's threads
   keel threads show [flags] ID    show a thread's messages and files
   keel threads delete [flags] ID  delete a thread and the files uploaded for it
+  keel refusals list [flags]      list the file types each model is remembered to refuse
+  keel refusals forget [flags] PROVIDER[/MODEL] [MEDIA-TYPE]
+                                  forget them (--all: every entry)
   keel version                    print keel's version and the revision it was built from
 
 Run "keel COMMAND -h" for a command's flags ("keel threads -h" for the threads commands).
@@ -84,6 +87,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = (&runCmd{}).Run(ctx, rest, std)
 	case "threads":
 		err = runThreads(ctx, rest, std)
+	case "refusals":
+		err = runRefusals(ctx, rest, std)
 	case "version", "-version", "--version":
 		if len(rest) > 0 {
 			err = usagef("unexpected %q: keel version takes nothing more", rest[0])
@@ -94,7 +99,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown command %q: use serve, run, threads or version (keel help lists them)", name)
+		err = usagef("unknown command %q: use serve, run, threads, refusals or version (keel help lists them)", name)
 	}
 	var printed *printedError
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.As(err, &printed) {

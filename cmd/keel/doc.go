@@ -28,7 +28,8 @@
 //	         [--resource ID] [--db ...] [--sandbox DIR] [--json] [--stream] PROMPT
 //
 // keel run sends one turn to an agent and prints the answer; with --json,
-// {text, finishReason, usage, threadId, resourceId, runId, recoveries}.
+// {text, finishReason, usage, threadId, resourceId, runId, calls,
+// recoveries}, calls counting the model calls, retries included.
 // Flags may come before or after the prompt; a prompt of "-" is read from
 // standard input. Each --file goes with the prompt, its media type taken
 // from its extension (office, text, image and archive types are known),
@@ -37,7 +38,7 @@
 // conversation); --new-thread starts one with the id given; without
 // either, a new thread is made and its id printed on standard error, with
 // what the processors did (such as a refused spreadsheet uploaded to the
-// sandbox, or why it was not). It says how sandbox commands run, as keel
+// sandbox and given to the model as CSV, or why it was not). It says how sandbox commands run, as keel
 // serve does.
 //
 // A failed run exits with status 1 (130 on SIGINT) and a message saying
@@ -66,6 +67,21 @@
 //
 // prints the module version, the VCS revision the binary was built from
 // and the Go that built it, as recorded in the binary.
+//
+// # Remembered refusals
+//
+//	keel refusals list [--db ...] [--json]
+//	keel refusals forget PROVIDER[/MODEL] [MEDIA-TYPE] | --all [--db ...]
+//
+// keel serve and keel run remember, in the store, which file types each
+// model refused (keel.yaml's refusals:), so that a later turn or thread
+// handles such a file before calling the model. list shows each entry:
+// the model, the type, when it was learned, until when it counts, and the
+// evidence (the status and the provider's message, or the SDK's refusal).
+// forget removes one type of a model, every type of a model, every model
+// of a provider, or with --all everything; a running keel serve stops
+// using a forgotten entry within 30 seconds (its own route,
+// DELETE /api/keel/refusals, at once).
 //
 // # Defaults
 //

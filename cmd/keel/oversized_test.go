@@ -31,8 +31,10 @@ func TestRunOversizedFile(t *testing.T) {
 		t.Errorf("Got(the model's note) = %q; want [File not uploaded] with the reason %q", text, reason)
 	}
 
+	// The refusal is remembered by now: the line says so, and the rest is the same.
 	res = mustKeel(t, dir, geminiEnv(srv), "run", "--file", "big.xlsx", "What is in it?")
-	if want := "the model refused big.xlsx (" + xlsxType + "); it was not uploaded, and the model was told why: " + reason; !strings.Contains(res.stderr, want) {
-		t.Errorf("Got(stderr) = %q; want %q", res.stderr, want)
+	if want := " big.xlsx (" + xlsxType + "); it was not uploaded, and the model was told why: " + reason; !strings.Contains(res.stderr, want) ||
+		!strings.Contains(res.stderr, "keel run: the model is remembered to refuse (since ") {
+		t.Errorf("Got(stderr) = %q; want the remembered refusal of %q", res.stderr, want)
 	}
 }

@@ -42,13 +42,15 @@ type runCmd struct {
 
 // runOutput is what keel run --json prints.
 type runOutput struct {
-	Text         string               `json:"text"`
-	FinishReason keel.FinishReason    `json:"finishReason"`
-	Usage        keel.Usage           `json:"usage"`
-	ThreadID     string               `json:"threadId"`
-	ResourceID   string               `json:"resourceId"`
-	RunID        string               `json:"runId"`
-	Recoveries   []processor.Recovery `json:"recoveries"`
+	Text         string            `json:"text"`
+	FinishReason keel.FinishReason `json:"finishReason"`
+	Usage        keel.Usage        `json:"usage"`
+	ThreadID     string            `json:"threadId"`
+	ResourceID   string            `json:"resourceId"`
+	RunID        string            `json:"runId"`
+	// Calls counts the run's model calls, retries included.
+	Calls      int                  `json:"calls"`
+	Recoveries []processor.Recovery `json:"recoveries"`
 }
 
 // Run runs keel run with args. With --json, a failure is printed on
@@ -70,7 +72,7 @@ func (c *runCmd) run(ctx context.Context, args []string, std stdio) error {
 	fs.StringVar(&c.thread, "thread", "", "continue this thread, which must exist (keel threads list shows them)")
 	fs.StringVar(&c.newThread, "new-thread", "", "start a thread with this id (default: a new thread with a generated id, printed)")
 	fs.StringVar(&c.resource, "resource", defaultResource, "the owner of the thread")
-	fs.BoolVar(&c.asJSON, "json", false, "print {text, finishReason, usage, threadId, recoveries}, or {error, ...}, as JSON (with --stream, once the run ends)")
+	fs.BoolVar(&c.asJSON, "json", false, "print {text, finishReason, usage, threadId, calls, recoveries}, or {error, ...}, as JSON (with --stream, once the run ends)")
 	fs.BoolVar(&c.stream, "stream", false, "print the answer as it is written, and each retry as it waits")
 	c.storage.register(fs)
 	c.agents.register(fs)
@@ -317,6 +319,9 @@ func (c *runCmd) print(res *agent.Result, std stdio) error {
 			Text: res.Text, FinishReason: res.FinishReason, Usage: res.Usage,
 			ThreadID: res.ThreadID, ResourceID: res.ResourceID, RunID: res.RunID,
 			Recoveries: res.Recoveries,
+		}
+		for _, st := range res.Steps {
+			out.Calls += st.Attempts
 		}
 		if out.Recoveries == nil {
 			out.Recoveries = []processor.Recovery{}

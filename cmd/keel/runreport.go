@@ -21,8 +21,11 @@ func printRecovery(w io.Writer, rec processor.Recovery) {
 		return
 	}
 	what := "the model refused"
-	if rec.Processor == processor.FileUploadID {
+	switch c := rec.Cause; {
+	case rec.Processor == processor.FileUploadID:
 		what = "keel.yaml's fileUpload chose"
+	case c != nil && c.Kind == processor.CauseRememberedRefusal:
+		what = "the model is remembered to refuse (since " + c.LearnedAt.Local().Format(time.DateTime) + ")"
 	}
 	for _, f := range rec.Files {
 		switch f.Outcome {
@@ -33,10 +36,32 @@ func printRecovery(w io.Writer, rec processor.Recovery) {
 		case processor.OutcomePlaceholder:
 			fmt.Fprintf(w, "keel run: %s %s (%s); the model got a placeholder instead (the agent has no sandbox that could take it)\n",
 				what, f.Name, f.MediaType)
+		case processor.OutcomeConverted:
+			fmt.Fprintf(w, "keel run: %s %s (%s); the model got its text instead%s%s\n", what, f.Name, f.MediaType, conversionText(f.Conversion), uploadedText(f))
 		default:
 			fmt.Fprintf(w, "keel run: %s: %s %s (%s)\n", rec.Processor, f.Outcome, f.Name, f.MediaType)
 		}
 	}
+}
+
+// conversionText describes a converted file's text: " (sheet "Leads",
+// 3 rows × 2 columns, 61 characters of CSV)".
+func conversionText(c *processor.Conversion) string {
+	if c == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (%s, %d characters of %s)", c.Description, c.Chars, c.As)
+}
+
+// uploadedText says where a converted file is besides, if anywhere.
+func uploadedText(f processor.RecoveredFile) string {
+	switch {
+	case f.Path != "":
+		return "; it was uploaded to the sandbox at " + f.Path
+	case f.Reason != "":
+		return "; it was not uploaded: " + f.Reason
+	}
+	return ""
 }
 
 // waitText says how long a retry waits: "in 3 s", "in 250 ms", "at once".

@@ -66,6 +66,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	srv, err := server.New(server.Config{
 		Agents:       built.Agents,
 		Memory:       store,
+		Refusals:     built.Refusals,
 		Token:        token,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,
