@@ -537,6 +537,7 @@ func TestUnsupportedFileHandlerID(t *testing.T) {
 	}
 	var _ processor.APIErrorHandler = h
 	var _ processor.LLMRequestRewriter = h
+	var _ processor.ResponseObserver = h
 }
 
 func ExampleUnsupportedFileHandler() {

@@ -94,10 +94,7 @@ func (c *refusalsListCmd) Run(ctx context.Context, args []string, std stdio) err
 
 // evidenceOf says in a few words why r was learned.
 func evidenceOf(r memory.Refusal) string {
-	reason := strings.Join(strings.Fields(r.Reason), " ")
-	if len(reason) > 80 {
-		reason = strings.ToValidUTF8(reason[:80], "") + "…"
-	}
+	reason := oneLine(r.Reason, 80)
 	if r.Status == 0 {
 		return reason
 	}
