@@ -17,6 +17,14 @@ import (
 // when Config.MaxSteps is 0.
 const DefaultMaxSteps = 5
 
+// DefaultLastMessages is the history window of a run in a thread when
+// Config.LastMessages is 0: the thread's last 10 messages, as in Mastra.
+const DefaultLastMessages = 10
+
+// AllMessages, as Config.LastMessages or [WithLastMessages], sends a
+// thread's whole history to the model.
+const AllMessages = -1
+
 // Config describes an agent. Only ID and Model are required.
 type Config struct {
 	// ID identifies the agent, such as "assistant".
@@ -66,6 +74,18 @@ type Config struct {
 	// MaxSteps caps the model calls of a run (tool steps); 0 means
 	// [DefaultMaxSteps].
 	MaxSteps int
+	// LastMessages is the history window of a run in a thread: the
+	// thread's last LastMessages stored messages are sent to the model,
+	// and only those are read from Memory; 0 means [DefaultLastMessages],
+	// [AllMessages] (or any negative value) the whole thread. A tool
+	// result is never sent without the call it answers: a window that
+	// would begin with one reaches back to the call.
+	LastMessages int
+	// GenerateTitle asks the model for a short title of a new thread
+	// after its first turn, in place of the default title (the first
+	// user text, cut to [MaxTitleLength]). A failure to title is logged,
+	// never the turn's failure.
+	GenerateTitle bool
 	// MaxProcessorRetries caps processor-triggered retries per run; 0 means
 	// [processor.DefaultMaxRetries], a negative value means none.
 	MaxProcessorRetries int
@@ -104,6 +124,12 @@ func New(cfg Config) (*Agent, error) {
 	}
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
+	}
+	switch {
+	case cfg.LastMessages == 0:
+		cfg.LastMessages = DefaultLastMessages
+	case cfg.LastMessages < 0:
+		cfg.LastMessages = AllMessages
 	}
 	a := &Agent{cfg: cfg, tools: make(map[string]tool.Tool), logger: cfg.Logger}
 	if a.logger == nil {

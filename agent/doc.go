@@ -5,8 +5,13 @@
 //
 // [Agent.Generate] and [Agent.Stream] are two front ends of one loop:
 //
-//  1. The thread's history is loaded from memory (stored messages keep
-//     their files).
+//  1. The thread's history window is loaded from memory (stored messages
+//     keep their files): its last Config.LastMessages messages (10 by
+//     default, [WithLastMessages] for one run), read alone from the store
+//     whatever the thread's length, and reaching back to a tool call whose
+//     result would otherwise begin it. The window is all a run sees of the
+//     thread: the prompt, and the processors (the unsupported-file
+//     handler, remembered refusals) act on it.
 //  2. Input processors check the turn's new messages; one may stop the
 //     turn with a typed error, and then nothing is stored.
 //  3. The turn's messages are stored, so nothing the user sent is lost even
@@ -20,6 +25,16 @@
 //     once) or the error surfaces unchanged; tool calls are run and their
 //     results start the next step.
 //  5. The reply (assistant and tool messages) is stored and returned.
+//
+// # Thread titles
+//
+// A thread a run makes is titled by its first user text ([DefaultTitle]:
+// one line, at most [MaxTitleLength] characters, cut at a word); one made
+// before through the API without a title gets that title at its first
+// turn. With Config.GenerateTitle, the model is asked for a short title
+// once the first turn's result is delivered (a Stream's finish event
+// first), unless the caller gave the thread a title; a failure is logged
+// and the thread keeps its title, and the turn never fails for it.
 //
 // The prompt sent to the model and the stored messages are different
 // values: processors change the first, never the second.

@@ -29,7 +29,8 @@ const (
 	// again (Err). When Discard is set, the text and tool calls streamed for
 	// the failed attempt are void.
 	EventRetry EventType = "retry"
-	// EventStepFinish closes a step: FinishReason, Usage, Text.
+	// EventStepFinish closes a step: FinishReason, Usage, Text, and the
+	// step's ResponseID and ModelID.
 	EventStepFinish EventType = "step-finish"
 	// EventFinish closes a successful run: Result.
 	EventFinish EventType = "finish"
@@ -57,6 +58,9 @@ type Event struct {
 	Discard      bool
 	FinishReason keel.FinishReason
 	Usage        keel.Usage
+	// ResponseID and ModelID are the step's model call's, as the provider
+	// gave them (EventStepFinish).
+	ResponseID, ModelID string
 	// Result is set on EventFinish.
 	Result *Result
 }
@@ -82,6 +86,10 @@ type Result struct {
 	Recoveries []processor.Recovery
 	// ResponseID and ModelID are the last call's, as the provider gave them.
 	ResponseID, ModelID string
+
+	// title is the titling the run's thread still needs (see
+	// Config.GenerateTitle), done once the result is delivered.
+	title *titleJob
 }
 
 // Step is one step of a run: a model call (after any retries) and the tool

@@ -4,10 +4,11 @@ package agent
 type RunOption func(*runOptions)
 
 type runOptions struct {
-	threadID   string
-	resourceID string
-	maxSteps   int
-	runID      string
+	threadID     string
+	resourceID   string
+	maxSteps     int
+	runID        string
+	lastMessages int
 }
 
 // WithThread runs in the thread: its stored messages are the history, and
@@ -33,4 +34,11 @@ func WithMaxSteps(n int) RunOption {
 // WithRunID sets the run's ID instead of a generated one.
 func WithRunID(id string) RunOption {
 	return func(o *runOptions) { o.runID = id }
+}
+
+// WithLastMessages sets the run's history window: the thread's last n
+// stored messages are sent to the model, or all of them for
+// [AllMessages]; 0 keeps the agent's Config.LastMessages.
+func WithLastMessages(n int) RunOption {
+	return func(o *runOptions) { o.lastMessages = n }
 }

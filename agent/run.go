@@ -32,7 +32,11 @@ var errStopped = errors.New("agent: stream consumer stopped")
 // the model surface unchanged once the processors gave up, so errors.As
 // finds the provider's error; the turn's input is stored even then.
 func (a *Agent) Generate(ctx context.Context, input []keel.Message, opts ...RunOption) (*Result, error) {
-	return a.run(ctx, input, opts, nil)
+	res, err := a.run(ctx, input, opts, nil)
+	if err == nil {
+		a.titleAfterTurn(ctx, res)
+	}
+	return res, err
 }
 
 // Stream runs the agent on input and yields its events as they happen. The
@@ -62,7 +66,11 @@ func (a *Agent) Stream(ctx context.Context, input []keel.Message, opts ...RunOpt
 			yield(Event{}, err)
 			return
 		}
-		yield(Event{Type: EventFinish, Step: len(res.Steps) - 1, FinishReason: res.FinishReason, Usage: res.Usage, Result: res}, nil)
+		if yield(Event{Type: EventFinish, Step: len(res.Steps) - 1, FinishReason: res.FinishReason, Usage: res.Usage, Result: res}, nil) {
+			// After the finish, so that the consumer has the whole answer
+			// first.
+			a.titleAfterTurn(ctx, res)
+		}
 	}
 }
 
@@ -95,7 +103,7 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	if len(input) == 0 {
 		return nil, ErrNoInput
 	}
-	history, missing, err := a.loadThread(ctx, o)
+	history, missing, first, err := a.loadThread(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +127,9 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 		return nil, err
 	}
 	r.run.Messages = concat(r.history, r.input)
+	if first && !missing {
+		a.defaultTitle(ctx, o, r.input)
+	}
 	if !r.send(Event{Type: EventStart, RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID}) {
 		return nil, errStopped
 	}
@@ -149,6 +160,9 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	res.Input = append(res.Input, reply[:len(added)]...)
 	res.Messages = reply[len(added):]
 	res.Recoveries = r.run.Recoveries()
+	if first && a.cfg.GenerateTitle {
+		res.title = &titleJob{opts: o, input: r.input}
+	}
 	return res, nil
 }
 
@@ -212,7 +226,8 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		}
 		r.steps = append(r.steps, keel.Message{Role: keel.RoleTool, Parts: results})
 	}
-	if !r.send(Event{Type: EventStepFinish, Step: step, Text: st.Text, FinishReason: st.FinishReason, Usage: st.Usage}) {
+	if !r.send(Event{Type: EventStepFinish, Step: step, Text: st.Text, FinishReason: st.FinishReason, Usage: st.Usage,
+		ResponseID: resp.ID, ModelID: resp.ModelID}) {
 		return st, nil, errStopped
 	}
 	return st, resp, nil

@@ -10,39 +10,32 @@ import (
 )
 
 // loadThread checks the run's thread for its resource and returns its
-// stored messages. A thread that is missing is reported, not made: the
+// history window (see loadWindow); first reports a thread that holds no
+// message yet. A thread that is missing is reported, not made: the
 // first save of the run makes it (see saveInput), so that a new thread's
 // first turn can cost the store one commit. A missing thread may also be
 // another resource's, which only saveInput finds out; the model is called
 // only once the input is stored, so never for such a thread.
-func (a *Agent) loadThread(ctx context.Context, o runOptions) (history []keel.Message, missing bool, err error) {
+func (a *Agent) loadThread(ctx context.Context, o runOptions) (history []keel.Message, missing, first bool, err error) {
 	if o.threadID == "" {
-		return nil, false, nil
+		return nil, false, false, nil
 	}
 	mem := a.cfg.Memory
 	if mem == nil {
-		return nil, false, ErrNoMemory
+		return nil, false, false, ErrNoMemory
 	}
 	if o.resourceID == "" {
-		return nil, false, ErrNoResource
+		return nil, false, false, ErrNoResource
 	}
 	_, err = mem.GetThread(ctx, o.resourceID, o.threadID)
 	if errors.Is(err, memory.ErrNotFound) {
-		return nil, true, nil
+		return nil, true, true, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("agent: thread %s: %w", o.threadID, err)
+		return nil, false, false, fmt.Errorf("agent: thread %s: %w", o.threadID, err)
 	}
-	history, err = a.listThread(ctx, o)
-	return history, false, err
-}
-
-func (a *Agent) listThread(ctx context.Context, o runOptions) ([]keel.Message, error) {
-	page, err := a.cfg.Memory.ListMessages(ctx, o.resourceID, o.threadID, memory.ListMessagesOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("agent: load thread %s: %w", o.threadID, err)
-	}
-	return page.Messages, nil
+	history, total, err := a.loadWindow(ctx, o)
+	return history, false, total == 0, err
 }
 
 // saveInput stores the turn's input, first making the thread if
@@ -57,7 +50,7 @@ func (a *Agent) saveInput(ctx context.Context, o runOptions, missing bool, histo
 		return history, stored, err
 	}
 	mem := a.cfg.Memory
-	th := memory.Thread{ID: o.threadID, ResourceID: o.resourceID}
+	th := memory.Thread{ID: o.threadID, ResourceID: o.resourceID, Title: DefaultTitle(msgs)}
 	if st, ok := mem.(memory.ThreadStarter); ok && len(msgs) > 0 {
 		_, stored, err = st.StartThread(ctx, th, msgs)
 	} else {
@@ -78,7 +71,7 @@ func (a *Agent) saveInput(ctx context.Context, o runOptions, missing bool, histo
 	if _, err := mem.GetThread(ctx, o.resourceID, o.threadID); err != nil {
 		return nil, nil, fmt.Errorf("agent: thread %s: %w", o.threadID, err)
 	}
-	if hist, err = a.listThread(ctx, o); err != nil {
+	if hist, _, err = a.loadWindow(ctx, o); err != nil {
 		return nil, nil, err
 	}
 	stored, err = a.save(ctx, o, msgs)

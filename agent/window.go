@@ -1,0 +1,83 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
+)
+
+// windowSize is the run's history window: the number of the thread's last
+// messages it sends, 0 for all of them.
+func (a *Agent) windowSize(o runOptions) int {
+	n := o.lastMessages
+	if n == 0 {
+		n = a.cfg.LastMessages
+	}
+	return max(n, 0)
+}
+
+// loadWindow reads the run's history window of the thread: its last
+// messages, as many as windowSize says, oldest first, and the number of
+// messages the thread holds. The store reads only those rows. A window
+// never begins with a tool result: the model would get an answer to a
+// call it never made, which providers refuse. When the edge falls between
+// a call and its result, the window reaches back to the call (one more
+// message, as often as it takes) rather than dropping the result, so the
+// model still sees what its tool answered.
+func (a *Agent) loadWindow(ctx context.Context, o runOptions) ([]keel.Message, int, error) {
+	n := a.windowSize(o)
+	for {
+		msgs, total, err := lastMessages(ctx, a.cfg.Memory, o.resourceID, o.threadID, n)
+		if err != nil {
+			return nil, 0, fmt.Errorf("agent: load thread %s: %w", o.threadID, err)
+		}
+		if n == 0 || len(msgs) == 0 || len(msgs) >= total || !answersCall(msgs[0]) {
+			return msgs, total, nil
+		}
+		n = len(msgs) + 1
+	}
+}
+
+// answersCall reports whether m holds tool results, which must follow the
+// message holding their calls.
+func answersCall(m keel.Message) bool {
+	for _, p := range m.Parts {
+		if _, ok := p.(keel.ToolResultPart); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// lastMessages returns the thread's last n messages (all for n == 0),
+// oldest first, and the thread's number of messages. It reads two pages
+// of n at most.
+func lastMessages(ctx context.Context, mem memory.Store, resourceID, threadID string, n int) ([]keel.Message, int, error) {
+	if n == 0 {
+		page, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{})
+		return page.Messages, page.Total, err
+	}
+	// The first page of n tells the total; the window's first message is
+	// then on page (total-n)/n, and the window ends on the next.
+	first, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{PerPage: n})
+	if err != nil || first.Total <= n {
+		return first.Messages, first.Total, err
+	}
+	start := first.Total - n
+	p := start / n
+	page, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{Page: p, PerPage: n})
+	if err != nil {
+		return nil, 0, err
+	}
+	msgs := page.Messages[start-p*n:]
+	if page.HasMore {
+		next, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{Page: p + 1, PerPage: n})
+		if err != nil {
+			return nil, 0, err
+		}
+		msgs = append(msgs, next.Messages...)
+	}
+	return msgs, page.Total, nil
+}
