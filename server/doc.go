@@ -2,7 +2,8 @@
 // of Mastra's server, so that the official TypeScript client
 // (@mastra/client-js) and the apps built on it work against keel unchanged.
 //
-//	srv, err := server.New(server.Config{Agents: agents, Memory: store, Token: os.Getenv("KEEL_API_TOKEN")})
+//	srv, err := server.New(server.Config{Agents: agents, Memory: store, Token: os.Getenv("KEEL_API_TOKEN"),
+//		Users: verifier}) // a jwtauth.Verifier, for per-user tokens
 //	...
 //	err = srv.Serve(ctx, ln) // or mount srv.Handler()
 //
@@ -12,10 +13,10 @@
 //	GET    /ready                               {"status":"ok"}, or 503 when the memory store does not answer; no token needed
 //	GET    /api/agents                          agents keyed by id, in configured order
 //	GET    /api/agents/{id}                     one agent; unknown: 404 {"error":"Agent with id X not found"}
-//	POST   /api/agents/{id}/generate            {messages, memory?:{thread, resource}, maxSteps?, runId?}
+//	POST   /api/agents/{id}/generate            {messages, memory?:{thread, resource, options?:{lastMessages}}, maxSteps?, runId?}
 //	POST   /api/agents/{id}/stream              same body; Server-Sent Events
 //	POST   /api/memory/threads                  {resourceId, threadId?, title?, metadata?}
-//	GET    /api/memory/threads?resourceId=R     {threads, total, page, perPage, hasMore}
+//	GET    /api/memory/threads?resourceId=R     {threads, total, page, perPage, hasMore}: R's threads
 //	GET    /api/memory/threads/{tid}            a thread; missing or another resource's: 404 {"error":"Thread not found"}
 //	GET    /api/memory/threads/{tid}/messages   {messages, uiMessages:null, total, page, perPage, hasMore}, oldest first
 //	PATCH  /api/memory/threads/{tid}            {title?, metadata?}: the thread, updated
@@ -44,21 +45,36 @@
 // before anything runs. Ids (agents, threads, resources, runs) must be 1
 // to 128 of [A-Za-z0-9._:-]; others are 400.
 //
-// memory.thread (an id or an object {id}) needs memory.resource; a thread
-// not yet known is created, owned by that resource. A thread owned by
-// another resource is 404 "Thread not found", the answer a missing thread
-// gets, so nothing about it leaks.
+// memory.thread (an id or an object {id}) is the run's thread; a thread
+// not yet known is created, owned by the run's resource (see "Whose
+// threads"), and titled by its first user text. A thread owned by another
+// resource is 404 "Thread not found", the answer a missing thread gets,
+// so nothing about it leaks. memory.options.lastMessages is the run's
+// history window: the thread's last N messages are sent to the model (0
+// or false: all of them); without it, the agent's own (10 by default).
 //
 // # Whose threads
 //
-// The thread routes act for one resource, taken from, in order:
-// Config.Resource (bind it to the caller's verified identity), the
-// resourceId query parameter (or body field, when creating), the
-// X-Resource-Id header ([ResourceHeader]; set it in MastraClient's headers
-// option, since the client's thread.get(), .messages() and .delete() send
-// no resourceId), and the mastra__resourceId key of a requestContext
-// query parameter. A route that gets none is 400.
+// Who the caller is decides the resource (the owner of threads and
+// sandboxes) a request acts for.
 //
+// A trusted caller — no auth, or the shared Config.Token, such as a
+// backend acting for its users — acts for the resource the request names:
+// the resourceId query parameter (or body field, when creating a thread;
+// memory.resource, then resourceId, in a generate or stream body), the
+// X-Resource-Id header ([ResourceHeader]), or the mastra__resourceId of a
+// requestContext (a base64 JSON query parameter, or an object in a
+// body). The thread routes find a thread by its id alone when the request
+// names no resource, as Mastra's server does (the client's
+// thread.get(), .listMessages() and .delete() send none); a resource it
+// names must be the thread's owner, else 404. Listing and creating threads, and a run
+// in a thread, need a resource (400 without).
+//
+// A user — a token Config.Users accepts, such as a jwtauth.Verifier's —
+// acts for the token's resource only, on every route: the request may
+// leave the resource out, naming another is 403, and another resource's
+// thread is 404 with nothing changed. A run without a thread acts for the
+// token's resource too (its sandbox is the user's).
 // # Responses
 //
 // Every error is a JSON object {"error": "..."}; no 2xx has an empty body.
@@ -93,9 +109,9 @@
 // {type, runId, from:"AGENT", payload}, in the order start, step-start,
 // text-start, text-delta..., text-end, tool-call, tool-result,
 // step-finish (per step), finish; the stream ends with "data: [DONE]\n\n".
-// The last step-finish carries the finish's metadata (the response id and
-// model); an earlier step's carries the model's name only, its own
-// response id not being known to the stream.
+// Each step-finish carries its own model call's metadata (response id and
+// model), the finish the last call's; the model is the agent's model name
+// when the provider gave none.
 // Quiet streams get ": ping\n\n" comments every Config.KeepAlive. A
 // failure after the stream opened is an error event, then step-finish and
 // finish with reason "error", with status 200; one before it is an
@@ -113,11 +129,24 @@
 //
 // [Server.Serve] shuts down gracefully when its context ends: no new
 // connections, and running requests and streams get Config.ShutdownGrace
-// to finish. With Config.Token set, every /api request needs
-// "Authorization: Bearer <token>" (compared in constant time), else 401,
-// answered before any of the body is read. /health and /ready need no
-// token, since orchestrators' probes carry none; they say nothing beyond
-// "ok" or "unavailable" (the store's error goes to the log).
+// to finish. With Config.Token or Config.Users set ([Server.AuthMode]),
+// every /api request needs "Authorization: Bearer <token>": the shared
+// token (compared in constant time) or a user's. Others get 401 {error}
+// with WWW-Authenticate, answered before any of the body is read; a
+// user's token that cannot be checked now (its issuer's keys cannot be
+// fetched) is 503. /health and /ready need no token, since orchestrators'
+// probes carry none; they say nothing beyond "ok" or "unavailable" (the
+// store's error goes to the log).
+//
+// CORS, for apps in a browser, is off unless Config.CORSOrigins lists
+// origins: a preflight (OPTIONS with Access-Control-Request-Method) from
+// one of them is answered 204 before any token is asked for, allowing
+// GET, POST, PUT, PATCH, DELETE and the headers authorization,
+// content-type, x-mastra-client-type, x-mastra-dev-playground and
+// x-resource-id (and any other it asks for); every answer to it names the
+// exact origin, never "*", with Access-Control-Allow-Credentials: true.
+// Another origin's preflight is 403, its other requests get no CORS
+// headers.
 //
 // Timeouts: headers must arrive within Config.HeaderTimeout; a body must
 // keep Config.MinBodyRate bytes a second on average once Config.BodyGrace
@@ -133,8 +162,8 @@
 // and the connection closes.
 //
 // Logs (log/slog): one line per request (method, path, status, duration,
-// bytes), where a client that went away before its answer is logged as
-// status 499 "client closed request" ([StatusClientClosed]), with the
+// bytes, and a user's resource), where a client that went away before its
+// answer is logged as status 499 "client closed request" ([StatusClientClosed]), with the
 // status already sent if any; probes are logged at debug level. One line
 // "server: recovery" per recovery a run reports (agent, run, thread,
 // resource, processor, action, files).

@@ -1,16 +1,20 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/server"
+	"github.com/keel-go/keel/server/jwtauth"
 )
 
 // Serve one agent with memory, and ask it something in a thread.
@@ -101,4 +105,32 @@ func ExampleConfig_token() {
 	// Output:
 	// 401
 	// 200
+}
+
+// Per-user tokens: each caller acts for the resource its token names.
+func ExampleConfig_users() {
+	mem := memory.NewInMemory()
+	a, _ := agent.New(agent.Config{ID: "support", Model: keeltest.NewModel(), Memory: mem})
+	secret := []byte("an example secret of at least 32 bytes")
+	users, _ := jwtauth.New(jwtauth.Options{Secret: secret})
+	srv, _ := server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Users: users, Logger: quietLogger()})
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	_, _ = mem.CreateThread(context.Background(), memory.Thread{ID: "bob-1", ResourceID: "bob"})
+
+	tok, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
+		"sub": "alice", "exp": time.Now().Add(time.Hour).Unix(),
+	}).SignedString(secret)
+	for _, path := range []string{"/api/memory/threads", "/api/memory/threads/bob-1", "/api/memory/threads?resourceId=bob"} {
+		req, _ := http.NewRequest("GET", hs.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, _ := http.DefaultClient.Do(req)
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Println(resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	// Output:
+	// 200 {"threads":[],"total":0,"page":0,"perPage":100,"hasMore":false}
+	// 404 {"error":"Thread not found"}
+	// 403 {"error":"your token acts for resource alice only, and this request names bob: leave the resource out or name your own"}
 }

@@ -183,7 +183,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.Generate(r.Context(), req.messages, req.opts...)
+	res, err := a.Generate(r.Context(), req.messages, req.options()...)
 	if err != nil {
 		s.writeRunError(w, r, err)
 		return

@@ -203,9 +203,12 @@ func mediaTypeRule(err error) string {
 	return strings.TrimPrefix(err.Error(), keel.ErrInvalidMediaType.Error()+" ")
 }
 
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
+// firstOf returns the first of vals that is not empty, or "".
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
 	}
-	return b
+	return ""
 }

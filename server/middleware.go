@@ -1,11 +1,9 @@
 package server
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
+	"context"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -14,16 +12,14 @@ import (
 // request"): the client saw no answer, so none is logged.
 const StatusClientClosed = 499
 
-// guard is what every request goes through: the token check, answered
-// before any of the body is read; the body's rate rule; the per-write
-// deadline; after the route, the draining of a body it did not read; and
-// one log line, with the status the client saw: [StatusClientClosed] when
-// it went away first. Probes of /health and /ready are logged at debug
-// level.
+// guard is what every request goes through: CORS (a preflight is
+// answered here, before any token is asked for), then the authentication,
+// answered before any of the body is read; the body's rate rule; the
+// per-write deadline; after the route, the draining of a body it did not
+// read; and one log line, with the status the client saw:
+// [StatusClientClosed] when it went away first. Probes of /health and
+// /ready are logged at debug level.
 func (s *Server) guard(next http.Handler) http.Handler {
-	// Comparing digests keeps the comparison constant-time whatever the
-	// lengths of the two tokens.
-	want := sha256.Sum256([]byte(s.cfg.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &recorder{ResponseWriter: w, rc: http.NewResponseController(w), writeTimeout: s.cfg.WriteTimeout}
@@ -36,14 +32,24 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			// 413): the body is drained after it instead of before.
 			_ = rec.rc.EnableFullDuplex()
 		}
-		if s.cfg.Token != "" && isAPI(r.URL.Path) && !validToken(r.Header.Get("Authorization"), want) {
-			rec.Header().Set("WWW-Authenticate", `Bearer realm="keel"`)
-			if body != nil {
-				rec.Header().Set("Connection", "close")
+		var who caller
+		if s.cors == nil || !s.cors.handle(rec, r) {
+			c, fail := s.authenticate(r)
+			if fail != nil {
+				if fail.status == http.StatusUnauthorized {
+					rec.Header().Set("WWW-Authenticate", `Bearer realm="keel"`)
+				}
+				if body != nil {
+					rec.Header().Set("Connection", "close")
+				}
+				writeError(rec, fail.status, fail.msg)
+			} else {
+				who = c
+				if !c.trusted() {
+					r = r.WithContext(context.WithValue(r.Context(), callerKey{}, c))
+				}
+				next.ServeHTTP(rec, r)
 			}
-			writeError(rec, http.StatusUnauthorized, "missing or invalid token: send Authorization: Bearer <KEEL_API_TOKEN>")
-		} else {
-			next.ServeHTTP(rec, r)
 		}
 		// A body that broke its rate rule also ends the request's context;
 		// any other end of it means the client went away.
@@ -57,19 +63,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			bodyFailed = body.failed()
 		}
 		gone := rec.writeErr != nil || r.Context().Err() != nil && !bodyFailed
-		s.logRequest(r, rec, gone, time.Since(start))
+		s.logRequest(r, rec, who, gone, time.Since(start))
 	})
 }
 
-func isAPI(path string) bool { return path == "/api" || strings.HasPrefix(path, "/api/") }
-
-func validToken(header string, want [sha256.Size]byte) bool {
-	scheme, token, ok := strings.Cut(header, " ")
-	got := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare(got[:], want[:]) == 1
-}
-
-func (s *Server) logRequest(r *http.Request, rec *recorder, gone bool, d time.Duration) {
+func (s *Server) logRequest(r *http.Request, rec *recorder, who caller, gone bool, d time.Duration) {
 	status := rec.status
 	switch {
 	case gone:
@@ -90,6 +88,9 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, gone bool, d time.Du
 		slog.Int("status", status),
 		slog.Duration("duration", d),
 		slog.Int64("bytes", rec.bytes),
+	}
+	if !who.trusted() {
+		attrs = append(attrs, slog.String("resource", who.resource))
 	}
 	if gone {
 		attrs = append(attrs, slog.String("error", "client closed request"))

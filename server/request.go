@@ -15,9 +15,38 @@ import (
 // runRequest is a generate or stream body, decoded and checked.
 type runRequest struct {
 	messages []keel.Message
-	opts     []agent.RunOption
 	threadID string
+	// named are the resources the body names, in order of precedence
+	// (memory.resource, resourceId, requestContext.mastra__resourceId);
+	// resource is the one the run acts for, once bound to the caller.
+	named    []string
 	resource string
+	maxSteps int
+	runID    string
+	// lastMessages is memory.options.lastMessages: 0 for the agent's
+	// window, agent.AllMessages for the whole thread.
+	lastMessages int
+}
+
+// options are the run options of the request.
+func (req *runRequest) options() []agent.RunOption {
+	var opts []agent.RunOption
+	if req.threadID != "" {
+		opts = append(opts, agent.WithThread(req.threadID))
+	}
+	if req.resource != "" {
+		opts = append(opts, agent.WithResource(req.resource))
+	}
+	if req.maxSteps > 0 {
+		opts = append(opts, agent.WithMaxSteps(req.maxSteps))
+	}
+	if req.runID != "" {
+		opts = append(opts, agent.WithRunID(req.runID))
+	}
+	if req.lastMessages != 0 {
+		opts = append(opts, agent.WithLastMessages(req.lastMessages))
+	}
+	return opts
 }
 
 // wireRunBody is the JSON of a generate or stream body. Options keel does
@@ -30,12 +59,17 @@ type wireRunBody struct {
 	Memory   *struct {
 		Thread   any    `json:"thread"`
 		Resource string `json:"resource"`
+		Options  *struct {
+			// LastMessages is a number or false.
+			LastMessages any `json:"lastMessages"`
+		} `json:"options"`
 	} `json:"memory"`
 	// ThreadID and ResourceID are the names older clients use.
-	ThreadID   string `json:"threadId"`
-	ResourceID string `json:"resourceId"`
-	MaxSteps   int    `json:"maxSteps"`
-	RunID      string `json:"runId"`
+	ThreadID       string         `json:"threadId"`
+	ResourceID     string         `json:"resourceId"`
+	MaxSteps       int            `json:"maxSteps"`
+	RunID          string         `json:"runId"`
+	RequestContext map[string]any `json:"requestContext"`
 }
 
 // decodeJSON decodes body into v, answering a malformed body with a 400.
@@ -57,30 +91,51 @@ func decodeJSON(body []byte, v any) *requestError {
 }
 
 // prepareRun is what generate and stream do before the run: find the
-// agent, read and check the body, and make sure the agent's model can
-// answer. false means the answer was written.
+// agent, read and check the body, bind the run to the caller's resource,
+// and make sure the agent's model can answer. false means the answer was
+// written.
 func (s *Server) prepareRun(w http.ResponseWriter, r *http.Request) (*agent.Agent, *runRequest, bool) {
 	a, ok := s.agent(w, r)
 	if !ok {
 		return nil, nil, false
 	}
 	body, e := s.readBody(w, r)
+	if e == nil {
+		var req *runRequest
+		if req, e = decodeRunRequest(body, s.cfg.MaxFiles); e == nil {
+			e = bindResource(r, req)
+		}
+		if e == nil {
+			if err := unavailableModel(a); err != nil {
+				// Before the run, so that nothing is stored for a turn no
+				// model can answer (the client tries a 503 again).
+				s.writeRunError(w, r, err)
+				return nil, nil, false
+			}
+			return a, req, true
+		}
+	}
+	writeRequestError(w, e)
+	return nil, nil, false
+}
+
+// bindResource sets the resource the run acts for (see actFor): the
+// caller's own for a user, else the first the body or the X-Resource-Id
+// header names. A run in a thread needs one.
+func bindResource(r *http.Request, req *runRequest) *requestError {
+	header := r.Header.Get(ResourceHeader)
+	if header != "" && !memory.ValidID(header) {
+		return badRequest("invalid request", Issue{Field: ResourceHeader, Message: idRule})
+	}
+	res, e := callerOf(r).actFor(append(req.named, header)...)
 	if e != nil {
-		writeRequestError(w, e)
-		return nil, nil, false
+		return e
 	}
-	req, e := decodeRunRequest(body, s.cfg.MaxFiles)
-	if e != nil {
-		writeRequestError(w, e)
-		return nil, nil, false
+	if req.threadID != "" && res == "" {
+		return badRequest("invalid request body", Issue{Field: "memory.resource", Message: "is required with memory.thread"})
 	}
-	if err := unavailableModel(a); err != nil {
-		// Before the run, so that nothing is stored for a turn no model
-		// can answer (the client tries a 503 again).
-		s.writeRunError(w, r, err)
-		return nil, nil, false
-	}
-	return a, req, true
+	req.resource = res
+	return nil
 }
 
 // decodeRunRequest checks a generate or stream body completely before the
@@ -102,8 +157,11 @@ func decodeRunRequest(body []byte, maxFiles int) (*runRequest, *requestError) {
 	if e != nil {
 		return nil, e
 	}
-	req := &runRequest{messages: msgs, threadID: wb.ThreadID, resource: wb.ResourceID}
+	req := &runRequest{messages: msgs, threadID: wb.ThreadID, maxSteps: wb.MaxSteps, runID: wb.RunID}
+	var issues []Issue
+	memoryResource := ""
 	if wb.Memory != nil {
+		memoryResource = wb.Memory.Resource
 		id, e := decodeThreadRef(wb.Memory.Thread)
 		if e != nil {
 			return nil, e
@@ -111,21 +169,21 @@ func decodeRunRequest(body []byte, maxFiles int) (*runRequest, *requestError) {
 		if id != "" {
 			req.threadID = id
 		}
-		if wb.Memory.Resource != "" {
-			req.resource = wb.Memory.Resource
+		if o := wb.Memory.Options; o != nil {
+			var ok bool
+			if req.lastMessages, ok = decodeLastMessages(o.LastMessages); !ok {
+				issues = append(issues, Issue{Field: "memory.options.lastMessages", Message: "must be a whole number of messages, or false for all of them"})
+			}
 		}
 	}
-	var issues []Issue
-	if req.threadID != "" {
-		if !memory.ValidID(req.threadID) {
-			issues = append(issues, Issue{Field: "memory.thread", Message: idRule})
-		}
-		if req.resource == "" {
-			issues = append(issues, Issue{Field: "memory.resource", Message: "is required with memory.thread"})
-		}
+	req.named = []string{memoryResource, wb.ResourceID, l.restoreString(contextResource(wb.RequestContext))}
+	if req.threadID != "" && !memory.ValidID(req.threadID) {
+		issues = append(issues, Issue{Field: "memory.thread", Message: idRule})
 	}
-	if req.resource != "" && !memory.ValidID(req.resource) {
-		issues = append(issues, Issue{Field: "memory.resource", Message: idRule})
+	for i, n := range req.named {
+		if n != "" && !memory.ValidID(n) {
+			issues = append(issues, Issue{Field: [...]string{"memory.resource", "resourceId", "requestContext.mastra__resourceId"}[i], Message: idRule})
+		}
 	}
 	if wb.RunID != "" && !memory.ValidID(wb.RunID) {
 		issues = append(issues, Issue{Field: "runId", Message: idRule})
@@ -136,18 +194,32 @@ func decodeRunRequest(body []byte, maxFiles int) (*runRequest, *requestError) {
 	if len(issues) > 0 {
 		return nil, badRequest("invalid request body", issues...)
 	}
-	if req.threadID != "" {
-		req.opts = append(req.opts, agent.WithThread(req.threadID), agent.WithResource(req.resource))
-	} else if req.resource != "" {
-		req.opts = append(req.opts, agent.WithResource(req.resource))
-	}
-	if wb.MaxSteps > 0 {
-		req.opts = append(req.opts, agent.WithMaxSteps(wb.MaxSteps))
-	}
-	if wb.RunID != "" {
-		req.opts = append(req.opts, agent.WithRunID(wb.RunID))
-	}
 	return req, nil
+}
+
+// decodeLastMessages reads memory.options.lastMessages: a number of
+// messages, where 0 (like false) means all of them. Absent is the agent's
+// own window (0 here).
+func decodeLastMessages(v any) (int, bool) {
+	switch v := v.(type) {
+	case nil:
+		return 0, true
+	case bool:
+		if v {
+			return 0, false
+		}
+		return agent.AllMessages, true
+	case float64:
+		if v < 0 || v != float64(int(v)) || v > 1e6 {
+			return 0, false
+		}
+		if v == 0 {
+			return agent.AllMessages, true
+		}
+		return int(v), true
+	default:
+		return 0, false
+	}
 }
 
 const idRule = "must be 1 to 128 of the characters A-Z a-z 0-9 . _ : -"
@@ -171,60 +243,6 @@ func decodeThreadRef(v any) (string, *requestError) {
 	default:
 		return "", badRequest("invalid request body", Issue{Field: "memory.thread", Message: "must be a thread id or an object {id}"})
 	}
-}
-
-// queryResource is the resource a memory route acts for: the one
-// Config.Resource gives, else the resourceId query parameter, else the
-// X-Resource-Id header, else the mastra__resourceId of a requestContext
-// query parameter (base64 JSON, as @mastra/client-js sends it).
-func (s *Server) queryResource(r *http.Request) (string, *requestError) {
-	id := ""
-	if s.cfg.Resource != nil {
-		id = s.cfg.Resource(r)
-	}
-	if id == "" {
-		q := r.URL.Query()
-		// Older clients spell it resourceid.
-		id = firstOf(q.Get("resourceId"), q.Get("resourceid"))
-	}
-	if id == "" {
-		id = r.Header.Get(ResourceHeader)
-	}
-	if id == "" {
-		id = requestContextResource(r.URL.Query().Get("requestContext"))
-	}
-	if id == "" {
-		return "", badRequest("resourceId is required: add ?resourceId=<owner> or the " + ResourceHeader + " header")
-	}
-	if !memory.ValidID(id) {
-		return "", badRequest("invalid resourceId", Issue{Field: "resourceId", Message: idRule})
-	}
-	return id, nil
-}
-
-// ResourceHeader is the request header that names the resource a memory
-// route acts for, for clients that cannot add a resourceId query
-// parameter (set it in MastraClient's headers option).
-const ResourceHeader = "X-Resource-Id"
-
-func requestContextResource(v string) string {
-	if v == "" {
-		return ""
-	}
-	b, err := keel.DecodeBase64(v)
-	if err != nil {
-		return ""
-	}
-	var rc map[string]any
-	if json.Unmarshal(b, &rc) != nil {
-		return ""
-	}
-	for _, k := range []string{"mastra__resourceId", "resourceId"} {
-		if s, ok := rc[k].(string); ok && s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // pathID returns the path value name, or a 400 for an id outside the

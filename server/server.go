@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -51,8 +52,20 @@ type Config struct {
 	Memory memory.Store
 	// Token, when not empty, is required as "Authorization: Bearer <Token>"
 	// on every /api request (compared in constant time); others get 401,
-	// before any of their body is read. /health and /ready need none.
+	// before any of their body is read. /health and /ready need none. Its
+	// holders are trusted: they may act for any resource (a backend acting
+	// for its users). With Users set, Token may be empty: then only users'
+	// tokens are accepted.
 	Token string
+	// Users, when not nil, verifies per-user bearer tokens (such as a
+	// jwtauth.Verifier): every /api request must carry Token or a token
+	// Users accepts, and a user's request acts for the token's resource
+	// only (see the package documentation, "Whose threads").
+	Users Authenticator
+	// CORSOrigins are the browser origins allowed to call the server
+	// (scheme://host[:port], or "*" for any; see [ParseOrigin]). Empty
+	// turns CORS off: browsers then refuse cross-origin calls.
+	CORSOrigins []string
 	// MaxBodyBytes caps request bodies; 0 means [DefaultMaxBodyBytes]. A
 	// bigger body is answered 413 before anything runs or is stored.
 	MaxBodyBytes int64
@@ -93,21 +106,18 @@ type Config struct {
 	// config.Built), so that what the route forgets stops counting at
 	// once. Nil answers the route with 501.
 	Refusals *processor.RememberedRefusals
-	// Resource, when not nil, names the resource (owner) a request acts
-	// for, for example from the caller's verified identity; it overrides
-	// whatever the request says. Returning "" falls back to the request's
-	// own resourceId (see the package documentation).
-	Resource func(r *http.Request) string
 }
 
 // Server answers the HTTP API of @mastra/client-js for a set of agents and
 // a memory store. It is safe for concurrent use.
 type Server struct {
-	cfg     Config
-	agents  map[string]*agent.Agent
-	order   []*agent.Agent
-	logger  *slog.Logger
-	handler http.Handler
+	cfg         Config
+	agents      map[string]*agent.Agent
+	order       []*agent.Agent
+	logger      *slog.Logger
+	handler     http.Handler
+	tokenDigest [sha256.Size]byte
+	cors        *corsPolicy
 }
 
 // ErrConfig is wrapped by the errors of [New].
@@ -142,7 +152,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
-	s := &Server{cfg: cfg, agents: make(map[string]*agent.Agent, len(cfg.Agents)), logger: cfg.Logger}
+	s := &Server{cfg: cfg, agents: make(map[string]*agent.Agent, len(cfg.Agents)), logger: cfg.Logger,
+		tokenDigest: sha256.Sum256([]byte(cfg.Token))}
+	var err error
+	if s.cors, err = newCORS(cfg.CORSOrigins); err != nil {
+		return nil, err
+	}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
@@ -209,11 +224,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		// running streams end on their own, not cut them.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
-	auth := "bearer token required"
-	if s.cfg.Token == "" {
-		auth = "none (no token set)"
+	cors := "off"
+	if s.cors != nil {
+		cors = s.cors.list
 	}
-	s.logger.Info("server: listening", "addr", ln.Addr().String(), "agents", len(s.order), "auth", auth,
+	s.logger.Info("server: listening", "addr", ln.Addr().String(), "agents", len(s.order), "auth", string(s.AuthMode()), "cors", cors,
 		"memory", s.cfg.Memory != nil, "max_body_bytes", s.cfg.MaxBodyBytes, "max_files", s.cfg.MaxFiles,
 		"header_timeout", s.cfg.HeaderTimeout, "body_grace", s.cfg.BodyGrace, "min_body_rate", s.cfg.MinBodyRate,
 		"write_timeout", s.cfg.WriteTimeout)

@@ -103,7 +103,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	next, stop := iter.Pull2(a.Stream(ctx, req.messages, req.opts...))
+	next, stop := iter.Pull2(a.Stream(ctx, req.messages, req.options()...))
 	defer stop()
 	ev, err, ok := next()
 	if !ok {
@@ -148,11 +148,6 @@ type streamState struct {
 	textOpen                                        bool
 	textN                                           int
 	stepText                                        string
-	// stepFinish is the last step's step-finish, held until the next
-	// event: when that is the finish, the step-finish gets the same
-	// metadata (response id and model), which only the finish's result
-	// carries.
-	stepFinish *finishPayload
 }
 
 func (st *streamState) send(typ string, payload any) bool {
@@ -169,22 +164,19 @@ func (st *streamState) closeText() bool {
 
 func (st *streamState) textID() string { return "txt-" + strconv.Itoa(st.textN) }
 
-// flushStepFinish sends the step-finish held back, if any.
-func (st *streamState) flushStepFinish() bool {
-	p := st.stepFinish
-	if p == nil {
-		return true
+// metadata is what step-finish and finish carry of a model call: its
+// response id and model, the agent's model name when the provider gave
+// none.
+func (st *streamState) metadata(responseID, modelID string) finishMetadata {
+	if modelID == "" {
+		modelID = st.modelName
 	}
-	st.stepFinish = nil
-	return st.send("step-finish", *p)
+	return finishMetadata{ID: responseID, ModelID: modelID}
 }
 
 // event sends the chunks of one agent event; false means the client is
 // gone.
 func (st *streamState) event(ev agent.Event) bool {
-	if ev.Type != agent.EventFinish && !st.flushStepFinish() {
-		return false
-	}
 	switch ev.Type {
 	case agent.EventStart:
 		return st.send("start", startPayload{ID: st.agentID, MessageID: st.messageID})
@@ -218,30 +210,24 @@ func (st *streamState) event(ev agent.Event) bool {
 			Error:  toWireError(ev.Err)})
 	case agent.EventStepFinish:
 		st.stepText = ev.Text
-		// The step's own response id is not known here: a step followed
-		// by another keeps only the model's name.
-		st.stepFinish = &finishPayload{
+		return st.closeText() && st.send("step-finish", finishPayload{
 			MessageID:  st.messageID,
 			StepResult: stepResult{Reason: ev.FinishReason, IsContinued: ev.FinishReason == keel.FinishToolCalls},
 			Output:     stepOutput{Text: ev.Text, ToolCalls: []wireChunk{}, Usage: toWireUsage(ev.Usage)},
-			Metadata:   finishMetadata{ModelID: st.modelName},
-		}
-		return st.closeText()
+			Metadata:   st.metadata(ev.ResponseID, ev.ModelID),
+		})
 	case agent.EventFinish:
 		p := finishPayload{MessageID: st.messageID, StepResult: stepResult{Reason: ev.FinishReason},
 			Output: stepOutput{Text: st.stepText, ToolCalls: []wireChunk{}, Usage: toWireUsage(ev.Usage)}}
 		if res := ev.Result; res != nil {
 			p.Output.Text = res.Text
-			p.Metadata = finishMetadata{ID: res.ResponseID, ModelID: res.ModelID}
+			p.Metadata = st.metadata(res.ResponseID, res.ModelID)
 			p.Recoveries = res.Recoveries
 			for _, c := range res.ToolCalls {
 				p.Output.ToolCalls = append(p.Output.ToolCalls, toolCallChunk(st.runID, c))
 			}
 		}
-		if st.stepFinish != nil {
-			st.stepFinish.Metadata = p.Metadata
-		}
-		return st.closeText() && st.flushStepFinish() && st.send("finish", p)
+		return st.closeText() && st.send("finish", p)
 	}
 	return true
 }
@@ -251,7 +237,7 @@ func (st *streamState) event(ev agent.Event) bool {
 func (st *streamState) fail(err error) {
 	p := finishPayload{MessageID: st.messageID, StepResult: stepResult{Reason: keel.FinishError},
 		Output: stepOutput{ToolCalls: []wireChunk{}}}
-	_ = st.closeText() && st.flushStepFinish() &&
+	_ = st.closeText() &&
 		st.send("error", errorPayload{Error: toWireError(err)}) &&
 		st.send("step-finish", p) &&
 		st.send("finish", p)

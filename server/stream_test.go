@@ -5,10 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"io"
+	"iter"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,11 +89,36 @@ func TestStreamText(t *testing.T) {
 	}
 }
 
+// numberedModel gives each call's response its own id, resp-1, resp-2...,
+// as a provider does.
+type numberedModel struct {
+	*keeltest.Model
+	mu sync.Mutex
+	n  int
+}
+
+func (m *numberedModel) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
+	m.mu.Lock()
+	m.n++
+	id := fmt.Sprintf("resp-%d", m.n)
+	m.mu.Unlock()
+	return func(yield func(keel.StreamEvent, error) bool) {
+		for ev, err := range m.Model.Stream(ctx, req) {
+			if ev.Type == keel.EventFinish {
+				ev.ResponseID = id
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
 func TestStreamToolCall(t *testing.T) {
-	model := keeltest.NewModel(
+	model := &numberedModel{Model: keeltest.NewModel(
 		keeltest.Reply{Text: "Let me look.", ToolCalls: []keel.ToolCallPart{{ID: "c1", Name: "missing_tool", Input: []byte(`{"q":1}`)}}},
 		keeltest.Reply{Text: "Done."},
-	)
+	)}
 	e := newEnv(t, envOptions{model: model})
 	resp := e.send("POST", "/api/agents/support/stream", `{"messages":"go"}`)
 	defer resp.Body.Close()
@@ -118,14 +146,14 @@ func TestStreamToolCall(t *testing.T) {
 	if step.StepResult.Reason != "tool-calls" || !step.StepResult.IsContinued {
 		t.Errorf("Got(first step-finish) = %+v; want tool-calls, continued", step.StepResult)
 	}
-	// The first step's own response id is not known to the stream; its
-	// model is. The last step-finish has the finish's metadata.
-	if step.Metadata.ModelID != "scripted" {
-		t.Errorf("Got(first step-finish metadata) = %+v; want model scripted", step.Metadata)
+	// Each step-finish carries its own call's response id and model; the
+	// finish, the last call's.
+	if step.Metadata.ID != "resp-1" || step.Metadata.ModelID != "scripted" {
+		t.Errorf("Got(first step-finish metadata) = %+v; want resp-1, scripted", step.Metadata)
 	}
 	last, fin := payload[finishP](t, events[len(events)-2]), payload[finishP](t, events[len(events)-1])
-	if last.Metadata != fin.Metadata {
-		t.Errorf("Got(last step-finish metadata) = %+v; want the finish's %+v", last.Metadata, fin.Metadata)
+	if last.Metadata.ID != "resp-2" || last.Metadata != fin.Metadata {
+		t.Errorf("Got(last step-finish metadata) = %+v, finish %+v; want resp-2 on both", last.Metadata, fin.Metadata)
 	}
 }
 

@@ -65,18 +65,18 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		writeRequestError(w, e)
 		return
 	}
-	resource := ""
-	if s.cfg.Resource != nil {
-		resource = s.cfg.Resource(r)
+	named, e := namedResource(r)
+	if e != nil {
+		writeRequestError(w, e)
+		return
 	}
-	if resource == "" {
-		resource = b.ResourceID
+	resource, e := callerOf(r).actFor(b.ResourceID, named)
+	if e == nil && resource == "" {
+		e = errResourceRequired
 	}
-	if resource == "" {
-		if resource, e = s.queryResource(r); e != nil {
-			writeRequestError(w, e)
-			return
-		}
+	if e != nil {
+		writeRequestError(w, e)
+		return
 	}
 	var issues []Issue
 	if !memory.ValidID(resource) {
@@ -116,7 +116,14 @@ func (s *Server) listThreads(w http.ResponseWriter, r *http.Request) {
 	if !ok || !s.checkAgentParam(w, r) {
 		return
 	}
-	resource, e := s.queryResource(r)
+	named, e := namedResource(r)
+	var resource string
+	if e == nil {
+		resource, e = callerOf(r).actFor(named)
+	}
+	if e == nil && resource == "" {
+		e = errResourceRequired
+	}
 	if e != nil {
 		writeRequestError(w, e)
 		return
@@ -156,20 +163,34 @@ func (s *Server) listThreads(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// threadTarget reads the thread id of the path and the resource of a
-// thread route.
+// threadTarget reads the thread id of the path and the resource a thread
+// route acts for (see actFor). A trusted caller that names no resource
+// gets the thread's owner, the thread found by its id alone; a missing
+// thread is then answered 404 here.
 func (s *Server) threadTarget(w http.ResponseWriter, r *http.Request) (mem memory.Store, resource, tid string, ok bool) {
 	mem, ok = s.memoryStore(w)
 	if !ok || !s.checkAgentParam(w, r) {
 		return nil, "", "", false
 	}
 	tid, e := pathID(r, "tid")
+	var named string
 	if e == nil {
-		resource, e = s.queryResource(r)
+		named, e = namedResource(r)
+	}
+	if e == nil {
+		resource, e = callerOf(r).actFor(named)
 	}
 	if e != nil {
 		writeRequestError(w, e)
 		return nil, "", "", false
+	}
+	if resource == "" {
+		owner, err := mem.ThreadOwner(r.Context(), tid)
+		if err != nil {
+			s.storeError(w, r, err)
+			return nil, "", "", false
+		}
+		resource = owner
 	}
 	return mem, resource, tid, true
 }

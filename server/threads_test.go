@@ -3,7 +3,6 @@ package server_test
 import (
 	"encoding/base64"
 	"fmt"
-	"net/http"
 	"testing"
 	"time"
 
@@ -101,7 +100,6 @@ func TestThreadBadRequests(t *testing.T) {
 		status                   int
 		substr                   string
 	}{
-		{"no resource", "GET", "/api/memory/threads/bob-1", "", 400, "resourceId is required"},
 		{"list without resource", "GET", "/api/memory/threads", "", 400, "resourceId is required"},
 		{"illegal thread id", "GET", "/api/memory/threads/bad%20id?resourceId=bob", "", 400, "invalid id"},
 		{"illegal thread id, messages", "GET", "/api/memory/threads/a%2Fb/messages?resourceId=bob", "", 400, "invalid id"},
@@ -192,23 +190,6 @@ func TestNoMemoryStore(t *testing.T) {
 	wantError(t, "list without a store", status, body, 501, "no memory store")
 }
 
-// Config.Resource binds requests to an identity the caller cannot change.
-func TestConfigResourceWins(t *testing.T) {
-	e := newEnv(t, envOptions{model: keeltest.NewModel(), config: func(c *server.Config) {
-		c.Resource = func(*http.Request) string { return "alice" }
-	}})
-	must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "a1", ResourceID: "alice"}))
-	must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "m1", ResourceID: "mallory"}))
-	status, body := e.do("GET", "/api/memory/threads/a1?resourceId=mallory", nil)
-	wantStatus(t, "alice's thread", status, body, 200)
-	status, body = e.do("GET", "/api/memory/threads/m1?resourceId=mallory", nil)
-	wantError(t, "mallory's thread", status, body, 404, "Thread not found")
-	status, body = e.do("POST", "/api/memory/threads", `{"resourceId":"mallory","threadId":"x1"}`)
-	if v := wantStatus(t, "create", status, body, 200); v["resourceId"] != "alice" {
-		t.Errorf("Got(created thread owner) = %v; want alice", v["resourceId"])
-	}
-}
-
 // Messages the runtime added itself are left out unless asked for.
 func TestMessagesHideSystemReminders(t *testing.T) {
 	e := newEnv(t, envOptions{model: keeltest.NewModel()})
@@ -244,5 +225,80 @@ func TestUpdateThread(t *testing.T) {
 	wantError(t, "malformed", status, body, 400, "malformed JSON")
 	if got := must(e.mem.GetThread(t.Context(), "r", "t")); got.Title != "new" {
 		t.Errorf("Got(stored title) = %q; want new", got.Title)
+	}
+}
+
+// A trusted caller (no auth, or the shared token) finds a thread by its id
+// alone, as Mastra's client expects: get, messages, update and delete send
+// no resource. A resource it does name must be the owner's.
+func TestThreadsByIDAlone(t *testing.T) {
+	for _, token := range []string{"", "shared-secret"} {
+		t.Run("token="+token, func(t *testing.T) {
+			e := newEnv(t, envOptions{model: keeltest.NewModel(), token: token})
+			must(e.mem.CreateThread(t.Context(), memory.Thread{ID: "bob-1", ResourceID: "bob", Title: "Bob's"}))
+			must(e.mem.SaveMessages(t.Context(), "bob", "bob-1", []keel.Message{keel.UserText("hello")}))
+
+			status, body := e.do("GET", "/api/memory/threads/bob-1?agentId=support", nil)
+			if v := wantStatus(t, "get", status, body, 200); v["resourceId"] != "bob" || v["title"] != "Bob's" {
+				t.Errorf("Got(get) = %v; want bob's thread", v)
+			}
+			status, body = e.do("GET", "/api/memory/threads/bob-1/messages?agentId=support", nil)
+			v := wantStatus(t, "messages", status, body, 200)
+			msgs := v["messages"].([]any)
+			if len(msgs) != 1 || msgs[0].(map[string]any)["resourceId"] != "bob" {
+				t.Errorf("Got(messages) = %v; want bob's one message", v)
+			}
+			status, body = e.do("PATCH", "/api/memory/threads/bob-1?agentId=support", `{"title":"Renamed"}`)
+			wantStatus(t, "update", status, body, 200)
+
+			// Naming another resource finds nothing, and changes nothing.
+			for _, tt := range []struct{ method, path, body string }{
+				{"GET", "/api/memory/threads/bob-1?resourceId=alice", ""},
+				{"GET", "/api/memory/threads/bob-1/messages?resourceId=alice", ""},
+				{"PATCH", "/api/memory/threads/bob-1?resourceId=alice", `{"title":"mine"}`},
+				{"DELETE", "/api/memory/threads/bob-1?resourceId=alice", ""},
+				{"GET", "/api/memory/threads/nobody", ""},
+				{"DELETE", "/api/memory/threads/nobody", ""},
+			} {
+				var b any
+				if tt.body != "" {
+					b = tt.body
+				}
+				status, body := e.do(tt.method, tt.path, b)
+				if v := wantError(t, tt.method+" "+tt.path, status, body, 404, "Thread not found"); len(v) != 1 {
+					t.Errorf("Got(%s %s) = %v; want the error only", tt.method, tt.path, v)
+				}
+			}
+			if th := must(e.mem.GetThread(t.Context(), "bob", "bob-1")); th.Title != "Renamed" {
+				t.Errorf("Got(title) = %q; want Renamed, untouched by the refused update", th.Title)
+			}
+
+			status, body = e.do("DELETE", "/api/memory/threads/bob-1?agentId=support", nil)
+			wantStatus(t, "delete", status, body, 200)
+			if _, err := e.mem.GetThread(t.Context(), "bob", "bob-1"); err == nil {
+				t.Errorf("Got(thread after delete) = found; want it gone")
+			}
+		})
+	}
+}
+
+// A thread's title defaults to its first user text, whether the run made
+// the thread or it was made, untitled, through the API first.
+func TestThreadTitleFromFirstTurn(t *testing.T) {
+	model := keeltest.NewModel(keeltest.Reply{Text: "ok"})
+	model.RepeatLast = true
+	e := newEnv(t, envOptions{model: model})
+	status, body := e.do("POST", "/api/memory/threads?agentId=support", `{"resourceId":"r","threadId":"made-first"}`)
+	wantStatus(t, "create", status, body, 200)
+	for _, id := range []string{"made-first", "made-by-run"} {
+		status, body := e.do("POST", "/api/agents/support/generate",
+			fmt.Sprintf(`{"messages":"Which of our Berlin leads signed in March?","memory":{"thread":%q,"resource":"r"}}`, id))
+		wantStatus(t, "generate", status, body, 200)
+	}
+	status, body = e.do("GET", "/api/memory/threads?resourceId=r", nil)
+	for _, th := range wantStatus(t, "list", status, body, 200)["threads"].([]any) {
+		if th := th.(map[string]any); th["title"] != "Which of our Berlin leads signed in March?" {
+			t.Errorf("Got(title of %v) = %q; want the first user text", th["id"], th["title"])
+		}
 	}
 }

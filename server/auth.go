@@ -1,0 +1,118 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/keel-go/keel/memory"
+)
+
+// Authenticator verifies per-user bearer tokens (see Config.Users).
+// jwtauth.Verifier is one. Implementations are safe for concurrent use.
+type Authenticator interface {
+	// Authenticate returns the resource the bearer token acts for: the
+	// owner of the caller's threads and sandbox. An error refuses the
+	// request with 401 and the error's text, or with 503 when the error
+	// has a method AuthUnavailable() bool reporting true (the token could
+	// not be checked, such as when the issuer's keys cannot be fetched).
+	Authenticate(ctx context.Context, token string) (resource string, err error)
+}
+
+// AuthMode says how a server tells who its callers are.
+type AuthMode string
+
+// The modes of [Server.AuthMode].
+const (
+	// AuthNone: no token is asked for; every caller is trusted.
+	AuthNone AuthMode = "none"
+	// AuthToken: every /api request needs the shared Config.Token, whose
+	// holders are trusted (a backend acting for its users).
+	AuthToken AuthMode = "token"
+	// AuthUsers: every /api request needs a token Config.Users accepts,
+	// or the shared Config.Token when there is one.
+	AuthUsers AuthMode = "users"
+)
+
+// AuthMode returns the server's mode, for a startup line.
+func (s *Server) AuthMode() AuthMode {
+	switch {
+	case s.cfg.Users != nil:
+		return AuthUsers
+	case s.cfg.Token != "":
+		return AuthToken
+	default:
+		return AuthNone
+	}
+}
+
+// caller is who sent a request. A trusted caller (no auth, or the shared
+// token) may act for any resource and name it in the request; a user
+// acts for its own resource only.
+type caller struct {
+	resource string // "" for a trusted caller
+}
+
+func (c caller) trusted() bool { return c.resource == "" }
+
+type callerKey struct{}
+
+func callerOf(r *http.Request) caller {
+	c, _ := r.Context().Value(callerKey{}).(caller)
+	return c
+}
+
+// authFailure is a request the authentication refused.
+type authFailure struct {
+	status int
+	msg    string
+}
+
+// authenticate tells who sent r. Requests outside /api, and every request
+// of a server without auth, are trusted. Otherwise the bearer token must
+// be the shared token (compared in constant time: digests, so the lengths
+// do not show) or one Config.Users accepts.
+func (s *Server) authenticate(r *http.Request) (caller, *authFailure) {
+	if !isAPI(r.URL.Path) || s.cfg.Token == "" && s.cfg.Users == nil {
+		return caller{}, nil
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return caller{}, &authFailure{http.StatusUnauthorized, s.missingTokenMessage()}
+	}
+	if s.cfg.Token != "" {
+		got := sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(got[:], s.tokenDigest[:]) == 1 {
+			return caller{}, nil
+		}
+	}
+	if s.cfg.Users == nil {
+		return caller{}, &authFailure{http.StatusUnauthorized, "missing or invalid token: send Authorization: Bearer <KEEL_API_TOKEN>"}
+	}
+	res, err := s.cfg.Users.Authenticate(r.Context(), token)
+	if err != nil {
+		var un interface{ AuthUnavailable() bool }
+		if errors.As(err, &un) && un.AuthUnavailable() {
+			s.logger.Error("server: tokens cannot be checked", "err", err)
+			return caller{}, &authFailure{http.StatusServiceUnavailable, "tokens cannot be checked now: " + err.Error()}
+		}
+		return caller{}, &authFailure{http.StatusUnauthorized, err.Error()}
+	}
+	if !memory.ValidID(res) {
+		return caller{}, &authFailure{http.StatusUnauthorized, "the token's resource " + trimField(res) + " is not a valid id: it " + idRule}
+	}
+	return caller{resource: res}, nil
+}
+
+func (s *Server) missingTokenMessage() string {
+	if s.cfg.Users != nil {
+		return "missing token: send Authorization: Bearer <your access token>"
+	}
+	return "missing or invalid token: send Authorization: Bearer <KEEL_API_TOKEN>"
+}
+
+func isAPI(path string) bool { return path == "/api" || strings.HasPrefix(path, "/api/") }
