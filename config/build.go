@@ -179,6 +179,8 @@ func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent
 		Workspace:           ws,
 		MaxSteps:            a.MaxSteps,
 		MaxProcessorRetries: a.MaxProcessorRetries,
+		LastMessages:        a.LastMessages.lastMessages(),
+		GenerateTitle:       a.GenerateTitle,
 		Logger:              logger,
 	}
 	for _, name := range a.Tools {

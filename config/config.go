@@ -101,6 +101,14 @@ type Agent struct {
 	MaxProcessorRetries int `yaml:"maxProcessorRetries"`
 	// Files overrides the file's files: settings for this agent.
 	Files Files `yaml:"files"`
+	// LastMessages is the history window: how many of a thread's last
+	// messages a run sends the model; left out means 10, 0 or false the
+	// whole thread. A request's memory.options.lastMessages wins.
+	LastMessages Window `yaml:"lastMessages"`
+	// GenerateTitle asks the model for a short title of each new thread
+	// after its first turn; off by default (the title is then the first
+	// user text).
+	GenerateTitle bool `yaml:"generateTitle"`
 }
 
 // Sandbox configures an agent's sandboxes, kept under the sandbox root
@@ -167,13 +175,16 @@ type Server struct {
 	// Addr is the address to listen on; empty means [DefaultAddr]. The
 	// command line's --addr wins.
 	Addr string `yaml:"addr"`
-	// TokenEnv names the environment variable holding the bearer token
-	// every request must carry; empty means [DefaultTokenEnv]. The token
-	// itself never goes in the file.
+	// TokenEnv is the older place of Auth.TokenEnv, still read.
 	TokenEnv string `yaml:"tokenEnv"`
 	// MaxBodyBytes caps a request body; 0 means the server's default
 	// (50 MiB).
 	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// Auth says how callers are told apart: a shared token, per-user
+	// tokens, or both (see [Server.ResolveAuth]).
+	Auth Auth `yaml:"auth"`
+	// CORS lets apps in a browser call the server.
+	CORS CORS `yaml:"cors"`
 }
 
 // DefaultInstructions are the instructions of the agent of [Default].
@@ -201,12 +212,4 @@ func (f *File) Agent(id string) (Agent, bool) {
 		}
 	}
 	return Agent{}, false
-}
-
-// TokenEnvName returns the variable that holds the server's token.
-func (s Server) TokenEnvName() string {
-	if s.TokenEnv == "" {
-		return DefaultTokenEnv
-	}
-	return s.TokenEnv
 }

@@ -9,8 +9,18 @@
 //
 //	server:
 //	  addr: 127.0.0.1:4111      # --addr wins
-//	  tokenEnv: KEEL_API_TOKEN  # the variable holding the bearer token
 //	  maxBodyBytes: 52428800    # 50 MiB
+//	  auth:
+//	    tokenEnv: KEEL_API_TOKEN   # the variable holding the shared (trusted) token
+//	    jwt:                       # per-user tokens; also on when KEEL_JWT_SECRET or KEEL_JWKS_URL is set
+//	      secretEnv: KEEL_JWT_SECRET             # the variable holding the HS256 secret
+//	      jwks: https://auth.example.com/.well-known/jwks.json  # or a file; default $KEEL_JWKS_URL
+//	      issuer: https://auth.example.com
+//	      audience: keel                         # or a list
+//	      resourceClaim: sub                     # the claim naming the user's resource
+//	      leeway: 30s
+//	  cors:
+//	    origins: [https://app.example.com]       # KEEL_CORS_ORIGINS (comma-separated) replaces them
 //	files:
 //	  convert: true             # a refused file's text for the model; false: the note alone
 //	  maxChars: 100000          # the cap on one file's text
@@ -39,9 +49,15 @@
 //	    maxSteps: 5
 //	    maxProcessorRetries: 3
 //	    files: {convert: false}          # this agent's own, over the file's files:
+//	    lastMessages: 10                 # the history window; 0 or false: the whole thread
+//	    generateTitle: false             # true: the model titles each new thread
 //
 // Without a file, keel runs [Default]: one agent, "assistant", with the
 // three sandbox tools.
+//
+// Secrets never go in the file: it names the variables that hold them.
+// [Server.ResolveAuth] reads them, with the file's settings, into what
+// the server and its token verifier take.
 //
 // # Sandboxes
 //

@@ -103,14 +103,17 @@ var (
 	tagNames   = map[string]string{"str": "text", "int": "a number", "float": "a number", "bool": "true/false", "map": "a mapping", "seq": "a list", "null": "nothing"}
 	knownByTyp = map[string]string{
 		"File":          "agents, server, files, refusals",
-		"Agent":         "id, name, description, instructions, model, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files",
+		"Agent":         "id, name, description, instructions, model, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files, lastMessages, generateTitle",
 		"Files":         "convert, maxChars",
 		"Refusals":      "remember, expiry",
 		"Sandbox":       "resolution, allowUnisolated, uid, gid, limits",
 		"SandboxLimits": "processes, memory, fileSize, disk, cpuTime",
 		"StreamRetry":   "maxRetries, delay",
 		"FileUpload":    "mediaTypes, extensions, maxSize",
-		"Server":        "addr, tokenEnv, maxBodyBytes",
+		"Server":        "addr, maxBodyBytes, auth, cors, tokenEnv",
+		"Auth":          "tokenEnv, jwt",
+		"JWT":           "secretEnv, jwks, issuer, audience, resourceClaim, leeway",
+		"CORS":          "origins",
 	}
 )
 

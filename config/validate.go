@@ -97,9 +97,9 @@ func (f *File) validate(root *yaml.Node) error {
 			add("server.addr", []any{"server", "addr"}, "%q: write host:port, such as %s", s.Addr, DefaultAddr)
 		}
 	}
-	if s.TokenEnv != "" && !envNameRE.MatchString(s.TokenEnv) {
-		add("server.tokenEnv", []any{"server", "tokenEnv"}, "%q: name the environment variable that holds the token (such as %s), not the token itself", s.TokenEnv, DefaultTokenEnv)
-	}
+	validateAuth(s, func(path []any, format string, args ...any) {
+		add(fieldName(path), append([]any{"server"}, path...), format, args...)
+	})
 	if s.MaxBodyBytes < 0 {
 		add("server.maxBodyBytes", []any{"server", "maxBodyBytes"}, "%d: use a positive number of bytes, or leave it out for 50 MiB", s.MaxBodyBytes)
 	}

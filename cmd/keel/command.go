@@ -45,8 +45,13 @@ Environment:
                                   such as http://localhost:11434/v1
   ` + envDatabaseURL + `               storage when --db is not given: a SQLite file or a postgres:// URL;
                                   default ./` + defaultDB + `
-  ` + config.DefaultTokenEnv + `                  the bearer token keel serve requires (keel.yaml's server.tokenEnv
-                                  may name another variable); without one it listens on loopback only
+  ` + config.DefaultTokenEnv + `                  the shared bearer token keel serve requires (keel.yaml's
+                                  server.auth.tokenEnv may name another variable); its holders may act
+                                  for any resource. Without it or a JWT key, keel serve listens on loopback only
+  ` + config.DefaultJWTSecretEnv + `                 per-user tokens: the HS256 secret (32 bytes or more) of users' JWTs;
+                                  each user acts for its token's sub only
+  ` + config.JWKSEnv + `                   per-user tokens: the issuer's JWKS (RS256, ES256, EdDSA), a URL or a file
+  ` + config.CORSOriginsEnv + `               browser origins allowed to call keel serve, comma-separated
 `
 
 // stdio are a command's standard streams.

@@ -17,6 +17,7 @@ func TestErrorExits(t *testing.T) {
 	// Without the default processors, a connection failure is not retried
 	// (which takes seconds) before it surfaces.
 	writeFile(t, filepath.Join(dir, "noretry.yaml"), []byte("agents:\n  - id: a\n    errorProcessorDefaults: false\n"))
+	writeFile(t, filepath.Join(dir, "jwt.yaml"), []byte("server:\n  addr: 127.0.0.1:0\n  auth: {jwt: {issuer: https://auth.example.com}}\nagents:\n  - id: a\n"))
 	gem := geminiEnv(srv)
 	cases := []struct {
 		name    string
@@ -43,8 +44,11 @@ func TestErrorExits(t *testing.T) {
 		{"PostgreSQL unreachable", gem, []string{"threads", "list", "--db", "postgres://keel@127.0.0.1:1/keel?connect_timeout=5"}, 1, []string{"open PostgreSQL", "check the URL"}},
 		{"threads without subcommand", gem, []string{"threads"}, 2, []string{"keel threads list"}},
 		{"unknown thread", gem, []string{"threads", "show", "nothing-here"}, 1, []string{"has no thread nothing-here", "keel threads list"}},
-		{"open beyond loopback without token", gem, []string{"serve", "--addr", "0.0.0.0:0"}, 2, []string{"refusing to listen on 0.0.0.0:0 without a token", "KEEL_API_TOKEN", "--insecure-bind"}},
+		{"open beyond loopback without token", gem, []string{"serve", "--addr", "0.0.0.0:0"}, 2, []string{"refusing to listen on 0.0.0.0:0 without auth", "KEEL_API_TOKEN", "KEEL_JWT_SECRET", "--insecure-bind"}},
 		{"bad addr", gem, []string{"serve", "--addr", "4111"}, 2, []string{"write host:port"}},
+		{"short JWT secret", geminiEnv(srv, "KEEL_JWT_SECRET=short"), []string{"serve", "--addr", "127.0.0.1:0"}, 1, []string{"per-user tokens", "at least 32"}},
+		{"JWKS unreachable", geminiEnv(srv, "KEEL_JWKS_URL=http://127.0.0.1:1/jwks.json"), []string{"serve", "--addr", "127.0.0.1:0"}, 1, []string{"per-user tokens", "fetch the JWKS", "KEEL_JWKS_URL"}},
+		{"JWT asked for without a key", gem, []string{"serve", "--config", "jwt.yaml"}, 1, []string{"server.auth.jwt is set", "KEEL_JWT_SECRET"}},
 		{"model server unreachable", geminiEnv(srv, "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:1"), []string{"run", "--config", "noretry.yaml", "hi"}, 1, []string{"API call failed", "check the network"}},
 	}
 	for _, c := range cases {

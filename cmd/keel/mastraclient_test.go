@@ -13,14 +13,68 @@ import (
 	"github.com/keel-go/keel/workspace/localsandbox"
 )
 
-// clientDir holds the Node test of the official Mastra client.
+// clientDir holds the Node tests of the official Mastra client.
 const clientDir = "../../test/mastra-client"
 
-// TestMastraClient runs test/mastra-client/client.test.mjs, which uses the
-// real @mastra/client-js 1.47.0 (installed from its lockfile) against a
-// real keel serve whose model is a local Gemini-protocol server refusing
-// xlsx files.
+// TestMastraClient runs test/mastra-client/*.test.mjs, which use the real
+// @mastra/client-js 1.47.0 (installed from its lockfile) against a real
+// keel serve whose model is a local Gemini-protocol server refusing xlsx
+// files: client.test.mjs without auth (trusted callers), users.test.mjs
+// with per-user tokens and a backend's shared token.
 func TestMastraClient(t *testing.T) {
+	node := clientSetup(t)
+	srv := googletest.NewServer(t, googletest.Options{Unsupported: []string{xlsxType}})
+
+	t.Run("no auth", func(t *testing.T) {
+		served := t.TempDir()
+		s := startServe(t, served, geminiEnv(srv), loopback...)
+		runClientTest(t, node, s, "client.test.mjs", "KEEL_TOKEN=",
+			"EXPECTED_TEXT="+googletest.DefaultText, "EXPECTED_MODEL="+googletest.ModelVersion)
+		// The refused file went to the model once per request that
+		// carried it, and each was answered again without it.
+		refused := 0
+		for _, r := range srv.Requests() {
+			b, err := r.Decode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, mt := range b.InlineMediaTypes() {
+				if mt == xlsxType {
+					refused++
+				}
+			}
+		}
+		if refused == 0 {
+			t.Errorf("Got(requests with the xlsx) = 0; want the model server to have refused it")
+		}
+		// The client deleted its thread, and with it the refused file
+		// keel had put in user-1's sandbox.
+		uploads := filepath.Join(served, ".keel", "sandbox", "resource-"+localsandbox.DirName("user-1"), "uploads")
+		if entries, err := os.ReadDir(uploads); err != nil || len(entries) != 0 {
+			t.Errorf("Got(uploads of user-1 after the thread's deletion) = %v, %v; want the directory there and empty", entries, err)
+		}
+		if err := s.stop(t); err != nil {
+			t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+		}
+	})
+
+	t.Run("per-user tokens", func(t *testing.T) {
+		const secret, backend = "client-test-jwt-secret-of-32-bytes-or-more", "client-test-backend-token"
+		s := startServe(t, t.TempDir(), geminiEnv(srv, "KEEL_JWT_SECRET="+secret, "KEEL_API_TOKEN="+backend), loopback...)
+		if !strings.Contains(s.Stderr(), "auth: per-user tokens") {
+			t.Errorf("Got(start-up message) = %q; want it to say per-user tokens are on", s.Stderr())
+		}
+		runClientTest(t, node, s, "users.test.mjs", "KEEL_ALICE_TOKEN="+hs256(t, secret, "alice"),
+			"KEEL_BOB_TOKEN="+hs256(t, secret, "bob"), "KEEL_BACKEND_TOKEN="+backend, "EXPECTED_TEXT="+googletest.DefaultText)
+		if err := s.stop(t); err != nil {
+			t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+		}
+	})
+}
+
+// clientSetup returns node, with the client installed from the lockfile.
+func clientSetup(t *testing.T) string {
+	t.Helper()
 	node, nodeErr := exec.LookPath("node")
 	npm, npmErr := exec.LookPath("npm")
 	if nodeErr != nil || npmErr != nil {
@@ -41,50 +95,25 @@ func TestMastraClient(t *testing.T) {
 			t.Fatalf("Got(npm ci --prefix %s) = %v; want the lockfile installed\n%s", dir, err, out)
 		}
 	}
+	return node
+}
 
-	srv := googletest.NewServer(t, googletest.Options{Unsupported: []string{xlsxType}})
-	const token = "client-test-token"
-	served := t.TempDir()
-	s := startServe(t, served, geminiEnv(srv, "KEEL_API_TOKEN="+token), loopback...)
-
+// runClientTest runs one Node test file against s and fails unless it ran
+// tests and every one passed.
+func runClientTest(t *testing.T, node string, s *served, file string, vars ...string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "client.test.mjs")
-	cmd.Dir = dir
-	cmd.Env = env("KEEL_URL="+s.url, "KEEL_TOKEN="+token, "KEEL_AGENT=assistant", "EXPECTED_TEXT="+googletest.DefaultText)
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", file)
+	cmd.Dir = clientDir
+	cmd.Env = env(append([]string{"KEEL_URL=" + s.url, "KEEL_AGENT=assistant"}, vars...)...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("Got(node --test client.test.mjs) = %v; want every test to pass\n%s\nkeel serve:\n%s", err, out, s.Stderr())
+		t.Fatalf("Got(node --test %s) = %v; want every test to pass\n%s\nkeel serve:\n%s", file, err, out, s.Stderr())
 	}
+	t.Logf("node --test %s:\n%s", file, out)
 	// A file that ran no test would pass too: make sure some did.
 	if o := string(out); !strings.Contains(o, "fail 0") || strings.Contains(o, "pass 0") {
-		t.Fatalf("Got(node --test output) = %s; want tests run, none failed", out)
-	}
-
-	// The refused file went to the model once per request that carried it,
-	// and each was answered again without it.
-	refused := 0
-	for _, r := range srv.Requests() {
-		b, err := r.Decode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, mt := range b.InlineMediaTypes() {
-			if mt == xlsxType {
-				refused++
-			}
-		}
-	}
-	if refused == 0 {
-		t.Errorf("Got(requests with the xlsx) = 0; want the model server to have refused it")
-	}
-	// The client deleted its thread, and with it the refused file keel had
-	// put in user-1's sandbox.
-	uploads := filepath.Join(served, ".keel", "sandbox", "resource-"+localsandbox.DirName("user-1"), "uploads")
-	if entries, err := os.ReadDir(uploads); err != nil || len(entries) != 0 {
-		t.Errorf("Got(uploads of user-1 after the thread's deletion) = %v, %v; want the directory there and empty", entries, err)
-	}
-	if err := s.stop(t); err != nil {
-		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+		t.Fatalf("Got(node --test %s output) = %s; want tests run, none failed", file, out)
 	}
 }

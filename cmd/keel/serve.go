@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"strings"
 
 	"github.com/keel-go/keel/config"
@@ -42,18 +41,21 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if !isSet(fs, "addr") && f.Server.Addr != "" {
 		addr = f.Server.Addr
 	}
-	tokenEnv := f.Server.TokenEnvName()
-	token := strings.TrimSpace(os.Getenv(tokenEnv))
+	logger := newLogger(std.err, slog.LevelInfo)
+	auth, err := loadServeAuth(ctx, f, logger)
+	if err != nil {
+		return err
+	}
 	loopback, err := isLoopback(addr)
 	if err != nil {
 		return usagef("--addr %q: %v; write host:port, such as %s", addr, err, config.DefaultAddr)
 	}
-	if !loopback && token == "" && !c.insecureBind {
-		return usagef("refusing to listen on %s without a token: set %s to a secret that clients send as a bearer token, "+
-			"listen on loopback (--addr %s), or pass --insecure-bind to serve anyone who reaches the port", addr, tokenEnv, config.DefaultAddr)
+	if !loopback && !auth.protected() && !c.insecureBind {
+		return usagef("refusing to listen on %s without auth: set %s to a secret that clients send as a bearer token "+
+			"(or %s for per-user tokens), listen on loopback (--addr %s), or pass --insecure-bind to serve anyone who reaches the port",
+			addr, auth.TokenEnv, config.DefaultJWTSecretEnv, config.DefaultAddr)
 	}
 
-	logger := newLogger(std.err, slog.LevelInfo)
 	store, where, err := c.storage.open(ctx, true)
 	if err != nil {
 		return err
@@ -63,14 +65,15 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.New(server.Config{
+	cfg := server.Config{
 		Agents:       built.Agents,
 		Memory:       store,
 		Refusals:     built.Refusals,
-		Token:        token,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,
-	})
+	}
+	auth.serverConfig(&cfg)
+	srv, err := server.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -78,7 +81,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another keel serve running? choose another port with --addr)", addr, err)
 	}
-	c.announce(std, ln.Addr().String(), built, where, tokenEnv, token != "")
+	c.announce(std, ln.Addr().String(), built, where, auth)
 	stopping := make(chan struct{})
 	defer close(stopping)
 	go func() {
@@ -97,7 +100,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 
 // announce says with what keel serves, how it is protected, and where it
 // listens.
-func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where, tokenEnv string, hasToken bool) {
+func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where string, auth *serveAuth) {
 	ids := make([]string, len(built.Agents))
 	for i, a := range built.Agents {
 		m := a.Config().Model
@@ -106,13 +109,8 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where, 
 	fmt.Fprintf(std.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
 	fmt.Fprintf(std.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
 	printBuilt(std.err, "serve", built)
-	switch {
-	case hasToken:
-		fmt.Fprintf(std.err, "keel serve: every request needs Authorization: Bearer $%s\n", tokenEnv)
-	case c.insecureBind:
-		fmt.Fprintf(std.err, "keel serve: WARNING: no token and not on loopback: anyone who reaches %s can use the agents (set %s)\n", addr, tokenEnv)
-	default:
-		fmt.Fprintf(std.err, "keel serve: no token: only this machine can connect (set %s to require one and to listen beyond loopback)\n", tokenEnv)
+	for _, line := range auth.lines(addr, c.insecureBind) {
+		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
 	// Last, so that whoever waits for it knows the rest was said.
 	fmt.Fprintf(std.err, "keel serve: listening on http://%s/api\n", addr)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/provider/providertest"
 	"github.com/keel-go/keel/workspace/sandboxtest"
@@ -267,7 +268,7 @@ func TestServeWithoutBubblewrap(t *testing.T) {
 func TestServeInsecureBind(t *testing.T) {
 	srv := googletest.NewServer(t, googletest.Options{})
 	s := startServe(t, t.TempDir(), geminiEnv(srv), "--addr", "0.0.0.0:0", "--insecure-bind")
-	if !strings.Contains(s.Stderr(), "WARNING: no token and not on loopback") {
+	if !strings.Contains(s.Stderr(), "WARNING: auth: none, and not on loopback") {
 		t.Errorf("Got(start-up message) = %q; want a warning that anyone can connect", s.Stderr())
 	}
 	_, port, _ := strings.Cut(strings.TrimPrefix(s.url, "http://"), "]:")
@@ -311,4 +312,47 @@ agents:
 	if err := s.stop(t); err != nil {
 		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
 	}
+}
+
+// With KEEL_JWT_SECRET, keel serve takes per-user tokens, says so at
+// start, and may listen beyond loopback; each user acts for the
+// resource of its token.
+func TestServePerUserTokens(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{})
+	secret := "serve-test-secret-of-at-least-32-bytes"
+	s := startServe(t, t.TempDir(), geminiEnv(srv, "KEEL_JWT_SECRET="+secret, "KEEL_CORS_ORIGINS=http://localhost:5173"), "--addr", "0.0.0.0:0")
+	for _, want := range []string{"auth: per-user tokens (HS256 with the shared secret; resource from claim sub)", "cors: browser apps from http://localhost:5173 may call (KEEL_CORS_ORIGINS)"} {
+		if !strings.Contains(s.Stderr(), want) {
+			t.Errorf("Got(start-up message) = %q; want %q", s.Stderr(), want)
+		}
+	}
+	_, port, _ := strings.Cut(strings.TrimPrefix(s.url, "http://"), "]:")
+	if port == "" {
+		_, port, _ = strings.Cut(strings.TrimPrefix(s.url, "http://"), ":")
+	}
+	url := "http://127.0.0.1:" + port
+	if code, _ := call(t, "GET", url+"/api/agents", "", ""); code != 401 {
+		t.Errorf("Got(GET without a token) = %d; want 401", code)
+	}
+	alice := hs256(t, secret, "alice")
+	code, body := call(t, "POST", url+"/api/agents/assistant/generate", alice, `{"messages":"hi","memory":{"thread":"a-1"}}`)
+	if code != 200 || !strings.Contains(string(body), `"resourceId":"alice"`) {
+		t.Errorf("Got(alice's generate) = %d %s; want 200 as alice", code, body)
+	}
+	if code, body := call(t, "GET", url+"/api/memory/threads/a-1", hs256(t, secret, "bob"), ""); code != 404 {
+		t.Errorf("Got(bob reads alice's thread) = %d %s; want 404", code, body)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+}
+
+// hs256 is an HS256 token for sub, valid for an hour.
+func hs256(t *testing.T, secret, sub string) string {
+	t.Helper()
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": sub, "exp": time.Now().Add(time.Hour).Unix()}).SignedString([]byte(secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }

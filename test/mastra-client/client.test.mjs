@@ -4,9 +4,11 @@
 // protocol, which refuses xlsx files) and runs this file with:
 //
 //   KEEL_URL       keel's base URL, such as http://127.0.0.1:41234
-//   KEEL_TOKEN     the bearer token keel requires ("" for none)
+//   KEEL_TOKEN     the bearer token keel requires ("" for none: keel runs
+//                  without auth, and its callers are trusted)
 //   KEEL_AGENT     the agent to talk to
 //   EXPECTED_TEXT  what the model server answers
+//   EXPECTED_MODEL the model id the model server reports
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -16,8 +18,9 @@ const baseUrl = process.env.KEEL_URL;
 const token = process.env.KEEL_TOKEN ?? '';
 const agentId = process.env.KEEL_AGENT ?? 'assistant';
 const expectedText = process.env.EXPECTED_TEXT;
-if (!baseUrl || !expectedText) {
-  throw new Error('set KEEL_URL and EXPECTED_TEXT: this test drives a running keel serve (see cmd/keel/mastraclient_test.go)');
+const expectedModel = process.env.EXPECTED_MODEL;
+if (!baseUrl || !expectedText || !expectedModel) {
+  throw new Error('set KEEL_URL, EXPECTED_TEXT and EXPECTED_MODEL: this test drives a running keel serve (see cmd/keel/mastraclient_test.go)');
 }
 
 const resourceId = 'user-1';
@@ -133,6 +136,21 @@ test('threads: create, generate, list, get, messages, delete', async (t) => {
     }
   });
 
+  await t.test('every step-finish carries its response id and model, as finish does', async () => {
+    const res = await agent.stream('Once more', { memory });
+    const finishes = [];
+    await res.processDataStream({
+      onChunk: async (chunk) => {
+        if (chunk.type === 'step-finish' || chunk.type === 'finish') finishes.push(chunk);
+      },
+    });
+    assert.deepEqual(finishes.map((c) => c.type), ['step-finish', 'finish']);
+    const [step, finish] = finishes.map((c) => c.payload.metadata);
+    assert.ok(step.id, `step-finish metadata ${JSON.stringify(step)}; want a response id`);
+    assert.equal(step.modelId, expectedModel);
+    assert.deepEqual(step, finish);
+  });
+
   await t.test('a stream with the refused file tells of the recovery', async () => {
     const res = await agent.stream([
       { role: 'user', content: [{ type: 'file', data: dataUrl, mediaType: xlsxType, filename: 'leads.xlsx' }] },
@@ -166,6 +184,29 @@ test('threads: create, generate, list, get, messages, delete', async (t) => {
     assert.equal(got.id, thread.id);
     assert.equal(got.title, 'Leads');
     await assert.rejects(mt.get({ mastra__resourceId: 'someone-else' }), (err) => err.status === 404);
+  });
+
+  await t.test('get, listMessages and delete need no resourceId: the thread is found by its id', async () => {
+    // As Mastra's own server answers them: the client sends no resource.
+    const other = await client.createMemoryThread({ agentId, resourceId: 'user-2', title: 'Scratch' });
+    await agent.generate('Hello there', { memory: { thread: other.id, resource: 'user-2' } });
+    const mt = client.getMemoryThread({ threadId: other.id, agentId });
+    const got = await mt.get();
+    assert.equal(got.id, other.id);
+    assert.equal(got.resourceId, 'user-2');
+    const page = await mt.listMessages();
+    assert.deepEqual(page.messages.map((m) => m.role), ['user', 'assistant']);
+    assert.equal(page.messages[0].content.content, 'Hello there');
+    assert.equal((await mt.delete()).result, 'Thread deleted');
+    await assert.rejects(mt.get(), (err) => err.status === 404);
+  });
+
+  await t.test('a thread a run makes is titled by its first user text', async () => {
+    const id = `titled-${Date.now()}`;
+    await agent.generate('Which leads from Berlin signed in March?', { memory: { thread: id, resource: resourceId } });
+    const got = await client.getMemoryThread({ threadId: id, agentId }).get();
+    assert.equal(got.title, 'Which leads from Berlin signed in March?');
+    await client.getMemoryThread({ threadId: id, agentId }).delete();
   });
 
   await t.test('the thread is deleted', async () => {
