@@ -1,13 +1,16 @@
 package server_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/internal/pgtest"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/memory/pgstore"
 	"github.com/keel-go/keel/memory/sqlitestore"
 )
 
@@ -23,12 +26,35 @@ func seedTurns(t testing.TB, mem memory.Store, id string, turns int) {
 	must(mem.SaveMessages(t.Context(), "r", id, msgs))
 }
 
-// A 300-turn thread in SQLite, asked over HTTP: the prompt holds the
-// default window of 10 history messages, or memory.options.lastMessages
-// of them; 0 and false send the whole thread.
-func TestHistoryWindowOverHTTP(t *testing.T) {
-	mem := must(sqlitestore.Open(filepath.Join(t.TempDir(), "keel.db")))
+// openStore opens a real store of kind: SQLite in a temporary file, or a
+// new database on the tests' PostgreSQL server.
+func openStore(t testing.TB, kind string) memory.Store {
+	t.Helper()
+	var mem memory.Store
+	var err error
+	switch kind {
+	case "sqlite":
+		mem, err = sqlitestore.Open(filepath.Join(t.TempDir(), "keel.db"))
+	case "postgres":
+		mem, err = pgstore.Open(context.Background(), pgtest.Start(t))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { mem.Close() })
+	return mem
+}
+
+// A 300-turn thread in SQLite and PostgreSQL, asked over HTTP: the prompt
+// holds the default window of 10 history messages, or
+// memory.options.lastMessages of them; 0 and false send the whole thread.
+func TestHistoryWindowOverHTTP(t *testing.T) {
+	for _, kind := range []string{"sqlite", "postgres"} {
+		t.Run(kind, func(t *testing.T) { testHistoryWindow(t, openStore(t, kind)) })
+	}
+}
+
+func testHistoryWindow(t *testing.T, mem memory.Store) {
 	model := keeltest.NewModel(keeltest.Reply{Text: "ok"})
 	model.RepeatLast = true
 	e := newEnv(t, envOptions{model: model, mem: mem})
