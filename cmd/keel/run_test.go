@@ -145,13 +145,17 @@ func TestRunStreamAndDefaults(t *testing.T) {
 		}
 	}
 	list := mustKeel(t, dir, env(), "threads", "list", "--json")
-	threads := decode[[]struct{ ID, ResourceID string }](t, "threads list", list.stdout)
+	threads := decode[[]struct{ ID, ResourceID, Title string }](t, "threads list", list.stdout)
 	if len(threads) != 1 || threads[0].ResourceID != "default" || !strings.Contains(res.stderr, "thread "+threads[0].ID) {
-		t.Errorf("Got(threads) = %+v; want the one thread stderr named", threads)
+		t.Fatalf("Got(threads) = %+v; want the one thread stderr named", threads)
+	}
+	// The run titled its new thread by the prompt.
+	if threads[0].Title != "Summarise" {
+		t.Errorf("Got(title) = %q; want Summarise, the first user text", threads[0].Title)
 	}
 	table := mustKeel(t, dir, env(), "threads", "list")
-	if !strings.Contains(table.stdout, threads[0].ID) {
-		t.Errorf("Got(threads list) = %q; want %s listed", table.stdout, threads[0].ID)
+	if !strings.Contains(table.stdout, threads[0].ID) || !strings.Contains(table.stdout, "Summarise") {
+		t.Errorf("Got(threads list) = %q; want %s listed with its title", table.stdout, threads[0].ID)
 	}
 	other := mustKeel(t, dir, env(), "threads", "list", "--resource", "someone-else")
 	if strings.Contains(other.stdout, threads[0].ID) {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
 )
 
@@ -103,7 +104,7 @@ func (c *threadsListCmd) Run(ctx context.Context, args []string, std stdio) erro
 	tw := tabwriter.NewWriter(std.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tTITLE")
 	for _, t := range threads {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.UpdatedAt.Local().Format(time.DateTime), oneLine(t.Title, 60))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.UpdatedAt.Local().Format(time.DateTime), oneLine(t.Title, agent.MaxTitleLength))
 	}
 	return tw.Flush()
 }
