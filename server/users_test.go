@@ -128,7 +128,9 @@ func TestUsersCrossResourceRefused(t *testing.T) {
 
 // A user's own routes work without naming the resource, or naming it.
 func TestUsersOwnThreads(t *testing.T) {
-	e := usersEnv(t, keeltest.NewModel(keeltest.Reply{Text: "Hi Alice."}))
+	model := keeltest.NewModel(keeltest.Reply{Text: "Hi Alice."})
+	model.RepeatLast = true
+	e := usersEnv(t, model)
 	alice := bearer(userToken(t, "alice"))
 	status, body := e.do("GET", "/api/memory/threads?agentId=support", nil, alice...)
 	list := wantStatus(t, "list", status, body, 200)
@@ -152,6 +154,12 @@ func TestUsersOwnThreads(t *testing.T) {
 	}
 	if th, err := e.mem.GetThread(t.Context(), "alice", "alice-new"); err != nil || th.ResourceID != "alice" {
 		t.Errorf("Got(new thread) = %+v, %v; want it alice's", th, err)
+	}
+	// A run without a thread acts for her too: her sandbox, not one of a
+	// resource she could name.
+	status, body = e.do("POST", "/api/agents/support/generate", `{"messages":"no thread"}`, alice...)
+	if v := wantStatus(t, "generate without a thread", status, body, 200); v["resourceId"] != "alice" {
+		t.Errorf("Got(generate without a thread) resourceId %v; want alice", v["resourceId"])
 	}
 	status, body = e.do("PATCH", "/api/memory/threads/alice-1", `{"title":"Renamed"}`, alice...)
 	wantStatus(t, "update", status, body, 200)
