@@ -14,16 +14,15 @@ import (
 	"github.com/keel-go/keel/memory/sqlitestore"
 )
 
-// seedTurns stores turns question/answer pairs in resource r's thread id.
+// seedTurns stores turns question/answer pairs in resource r's thread id,
+// one save per turn, as turns store them.
 func seedTurns(t testing.TB, mem memory.Store, id string, turns int) {
 	t.Helper()
 	must(mem.CreateThread(t.Context(), memory.Thread{ID: id, ResourceID: "r"}))
-	msgs := make([]keel.Message, 0, 2*turns)
 	for i := range turns {
-		msgs = append(msgs, keel.UserText(fmt.Sprint("question ", i)),
-			keel.Message{Role: keel.RoleAssistant, Parts: []keel.Part{keel.TextPart{Text: fmt.Sprint("answer ", i)}}})
+		must(mem.SaveMessages(t.Context(), "r", id, []keel.Message{keel.UserText(fmt.Sprint("question ", i)),
+			{Role: keel.RoleAssistant, Parts: []keel.Part{keel.TextPart{Text: fmt.Sprint("answer ", i)}}}}))
 	}
-	must(mem.SaveMessages(t.Context(), "r", id, msgs))
 }
 
 // openStore opens a real store of kind: SQLite in a temporary file, or a
