@@ -22,30 +22,17 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, token string) (resource string, err error)
 }
 
-// AuthMode says how a server tells who its callers are.
-type AuthMode string
-
-// The modes of [Server.AuthMode].
-const (
-	// AuthNone: no token is asked for; every caller is trusted.
-	AuthNone AuthMode = "none"
-	// AuthToken: every /api request needs the shared Config.Token, whose
-	// holders are trusted (a backend acting for its users).
-	AuthToken AuthMode = "token"
-	// AuthUsers: every /api request needs a token Config.Users accepts,
-	// or the shared Config.Token when there is one.
-	AuthUsers AuthMode = "users"
-)
-
-// AuthMode returns the server's mode, for a startup line.
-func (s *Server) AuthMode() AuthMode {
+// authMode names how the server tells who its callers are, for its
+// "listening" log line: "users" (per-user tokens, and the shared token if
+// set), "token" (the shared token) or "none".
+func (s *Server) authMode() string {
 	switch {
 	case s.cfg.Users != nil:
-		return AuthUsers
+		return "users"
 	case s.cfg.Token != "":
-		return AuthToken
+		return "token"
 	default:
-		return AuthNone
+		return "none"
 	}
 }
 

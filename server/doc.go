@@ -129,7 +129,7 @@
 //
 // [Server.Serve] shuts down gracefully when its context ends: no new
 // connections, and running requests and streams get Config.ShutdownGrace
-// to finish. With Config.Token or Config.Users set ([Server.AuthMode]),
+// to finish. With Config.Token or Config.Users set,
 // every /api request needs "Authorization: Bearer <token>": the shared
 // token (compared in constant time) or a user's. Others get 401 {error}
 // with WWW-Authenticate, answered before any of the body is read; a

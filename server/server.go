@@ -228,7 +228,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.cors != nil {
 		cors = s.cors.list
 	}
-	s.logger.Info("server: listening", "addr", ln.Addr().String(), "agents", len(s.order), "auth", string(s.AuthMode()), "cors", cors,
+	s.logger.Info("server: listening", "addr", ln.Addr().String(), "agents", len(s.order), "auth", s.authMode(), "cors", cors,
 		"memory", s.cfg.Memory != nil, "max_body_bytes", s.cfg.MaxBodyBytes, "max_files", s.cfg.MaxFiles,
 		"header_timeout", s.cfg.HeaderTimeout, "body_grace", s.cfg.BodyGrace, "min_body_rate", s.cfg.MinBodyRate,
 		"write_timeout", s.cfg.WriteTimeout)
