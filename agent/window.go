@@ -52,32 +52,9 @@ func answersCall(m keel.Message) bool {
 }
 
 // lastMessages returns the thread's last n messages (all for n == 0),
-// oldest first, and the thread's number of messages. It reads two pages
-// of n at most.
+// oldest first, and the thread's number of messages. The store reads only
+// those rows, by its index on the thread's order.
 func lastMessages(ctx context.Context, mem memory.Store, resourceID, threadID string, n int) ([]keel.Message, int, error) {
-	if n == 0 {
-		page, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{})
-		return page.Messages, page.Total, err
-	}
-	// The first page of n tells the total; the window's first message is
-	// then on page (total-n)/n, and the window ends on the next.
-	first, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{PerPage: n})
-	if err != nil || first.Total <= n {
-		return first.Messages, first.Total, err
-	}
-	start := first.Total - n
-	p := start / n
-	page, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{Page: p, PerPage: n})
-	if err != nil {
-		return nil, 0, err
-	}
-	msgs := page.Messages[start-p*n:]
-	if page.HasMore {
-		next, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{Page: p + 1, PerPage: n})
-		if err != nil {
-			return nil, 0, err
-		}
-		msgs = append(msgs, next.Messages...)
-	}
-	return msgs, page.Total, nil
+	page, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{Last: n})
+	return page.Messages, page.Total, err
 }
