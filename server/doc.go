@@ -74,7 +74,9 @@
 // acts for the token's resource only, on every route: the request may
 // leave the resource out, naming another is 403, and another resource's
 // thread is 404 with nothing changed. A run without a thread acts for the
-// token's resource too (its sandbox is the user's).
+// token's resource too (its sandbox is the user's). The remembered
+// refusals (/api/keel/refusals) serve every user: a user may list them,
+// and only a trusted caller may forget them (403 otherwise).
 // # Responses
 //
 // Every error is a JSON object {"error": "..."}; no 2xx has an empty body.

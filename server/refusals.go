@@ -67,7 +67,14 @@ func (s *Server) listRefusals(w http.ResponseWriter, r *http.Request) {
 // of the model, model too every model of the provider; forgetting
 // everything takes all=true instead, so that no slip of a client empties
 // the ledger.
+//
+// The ledger is every user's: a user's token may read it but not change
+// it (403); a trusted caller (no auth, or the shared token) may.
 func (s *Server) forgetRefusals(w http.ResponseWriter, r *http.Request) {
+	if !callerOf(r).trusted() {
+		writeError(w, http.StatusForbidden, "the remembered refusals serve every user, so a user's token cannot forget them: send the shared token (KEEL_API_TOKEN) instead")
+		return
+	}
 	rr, ok := s.refusalsOf(w)
 	if !ok {
 		return

@@ -19,6 +19,7 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/server"
 	"github.com/keel-go/keel/server/jwtauth"
 )
@@ -306,4 +307,30 @@ func readAll(resp *http.Response) ([]byte, error) {
 	var b strings.Builder
 	_, err := io.Copy(&b, resp.Body)
 	return []byte(b.String()), err
+}
+
+// The remembered refusals serve every user: a user may read them, not
+// forget them; the shared token may.
+func TestUsersRefusals(t *testing.T) {
+	mem := memory.NewInMemory()
+	now := time.Now()
+	if err := mem.RecordRefusal(t.Context(), memory.Refusal{Provider: "google", Model: "gemini-2.5-flash", MediaType: xlsx,
+		LearnedAt: now, ExpiresAt: now.Add(time.Hour), Status: 400}); err != nil {
+		t.Fatal(err)
+	}
+	rr := must(processor.NewRememberedRefusals(mem, processor.RefusalOptions{}))
+	v := must(jwtauth.New(jwtauth.Options{Secret: jwtSecret, Audience: []string{"keel"}, Logger: quietLogger()}))
+	e := newEnv(t, envOptions{model: keeltest.NewModel(), mem: mem, config: func(c *server.Config) {
+		c.Users, c.Token, c.Refusals = v, "backend-secret", rr
+	}})
+	alice := bearer(userToken(t, "alice"))
+	status, body := e.do("GET", "/api/keel/refusals", nil, alice...)
+	wantStatus(t, "alice lists", status, body, 200)
+	status, body = e.do("DELETE", "/api/keel/refusals?all=true", nil, alice...)
+	wantError(t, "alice forgets", status, body, 403, "shared token")
+	if list := must(rr.List(t.Context())); len(list) != 1 {
+		t.Fatalf("Got(refusals after alice's DELETE) = %d; want 1, untouched", len(list))
+	}
+	status, body = e.do("DELETE", "/api/keel/refusals?all=true", nil, bearer("backend-secret")...)
+	wantStatus(t, "backend forgets", status, body, 200)
 }
