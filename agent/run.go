@@ -138,6 +138,7 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	for step := 0; ; step++ {
 		st, resp, err := r.step(ctx, step)
 		if err != nil {
+			r.keepRecoveries(ctx)
 			return nil, err
 		}
 		res.Steps = append(res.Steps, st)
@@ -153,7 +154,7 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 
 	added := r.run.AddedMessages()
 	res.Input = concat(r.input, nil)
-	reply, err := a.save(ctx, o, concat(added, r.steps))
+	reply, err := a.save(ctx, o, concat(added, r.reply()))
 	if err != nil {
 		return nil, err
 	}
