@@ -27,6 +27,7 @@ type wireAgent struct {
 	SupportsMemory   bool                `json:"supportsMemory"`
 	DefaultOptions   struct{}            `json:"defaultOptions"`
 	Source           string              `json:"source"`
+	Keel             *wireAgentKeel      `json:"keel,omitempty"`
 }
 
 type wireTool struct {
@@ -82,7 +83,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request) {
 			buf = append(buf, ',')
 		}
 		k, _ := json.Marshal(a.ID())
-		v, err := json.Marshal(toWireAgent(a))
+		v, err := json.Marshal(s.wireAgentOf(a))
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "server: encode agent "+a.ID()+": "+err.Error())
 			return
@@ -99,5 +100,5 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, toWireAgent(a))
+	writeJSON(w, http.StatusOK, s.wireAgentOf(a))
 }

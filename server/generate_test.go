@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -429,7 +430,7 @@ func TestNoModelConfigured(t *testing.T) {
 }
 
 // Each recovery a run reports is one log line: the thread, the processor,
-// the action and the files.
+// the action, the files and the cause.
 func TestRecoveryIsLogged(t *testing.T) {
 	for _, route := range []string{"generate", "stream"} {
 		t.Run(route, func(t *testing.T) {
@@ -448,6 +449,16 @@ func TestRecoveryIsLogged(t *testing.T) {
 				line["processor"].String() != processor.UnsupportedFileHandlerID || line["action"].String() != "placeholder" ||
 				line["run"].String() == "" || len(files) != 1 || files[0].Name != "leads.xlsx" || files[0].MediaType != xlsx {
 				t.Errorf("Got(recovery log) = %v; want thread t-log, the handler's placeholder for leads.xlsx", line)
+			}
+			cause := map[string]string{}
+			if v, ok := line["cause"]; ok && v.Kind() == slog.KindGroup {
+				for _, a := range v.Group() {
+					cause[a.Key] = a.Value.String()
+				}
+			}
+			if cause["kind"] != processor.CauseAPIError || cause["provider"] != "google" || cause["status"] != "400" ||
+				!strings.Contains(cause["message"], "Unsupported MIME type") {
+				t.Errorf("Got(recovery log cause) = %v; want google's 400 and its message", cause)
 			}
 		})
 	}

@@ -106,6 +106,20 @@ type Config struct {
 	// config.Built), so that what the route forgets stops counting at
 	// once. Nil answers the route with 501.
 	Refusals *processor.RememberedRefusals
+	// Studio, when not nil, answers every request outside /api, /health
+	// and /ready: the web studio (package studio), which keel serve
+	// mounts. Nil answers them 404. The API's rules (token, limits, logs)
+	// apply to it as to any request, but it needs no token itself: the
+	// page holds no data, and asks for the token to call the API.
+	Studio http.Handler
+	// SandboxModes tells, by agent ID, which runs share the agent's
+	// sandboxes: "per-resource", "per-thread" or "shared". The agent
+	// details show it, and the sandbox routes use it: a per-thread
+	// sandbox is listed for a thread only, and to a user (a caller that
+	// Users verified), a sandbox that is "shared" or missing from the map
+	// is not listed at all, since it may hold other users' files.
+	// Nil means no agent's mode is known.
+	SandboxModes map[string]string
 }
 
 // Server answers the HTTP API of @mastra/client-js for a set of agents and
@@ -199,6 +213,13 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("DELETE /api/memory/threads/{tid}", s.deleteThread)
 	mux.HandleFunc("GET /api/keel/refusals", s.listRefusals)
 	mux.HandleFunc("DELETE /api/keel/refusals", s.forgetRefusals)
+	mux.HandleFunc("GET /api/memory/threads/{tid}/messages/{mid}/files/{n}", s.downloadFile)
+	mux.HandleFunc("GET /api/agents/{id}/sandbox/files", s.listSandboxFiles)
+	mux.HandleFunc("GET /api/agents/{id}/sandbox/files/{path...}", s.downloadSandboxFile)
+	mux.HandleFunc("DELETE /api/agents/{id}/sandbox/files/{path...}", s.deleteSandboxFile)
+	if s.cfg.Studio != nil {
+		mux.Handle("/", s.cfg.Studio)
+	}
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
 	})

@@ -61,12 +61,17 @@ type wireTextPart struct {
 }
 
 // wireFilePart is a stored file. Data is the data: URL the user sent (or
-// one made from the bytes), or the http(s) URL.
+// one made from the bytes), or the http(s) URL; "" when the caller asked
+// for the files without their bytes (see fileDataParam). Size and SHA256,
+// keel's own, describe inline bytes, so that a client can show them
+// without decoding the data.
 type wireFilePart struct {
 	Type     string `json:"type"`
 	Data     string `json:"data"`
 	MimeType string `json:"mimeType"`
 	Filename string `json:"filename,omitempty"`
+	Size     *int64 `json:"size,omitempty"`
+	SHA256   string `json:"sha256,omitempty"`
 }
 
 type wireToolInvocationPart struct {
@@ -88,6 +93,12 @@ type wireToolInvocation struct {
 // message becomes an assistant message of "result" invocations, since the
 // client knows no tool role.
 func toWireMessages(msgs []keel.Message, threadID, resourceID string) []wireStoredMessage {
+	return toWireMessagesData(msgs, threadID, resourceID, true)
+}
+
+// toWireMessagesData is toWireMessages, with the files' bytes left out
+// when withData is false.
+func toWireMessagesData(msgs []keel.Message, threadID, resourceID string, withData bool) []wireStoredMessage {
 	results := make(map[string]keel.ToolResultPart)
 	for _, m := range msgs {
 		for _, p := range m.Parts {
@@ -98,12 +109,12 @@ func toWireMessages(msgs []keel.Message, threadID, resourceID string) []wireStor
 	}
 	out := make([]wireStoredMessage, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, toWireMessage(m, threadID, resourceID, results))
+		out = append(out, toWireMessage(m, threadID, resourceID, results, withData))
 	}
 	return out
 }
 
-func toWireMessage(m keel.Message, threadID, resourceID string, results map[string]keel.ToolResultPart) wireStoredMessage {
+func toWireMessage(m keel.Message, threadID, resourceID string, results map[string]keel.ToolResultPart, withData bool) wireStoredMessage {
 	role := m.Role
 	if role == keel.RoleTool {
 		role = keel.RoleAssistant
@@ -116,7 +127,7 @@ func toWireMessage(m keel.Message, threadID, resourceID string, results map[stri
 		case keel.TextPart:
 			wm.Content.Parts = append(wm.Content.Parts, wireTextPart{Type: "text", Text: p.Text})
 		case keel.FilePart:
-			wm.Content.Parts = append(wm.Content.Parts, toWireFile(p))
+			wm.Content.Parts = append(wm.Content.Parts, toWireFile(p, withData))
 		case keel.ToolCallPart:
 			inv := wireToolInvocation{State: "call", ToolCallID: p.ID, ToolName: p.Name, Args: rawOrEmpty(p.Input)}
 			if tr, ok := results[p.ID]; ok {
@@ -132,12 +143,17 @@ func toWireMessage(m keel.Message, threadID, resourceID string, results map[stri
 	return wm
 }
 
-func toWireFile(p keel.FilePart) wireFilePart {
-	data := p.URL
-	if p.Data != nil || p.URL == "" {
-		data = keel.DataURL(p.MediaType, p.Data)
+func toWireFile(p keel.FilePart, withData bool) wireFilePart {
+	wf := wireFilePart{Type: "file", MimeType: p.MediaType, Filename: p.Filename}
+	describeInline(&wf, p)
+	switch {
+	case !withData && p.IsInline():
+	case p.Data != nil || p.URL == "":
+		wf.Data = keel.DataURL(p.MediaType, p.Data)
+	default:
+		wf.Data = p.URL
 	}
-	return wireFilePart{Type: "file", Data: data, MimeType: p.MediaType, Filename: p.Filename}
+	return wf
 }
 
 // rawOrEmpty returns b when it is JSON, else an empty object, so that a

@@ -1,0 +1,72 @@
+package server
+
+import (
+	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/processor"
+)
+
+// wireAgentKeel is keel's own part of an agent object, under "keel", for
+// the studio and any client that wants to show what the agent is made of;
+// Mastra's client passes it through. Fields are only added.
+type wireAgentKeel struct {
+	// Models are the models the agent calls, in the order it tries them.
+	Models []wireAgentModel `json:"models"`
+	// Tools are the tool names, in the order given.
+	Tools []string `json:"tools"`
+	// Sandbox is how the agent's sandboxes are shared: "per-resource",
+	// "per-thread", "shared", "none" or "unknown".
+	Sandbox string `json:"sandbox"`
+	// Memory reports that the agent keeps threads.
+	Memory bool `json:"memory"`
+	// Processors are the agent's processors in the order their hooks run.
+	Processors []wireAgentProcessor `json:"processors"`
+}
+
+type wireAgentModel struct {
+	Provider string `json:"provider"`
+	ModelID  string `json:"modelId"`
+}
+
+// wireAgentProcessor is a processor and the hooks it implements:
+// "input", "llm-request", "api-error".
+type wireAgentProcessor struct {
+	ID    string   `json:"id"`
+	Hooks []string `json:"hooks"`
+}
+
+// wireAgentOf is the agent as the agent routes answer it: Mastra's
+// fields and keel's.
+func (s *Server) wireAgentOf(a *agent.Agent) wireAgent {
+	w := toWireAgent(a)
+	k := s.agentKeel(a)
+	w.Keel = &k
+	return w
+}
+
+func (s *Server) agentKeel(a *agent.Agent) wireAgentKeel {
+	cfg := a.Config()
+	k := wireAgentKeel{Models: []wireAgentModel{}, Tools: make([]string, 0, len(cfg.Tools)),
+		Sandbox: s.sandboxMode(a.ID(), cfg.Workspace != nil), Memory: cfg.Memory != nil}
+	if m := cfg.Model; m != nil {
+		k.Models = append(k.Models, wireAgentModel{Provider: m.Provider(), ModelID: m.Name()})
+	}
+	for _, t := range cfg.Tools {
+		k.Tools = append(k.Tools, t.Name)
+	}
+	procs := a.Processors()
+	k.Processors = make([]wireAgentProcessor, 0, len(procs))
+	for _, p := range procs {
+		wp := wireAgentProcessor{ID: p.ID(), Hooks: []string{}}
+		if _, ok := p.(processor.InputProcessor); ok {
+			wp.Hooks = append(wp.Hooks, "input")
+		}
+		if _, ok := p.(processor.LLMRequestRewriter); ok {
+			wp.Hooks = append(wp.Hooks, "llm-request")
+		}
+		if _, ok := p.(processor.APIErrorHandler); ok {
+			wp.Hooks = append(wp.Hooks, "api-error")
+		}
+		k.Processors = append(k.Processors, wp)
+	}
+	return k
+}
