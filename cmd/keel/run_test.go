@@ -49,6 +49,16 @@ type showOut struct {
 			Size      int64  `json:"size"`
 			SHA256    string `json:"sha256"`
 		} `json:"files"`
+		Recoveries []struct {
+			Action string `json:"action"`
+			Files  []struct {
+				Name, Outcome, Path, SHA256 string
+			} `json:"files"`
+			Cause *struct {
+				Kind, Provider, Message string
+				Status                  int
+			} `json:"cause"`
+		} `json:"recoveries"`
 	} `json:"messages"`
 }
 
@@ -120,9 +130,21 @@ func TestRunRecoversRefusedFile(t *testing.T) {
 	if th.Messages[0].Text != "How many leads are from Berlin?" || th.Messages[1].Text != googletest.DefaultText {
 		t.Errorf("Got(texts) = %q, %q; want the prompt and the answer", th.Messages[0].Text, th.Messages[1].Text)
 	}
+	// What keel did is stored with the turn, on the reply, cause included.
+	if recs := th.Messages[1].Recoveries; len(recs) != 1 || recs[0].Action != "uploaded" || len(recs[0].Files) != 1 ||
+		recs[0].Files[0].Path != wantPath || recs[0].Files[0].SHA256 != digest || recs[0].Cause == nil ||
+		recs[0].Cause.Kind != "api-error" || recs[0].Cause.Status != 400 || !strings.Contains(recs[0].Cause.Message, "Unsupported MIME type") {
+		t.Errorf("Got(stored recoveries) = %+v; want leads.xlsx uploaded to %s after google's 400", recs, wantPath)
+	}
+	if len(th.Messages[0].Recoveries) != 0 {
+		t.Errorf("Got(recoveries on the input) = %+v; want them on the reply only", th.Messages[0].Recoveries)
+	}
 	text := mustKeel(t, dir, env(), "threads", "show", "t1", "--db", filepath.Join(dir, "data", "k.db"))
 	if !strings.Contains(text.stdout, "leads.xlsx") || !strings.Contains(text.stdout, digest) || !strings.Contains(text.stdout, fmt.Sprintf("%d bytes", len(data))) {
 		t.Errorf("Got(threads show) = %q; want leads.xlsx with its size and sha256 %s", text.stdout, digest)
+	}
+	if want := "keel: leads.xlsx uploaded to the sandbox at " + wantPath + " (unsupported-file-handler; google answered 400: Unsupported MIME type"; !strings.Contains(text.stdout, want) {
+		t.Errorf("Got(threads show) = %q; want the line %q", text.stdout, want)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
 )
 
 // threadsUsage is what keel threads -h prints.
@@ -136,6 +137,9 @@ type messageJSON struct {
 	Text      string     `json:"text"`
 	Files     []fileJSON `json:"files"`
 	ToolCalls []string   `json:"toolCalls,omitempty"`
+	// Recoveries are what keel did on the turn, stored with it (on the
+	// reply, or on the input of a run that failed).
+	Recoveries []processor.Recovery `json:"recoveries,omitempty"`
 }
 
 // fileJSON describes a stored file without its bytes.
@@ -210,6 +214,9 @@ func toMessageJSON(m keel.Message) messageJSON {
 			mj.Text += fmt.Sprintf("[%s result] %s", p.Name, oneLine(string(p.Output), 200))
 		}
 	}
+	// A value that is not a recovery list is someone else's metadata
+	// under keel's key: shown as none rather than failing the thread.
+	mj.Recoveries, _ = agent.StoredRecoveries(m)
 	return mj
 }
 
@@ -257,6 +264,7 @@ func printThread(w io.Writer, s showJSON) {
 			}
 			fmt.Fprintf(w, "  file %s  %s  %d bytes  sha256 %s\n", name, f.MediaType, f.Size, f.SHA256)
 		}
+		printRecoveries(w, m.Recoveries)
 	}
 }
 
