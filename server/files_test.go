@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -13,7 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
 	"github.com/keel-go/keel/workspace"
@@ -306,5 +309,42 @@ func TestAgentKeelDetails(t *testing.T) {
 	if len(k.Models) != 1 || k.Models[0].Provider != "google" || k.Models[0].ModelID != "gemini-2.5-flash" ||
 		k.Sandbox != "per-thread" || !k.Memory || k.Tools == nil || strings.Join(ids, " ") != want {
 		t.Errorf("Got(keel details) = %+v; want google/gemini-2.5-flash, per-thread, memory, processors %s", k, want)
+	}
+}
+
+// A thread's messages are gzipped for a client that takes gzip; a
+// client that does not gets them plain.
+func TestMessagesAreCompressed(t *testing.T) {
+	model, _ := geminiModel(t, googletest.Options{})
+	e := newEnv(t, envOptions{model: model})
+	msgs := make([]keel.Message, 40)
+	for i := range msgs {
+		msgs[i] = keel.UserText(strings.Repeat("a question about the leads sheet ", 4))
+	}
+	if _, err := e.mem.CreateThread(context.Background(), memory.Thread{ID: "t-z", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.mem.SaveMessages(context.Background(), "r", "t-z", msgs); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ accept, encoding string }{{"gzip", "gzip"}, {"identity", ""}} {
+		resp := e.send("GET", "/api/memory/threads/t-z/messages?resourceId=r&fileData=false", nil, "Accept-Encoding", c.accept)
+		body := io.Reader(resp.Body)
+		if resp.Header.Get("Content-Encoding") != c.encoding {
+			t.Errorf("Got(Content-Encoding for %s) = %q; want %q", c.accept, resp.Header.Get("Content-Encoding"), c.encoding)
+		}
+		if c.encoding == "gzip" {
+			zr, err := gzip.NewReader(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body = zr
+		}
+		var page struct{ Messages []any }
+		err := json.NewDecoder(body).Decode(&page)
+		resp.Body.Close()
+		if err != nil || len(page.Messages) != 40 {
+			t.Errorf("Got(messages for %s) = %d, %v; want 40", c.accept, len(page.Messages), err)
+		}
 	}
 }

@@ -253,7 +253,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request) {
 	if q.Get("includeSystemReminders") != "true" {
 		msgs = withoutReminders(msgs)
 	}
-	writeJSON(w, http.StatusOK, wireMessagePage{Messages: toWireMessagesData(msgs, tid, resource, fileDataParam(q)),
+	writeJSONFor(w, r, http.StatusOK, wireMessagePage{Messages: toWireMessagesData(msgs, tid, resource, fileDataParam(q)),
 		Total: page.Total, Page: page.Page, PerPage: perPage, HasMore: page.HasMore})
 }
 
