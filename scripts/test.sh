@@ -2,8 +2,8 @@
 # Runs keel's whole test suite on a fresh Debian machine: installs what the
 # tests need (bubblewrap for the sandbox, PostgreSQL's server binaries for
 # the PostgreSQL store, Node.js for the Mastra client test, and that test's
-# npm packages from its lockfile), checks formatting and vet, then runs
-# every test with the race detector.
+# npm packages from its lockfile, chromium for the studio's browser tests),
+# checks formatting and vet, then runs every test with the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +12,7 @@ say() { printf '==> %s\n' "$*"; }
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 if ((${#need[@]})); then
@@ -38,6 +39,6 @@ say "go vet"
 go vet ./...
 
 say "go test -race"
-# CI=true makes tests that need bwrap, PostgreSQL or Node fail instead of
+# CI=true makes tests that need bwrap, PostgreSQL, Node or chromium fail instead of
 # skipping when those are missing: here they were just installed.
 CI=true go test -race -count=1 -timeout 40m ./...

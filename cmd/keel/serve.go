@@ -9,6 +9,7 @@ import (
 
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/server"
+	"github.com/keel-go/keel/studio"
 )
 
 // serveCmd is keel serve: the HTTP API, until SIGINT or SIGTERM.
@@ -65,12 +66,18 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	ui, err := studio.New()
+	if err != nil {
+		return err
+	}
 	cfg := server.Config{
 		Agents:       built.Agents,
 		Memory:       store,
 		Refusals:     built.Refusals,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,
+		Studio:       ui,
+		SandboxModes: sandboxModes(f),
 	}
 	auth.serverConfig(&cfg)
 	srv, err := server.New(cfg)
@@ -112,8 +119,23 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 	for _, line := range auth.lines(addr, c.insecureBind) {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
+	fmt.Fprintf(std.err, "keel serve: studio at http://%s/\n", addr)
 	// Last, so that whoever waits for it knows the rest was said.
 	fmt.Fprintf(std.err, "keel serve: listening on http://%s/api\n", addr)
+}
+
+// sandboxModes tells the server how each agent's sandboxes are shared,
+// for the studio and the sandbox routes.
+func sandboxModes(f *config.File) map[string]string {
+	modes := make(map[string]string, len(f.Agents))
+	for _, a := range f.Agents {
+		mode := a.Sandbox.Resolution
+		if mode == "" {
+			mode = config.PerResource
+		}
+		modes[a.ID] = mode
+	}
+	return modes
 }
 
 // isLoopback reports whether addr listens on loopback only.

@@ -1,0 +1,119 @@
+// The API client: the bearer token (kept for this tab in sessionStorage,
+// sent as a header, never in a URL), JSON calls, downloads and the SSE
+// stream of a run.
+
+const TOKEN_KEY = "keel.token";
+const RESOURCE_KEY = "keel.resource";
+
+export function token() { return sessionStorage.getItem(TOKEN_KEY) || ""; }
+export function setToken(t) {
+  if (t) sessionStorage.setItem(TOKEN_KEY, t); else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+// resource is the resource (owner) the studio acts for; "" lets the
+// server decide (per-user auth, where the token names it).
+export function resource() {
+  const v = localStorage.getItem(RESOURCE_KEY);
+  return v === null ? "studio" : v;
+}
+export function setResource(r) { localStorage.setItem(RESOURCE_KEY, r); }
+
+// ApiError is a failed call: its status and the server's message.
+export class ApiError extends Error {
+  constructor(status, message, body) {
+    super(message);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+// Whoever shows the token form; it resolves once a token was given.
+let askToken = null;
+export function onTokenNeeded(fn) { askToken = fn; }
+
+// query builds "?a=1&b=2" from the values that are set.
+export function query(params) {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== undefined && v !== null && v !== "") q.set(k, v);
+  }
+  const s = q.toString();
+  return s ? "?" + s : "";
+}
+
+// request calls the API; a 401 asks for the token and tries again once
+// it is given.
+export async function request(method, path, body, opts = {}) {
+  for (;;) {
+    const headers = { ...(opts.headers || {}) };
+    const t = token();
+    if (t) headers["Authorization"] = "Bearer " + t;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const resp = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      signal: opts.signal, cache: "no-store", credentials: "same-origin",
+    });
+    if (resp.status === 401 && askToken) {
+      await askToken(t ? "That token was refused." : "");
+      continue;
+    }
+    if (opts.raw && resp.ok) return resp;
+    const text = await resp.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+    if (!resp.ok) {
+      const msg = data && data.error ? data.error : `${method} ${path}: ${resp.status} ${resp.statusText}`;
+      throw new ApiError(resp.status, msg, data);
+    }
+    return data;
+  }
+}
+
+export const get = (path, opts) => request("GET", path, undefined, opts);
+
+// download fetches an API file with the token and saves it under name.
+export async function download(path, name) {
+  const resp = await request("GET", path, undefined, { raw: true });
+  const blob = await resp.blob();
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name || "file";
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60000);
+  return blob.size;
+}
+
+// fetchText fetches an API file as text (for a view, never as markup).
+export async function fetchText(path) {
+  const resp = await request("GET", path, undefined, { raw: true });
+  return resp.text();
+}
+
+// stream posts a run and calls onEvent with each event of its SSE answer
+// ({type, payload, ...}); it resolves when the stream ends. The format is
+// strict: "data: <json>\n\n" blocks, ": ping" comments, "data: [DONE]".
+export async function stream(agentId, body, onEvent, signal) {
+  const resp = await request("POST", `/api/agents/${encodeURIComponent(agentId)}/stream`, body, { raw: true, signal });
+  const reader = resp.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (value) buf += decoder.decode(value, { stream: true });
+    let i;
+    while ((i = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      if (!block.startsWith("data: ")) continue; // a keep-alive comment
+      const data = block.slice(6);
+      if (data === "[DONE]") return;
+      let ev;
+      try { ev = JSON.parse(data); } catch { continue; }
+      onEvent(ev);
+    }
+    if (done) return;
+  }
+}

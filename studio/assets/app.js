@@ -1,0 +1,113 @@
+// keel studio: one page that shows what its path names. Links inside the
+// page change the path with the History API, so that every view has a
+// link of its own (/threads/{id} opens that thread).
+
+import * as api from "./api.js";
+import { clear, status } from "./dom.js";
+import { agentsView } from "./agents.js";
+import { threadsView } from "./threads.js";
+import { threadView } from "./thread.js";
+import { sandboxView } from "./sandbox.js";
+
+const main = document.getElementById("main");
+let current = null; // the running view's AbortController
+
+// navigate shows path, adding it to the history unless replace is set.
+export function navigate(path, replace) {
+  if (replace) history.replaceState(null, "", path); else history.pushState(null, "", path);
+  render();
+}
+
+async function render() {
+  if (current) current.abort();
+  current = new AbortController();
+  const signal = current.signal;
+  const url = new URL(location.href);
+  const parts = url.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  const q = url.searchParams;
+  clear(main);
+  markNav(url.pathname);
+  status("");
+  let view;
+  if (parts[0] === "threads" && parts[1]) {
+    view = threadView({ threadId: parts[1], agentId: q.get("agentId"), resourceId: q.get("resourceId"), signal, navigate });
+  } else if (parts[0] === "threads") {
+    view = threadsView({ agentId: q.get("agentId"), signal, navigate });
+  } else if (parts[0] === "agents" && parts[1] && parts[2] === "chat") {
+    view = threadView({ agentId: parts[1], signal, navigate, fresh: true });
+  } else if (parts[0] === "sandbox") {
+    view = sandboxView({ agentId: q.get("agentId"), threadId: q.get("threadId"), signal });
+  } else {
+    view = agentsView({ signal, navigate });
+  }
+  main.append(await view);
+  if (document.activeElement === document.body) main.focus({ preventScroll: true });
+}
+
+function markNav(path) {
+  for (const a of document.querySelectorAll("header nav a")) {
+    const href = a.getAttribute("href");
+    const on = href === "/" ? path === "/" || path.startsWith("/agents") : path.startsWith(href);
+    if (on) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+  }
+}
+
+// Same-origin links of the page are followed without a reload.
+document.addEventListener("click", (e) => {
+  const a = e.target.closest && e.target.closest("a[href]");
+  if (!a || a.target || a.hasAttribute("download") || e.defaultPrevented || e.button !== 0 ||
+      e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || url.pathname.startsWith("/api/")) return;
+  e.preventDefault();
+  navigate(url.pathname + url.search);
+});
+window.addEventListener("popstate", render);
+
+// The resource field: who the studio acts for.
+const resourceInput = document.getElementById("resource");
+resourceInput.value = api.resource();
+document.getElementById("resource-form").addEventListener("submit", (e) => {
+  e.preventDefault();
+  api.setResource(resourceInput.value.trim());
+  render();
+});
+resourceInput.addEventListener("change", () => {
+  api.setResource(resourceInput.value.trim());
+  render();
+});
+
+// The token: asked once when the API says 401, kept for the tab.
+const panel = document.getElementById("token-panel");
+const tokenForm = document.getElementById("token-form");
+const tokenInput = document.getElementById("token-input");
+const tokenError = document.getElementById("token-error");
+const tokenButton = document.getElementById("token-button");
+let waiting = null;
+api.onTokenNeeded((why) => {
+  if (!waiting) {
+    waiting = new Promise((resolve) => {
+      tokenError.textContent = why;
+      panel.hidden = false;
+      tokenInput.value = "";
+      tokenInput.focus();
+      tokenForm.onsubmit = (e) => {
+        e.preventDefault();
+        api.setToken(tokenInput.value.trim());
+        panel.hidden = true;
+        tokenButton.hidden = false;
+        waiting = null;
+        resolve();
+      };
+    });
+  }
+  return waiting;
+});
+tokenButton.hidden = !api.token();
+tokenButton.addEventListener("click", () => {
+  api.setToken("");
+  tokenButton.hidden = true;
+  status("Token forgotten.");
+});
+
+render();

@@ -1,0 +1,199 @@
+package studio_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// hostileName is a file name that is markup; hostileAnswer is a model
+// answer that is. Both must be shown as the characters they are.
+const (
+	hostileName   = `<img src=x onerror=alert(1)>.xlsx`
+	hostileAnswer = `I read **both** files. <script>window.pwned=1;alert(2)</script> <img src=x onerror=alert(3)> Done.`
+)
+
+type pageFacts struct {
+	Path       string   `json:"path"`
+	UserText   string   `json:"userText"`
+	Names      []string `json:"names"`
+	Sizes      []string `json:"sizes"`
+	Digests    []string `json:"digests"`
+	Acted      []string `json:"acted"`
+	Stored     string   `json:"stored"`
+	Answer     string   `json:"answer"`
+	Hostile    int      `json:"hostile"`
+	Pwned      bool     `json:"pwned"`
+	Unlabelled int      `json:"unlabelled"`
+}
+
+const factsJS = `({
+	path: location.pathname,
+	userText: document.querySelector(".msg.user .md")?.textContent ?? "",
+	names: [...document.querySelectorAll(".msg.user .file .file-name")].map((e) => e.textContent),
+	sizes: [...document.querySelectorAll(".msg.user .file .size")].map((e) => e.textContent),
+	digests: [...document.querySelectorAll(".msg.user .file .digest")].map((e) => e.textContent),
+	acted: [...document.querySelectorAll(".msg.user .file .acted")].map((e) => e.textContent),
+	stored: document.querySelector(".msg.assistant .keel-acted")?.textContent ?? "",
+	answer: document.querySelector(".msg.assistant .md")?.textContent ?? "",
+	hostile: ` + hostileDOM + `,
+	pwned: window.pwned === 1,
+	unlabelled: ` + unlabelled + `,
+})`
+
+// The whole path of a user: open the studio, give the token, send "Read
+// these" with two spreadsheets to an agent whose model answers 502 to
+// them, see the answer stream in and keel's recoveries arrive, reload the
+// thread's own link and find the message, the files with their exact
+// sizes and digests, and that keel uploaded them to the sandbox and why;
+// download a file and get its bytes; list, download and delete the
+// sandbox's files. Hostile names and answers stay text, nothing runs, and
+// the console stays free of errors.
+func TestStudioChatWithFiles(t *testing.T) {
+	k := startKeel(t, hostileAnswer)
+	tb := newTab(t)
+	t.Logf("screenshots in %s", tb.out)
+	dir := t.TempDir()
+	leads, hostile := spreadsheet(1, 48213-8), spreadsheet(2, 5000)
+	writeFile(t, filepath.Join(dir, "leads.xlsx"), leads)
+	writeFile(t, filepath.Join(dir, hostileName), hostile)
+
+	tb.do("open the studio", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
+	tb.shot("token")
+	tb.do("give the token",
+		chromedp.SendKeys(chromedp.CSS("#token-input"), k.token),
+		chromedp.Click(chromedp.CSS("#token-form button")),
+		chromedp.WaitVisible(chromedp.CSS(`[data-agent="assistant"]`)))
+	card := eval[string](tb, `document.querySelector('[data-agent="assistant"]').innerText`)
+	for _, want := range []string{"Assistant", "google/gemini-2.5-flash", "one per resource", "prefill-error-handler", "unsupported-file-handler", "stream-error-retry-processor"} {
+		if !strings.Contains(card, want) {
+			t.Errorf("Got(agent card) = %q; want it to show %q", card, want)
+		}
+	}
+	tb.shot("agents")
+
+	tb.do("open the chat", chromedp.Click(chromedp.CSS(`[data-agent="assistant"] a.button`)), chromedp.WaitVisible(chromedp.CSS("textarea")))
+	if n := eval[int](tb, unlabelled); n != 0 {
+		t.Errorf("Got(unlabelled controls of the chat) = %d; want every control labelled", n)
+	}
+	// What the answer looked like while it streamed, before the thread is
+	// shown again as stored.
+	eval[chromedp.Void](tb, `window.__streamed = ""; new MutationObserver(() => {
+		for (const el of document.querySelectorAll(".streaming")) if (el.textContent.length > window.__streamed.length) window.__streamed = el.textContent;
+	}).observe(document.getElementById("main"), {subtree: true, childList: true, characterData: true}); 0`)
+	tb.do("write and attach",
+		chromedp.SendKeys(chromedp.CSS("textarea"), "Read these"),
+		chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{filepath.Join(dir, "leads.xlsx"), filepath.Join(dir, hostileName)}))
+	tb.waitFor("both files chosen", `document.querySelectorAll(".chosen li").length === 2`)
+	tb.shot("chat-attached")
+	tb.do("send", chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
+	tb.waitFor("the live recovery", `document.querySelector(".activity .recovery") !== null`)
+	tb.waitFor("the stored thread", `location.pathname.startsWith("/threads/") && document.querySelector(".msg.assistant:not(.live)") !== null`)
+	tb.shot("chat-answered")
+
+	streamed := eval[string](tb, `window.__streamed`)
+	if !strings.Contains(streamed, "<script>window.pwned=1;alert(2)</script>") || !strings.HasSuffix(streamed, "Done.") {
+		t.Errorf("Got(streamed answer) = %q; want the model's whole answer, as text", streamed)
+	}
+	live := eval[string](tb, `document.querySelector(".activity").textContent`)
+	sumLeads, sumHostile := sha256.Sum256(leads), sha256.Sum256(hostile)
+	for _, want := range []string{
+		"leads.xlsx", hostileName, "uploaded to the sandbox at /home/user/uploads/",
+		hex.EncodeToString(sumLeads[:]) + ".xlsx", "google answered 502",
+	} {
+		if !strings.Contains(live, want) {
+			t.Errorf("Got(live recovery) = %q; want it to show %q", live, want)
+		}
+	}
+
+	// The thread's own link, loaded anew: the token is not asked again.
+	threadURL := eval[string](tb, `location.href`)
+	tb.do("reload the thread", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".msg.user .file")))
+	tb.waitFor("the thread's files", `document.querySelectorAll(".msg.user .file .download").length === 2`)
+	tb.shot("thread")
+	f := eval[pageFacts](tb, factsJS)
+	u, _ := url.Parse(threadURL)
+	if !strings.HasPrefix(u.Path, "/threads/studio-") || f.Path != u.Path {
+		t.Errorf("Got(thread link) = %s, after reload %s; want /threads/<id>, kept", u.Path, f.Path)
+	}
+	if f.UserText != "Read these" || strings.Join(f.Names, "|") != "leads.xlsx|"+hostileName {
+		t.Errorf("Got(stored message) = %q with files %q; want Read these with leads.xlsx and %s", f.UserText, f.Names, hostileName)
+	}
+	wantSizes := []string{groupDigits(len(leads)) + " bytes", groupDigits(len(hostile)) + " bytes"}
+	if strings.Join(f.Sizes, "|") != strings.Join(wantSizes, "|") {
+		t.Errorf("Got(sizes) = %q; want %q", f.Sizes, wantSizes)
+	}
+	if strings.Join(f.Digests, "|") != hex.EncodeToString(sumLeads[:])+"|"+hex.EncodeToString(sumHostile[:]) {
+		t.Errorf("Got(digests) = %q; want the files' SHA-256", f.Digests)
+	}
+	if len(f.Acted) != 2 || !strings.Contains(f.Acted[0], "uploaded to the sandbox at /home/user/uploads/") ||
+		!strings.Contains(f.Acted[0], hex.EncodeToString(sumLeads[:])+".xlsx") || !strings.Contains(f.Acted[0], "google answered 502") {
+		t.Errorf("Got(what keel did with each file) = %q; want each uploaded to the sandbox, after google's 502", f.Acted)
+	}
+	if !strings.Contains(f.Stored, "What keel did on this turn") || !strings.Contains(f.Stored, hostileName) {
+		t.Errorf("Got(stored recoveries) = %q; want the turn's recoveries", f.Stored)
+	}
+	if !strings.Contains(f.Answer, "<script>window.pwned=1;alert(2)</script>") || !strings.Contains(f.Answer, "<img src=x onerror=alert(3)>") {
+		t.Errorf("Got(answer) = %q; want its markup shown as text", f.Answer)
+	}
+	if f.Hostile != 0 || f.Pwned {
+		t.Errorf("Got(hostile elements, script ran) = %d, %v; want none and no", f.Hostile, f.Pwned)
+	}
+
+	got := tb.downloadOf("download leads.xlsx", ".msg.user .file .download")
+	if !bytes.Equal(got, leads) {
+		t.Errorf("Got(downloaded leads.xlsx) = %d bytes; want the %d bytes sent", len(got), len(leads))
+	}
+
+	// The sandbox holds both uploads: list, download, delete.
+	tb.do("open the sandbox", chromedp.Navigate(k.url+"/sandbox?agentId=assistant"), chromedp.WaitVisible(chromedp.CSS(".listing table")))
+	tb.shot("sandbox")
+	paths := eval[[]string](tb, `[...document.querySelectorAll(".listing td .path")].map((e) => e.textContent)`)
+	if len(paths) != 2 {
+		t.Fatalf("Got(sandbox files) = %q; want the two uploads", paths)
+	}
+	for _, p := range paths {
+		if !strings.HasPrefix(p, "uploads/"+strings.TrimPrefix(u.Path, "/threads/")+"/") {
+			t.Errorf("Got(sandbox file) = %q; want it under the thread's uploads", p)
+		}
+	}
+	first := eval[string](tb, `document.querySelector(".listing td .path").textContent`)
+	want := leads
+	if strings.Contains(first, hex.EncodeToString(sumHostile[:])) {
+		want = hostile
+	}
+	if got := tb.downloadOf("download a sandbox file", ".listing tbody tr:first-child button"); !bytes.Equal(got, want) {
+		t.Errorf("Got(sandbox download of %s) = %d bytes; want %d", first, len(got), len(want))
+	}
+	tb.do("delete a sandbox file", chromedp.Click(chromedp.CSS(".listing tbody tr:first-child button.danger")))
+	tb.waitFor("the file gone", `document.querySelectorAll(".listing td .path").length === 1`)
+
+	// At phone width nothing is wider than the screen.
+	tb.do("phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(threadURL), chromedp.WaitVisible(chromedp.CSS(".msg.user .file")))
+	tb.waitFor("the thread at phone width", `document.querySelectorAll(".msg.user .file .download").length === 2`)
+	tb.shot("thread-phone")
+	if w := eval[[]int](tb, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
+		t.Errorf("Got(page width at 390 px) = %d; want no wider than the screen (%d)", w[0], w[1])
+	}
+
+	tb.mu.Lock()
+	dialogs, requests := append([]string(nil), tb.dialogs...), append([]string(nil), tb.requests...)
+	tb.mu.Unlock()
+	if len(dialogs) != 1 || !strings.HasPrefix(dialogs[0], "confirm: Delete ") {
+		t.Errorf("Got(dialogs) = %q; want only the delete's confirmation", dialogs)
+	}
+	for _, r := range requests {
+		if strings.Contains(r, k.token) {
+			t.Errorf("Got(request %s) holding the token; want it sent as a header only", r)
+		}
+	}
+	if errs := tb.consoleErrors(); len(errs) != 0 {
+		t.Errorf("Got(console errors) = %q; want none", errs)
+	}
+}

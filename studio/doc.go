@@ -1,0 +1,52 @@
+// Package studio is keel's web studio: a page, served by keel serve at
+// "/", that shows what the API holds and what keel did with each file,
+// and lets a person chat with an agent, files included.
+//
+// # What it shows
+//
+//   - Agents: id, name, models, tools, how sandboxes are shared, the
+//     processors in the order their hooks run.
+//   - Threads of a resource (typed at the top of the page): title, last
+//     update, message count; /threads/{id} opens one.
+//   - A thread: its messages in order, text as Markdown, tool calls and
+//     results, each file with its name, type, exact size and SHA-256 and a
+//     download, and on the turn where keel acted, what happened to each
+//     file (uploaded to the sandbox at PATH, converted to text, a
+//     placeholder) and why: the recoveries stored with the turn.
+//   - Chat: a message with files (picker, drag and drop, several at once),
+//     the answer streamed from the agent's stream route, keel's recovery
+//     events shown as they arrive.
+//   - The sandbox of a resource (or thread): its files, to download or
+//     delete.
+//
+// # How it is built
+//
+// Hand-written ES modules and one style sheet under assets/, embedded in
+// the binary: no framework, no build step, nothing fetched from another
+// origin (no CDN, no web font). A framework would bring more bytes than
+// the whole studio and a build step to keel; the page's needs (a few
+// views, one stream, forms) are met by the DOM itself. The modules are:
+// app.js (the views of each path), api.js (calls, the token, the stream
+// reader), dom.js, markdown.js, recovery.js, and one per view.
+//
+// Model and user text never reaches the page as markup: the Markdown
+// renderer builds DOM nodes and sets text with text nodes, links are kept
+// only for http, https and mailto, and the page's Content-Security-Policy
+// runs no script but its own, as a second wall.
+//
+// # Serving
+//
+// [New] reads the assets once, gzips each (a browser that does not take
+// gzip gets them plain), and serves them under /assets/VERSION/, where
+// VERSION changes with any asset: they are cached for a year (immutable),
+// while the page, at every path it answers, is revalidated with its ETag.
+//
+// # Auth
+//
+// The page itself needs no token: it holds no data. When the API answers
+// 401, the page asks for the token once, keeps it in sessionStorage (this
+// tab only, gone when it closes), and sends it as the Authorization
+// header, never in a URL. Files are fetched with the header and saved from
+// a blob. The resource at the top of the page is sent as resourceId; left
+// empty, the server decides (per-user auth, where the token names it).
+package studio
