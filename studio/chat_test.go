@@ -91,6 +91,17 @@ func TestStudioChatWithFiles(t *testing.T) {
 		chromedp.SendKeys(chromedp.CSS("textarea"), "Read these"),
 		chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{filepath.Join(dir, "leads.xlsx"), filepath.Join(dir, hostileName)}))
 	tb.waitFor("both files chosen", `document.querySelectorAll(".chosen li").length === 2`)
+	// A file dropped on the form joins them; its Remove button takes it
+	// out again.
+	eval[chromedp.Void](tb, `(() => {
+		const dt = new DataTransfer();
+		dt.items.add(new File(["a,b\n1,2\n"], "dropped.csv", {type: "text/csv"}));
+		document.querySelector(".composer").dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
+		return 0;
+	})()`)
+	tb.waitFor("the dropped file chosen", `[...document.querySelectorAll(".chosen li")].map((e) => e.textContent).join("|").includes("dropped.csv")`)
+	tb.do("remove the dropped file", chromedp.Click(chromedp.CSS(".chosen li:nth-child(3) button")))
+	tb.waitFor("two files again", `document.querySelectorAll(".chosen li").length === 2`)
 	tb.shot("chat-attached")
 	tb.do("send", chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
 	tb.waitFor("the live recovery", `document.querySelector(".activity .recovery") !== null`)
@@ -173,6 +184,16 @@ func TestStudioChatWithFiles(t *testing.T) {
 	}
 	tb.do("delete a sandbox file", chromedp.Click(chromedp.CSS(".listing tbody tr:first-child button.danger")))
 	tb.waitFor("the file gone", `document.querySelectorAll(".listing td .path").length === 1`)
+
+	// The resource's threads: this one, with its message count.
+	tb.do("open the threads", chromedp.Navigate(k.url+"/threads"), chromedp.WaitVisible(chromedp.CSS("table.threads tbody tr a")))
+	tb.waitFor("the message count", `document.querySelector("table.threads tbody td.num")?.textContent === "2"`)
+	tb.shot("threads")
+	row := eval[[]string](tb, `[...document.querySelectorAll("table.threads tbody tr:first-child td")].map((e) => e.textContent)`)
+	href := eval[string](tb, `document.querySelector("table.threads tbody tr a").getAttribute("href")`)
+	if len(row) != 3 || !strings.Contains(row[0], strings.TrimPrefix(u.Path, "/threads/")) || row[1] == "" || !strings.HasPrefix(href, u.Path) {
+		t.Errorf("Got(threads row) = %q linking to %s; want the thread, its update time and 2 messages, linking to %s", row, href, u.Path)
+	}
 
 	// At phone width nothing is wider than the screen.
 	tb.do("phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(threadURL), chromedp.WaitVisible(chromedp.CSS(".msg.user .file")))

@@ -4,6 +4,7 @@
 
 const TOKEN_KEY = "keel.token";
 const RESOURCE_KEY = "keel.resource";
+const RECENT_KEY = "keel.recentResources";
 
 export function token() { return sessionStorage.getItem(TOKEN_KEY) || ""; }
 export function setToken(t) {
@@ -16,7 +17,21 @@ export function resource() {
   const v = localStorage.getItem(RESOURCE_KEY);
   return v === null ? "studio" : v;
 }
-export function setResource(r) { localStorage.setItem(RESOURCE_KEY, r); }
+export function setResource(r) {
+  localStorage.setItem(RESOURCE_KEY, r);
+  if (r) localStorage.setItem(RECENT_KEY, JSON.stringify([r, ...recentResources().filter((x) => x !== r)].slice(0, 10)));
+}
+
+// recentResources are the last resources chosen here, newest first, to
+// choose from again.
+export function recentResources() {
+  try {
+    const v = JSON.parse(localStorage.getItem(RECENT_KEY) || "[]");
+    return Array.isArray(v) ? v.filter((x) => typeof x === "string") : [];
+  } catch {
+    return [];
+  }
+}
 
 // ApiError is a failed call: its status and the server's message.
 export class ApiError extends Error {

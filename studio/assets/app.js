@@ -66,16 +66,17 @@ window.addEventListener("popstate", render);
 
 // The resource field: who the studio acts for.
 const resourceInput = document.getElementById("resource");
+const recent = document.getElementById("recent-resources");
 resourceInput.value = api.resource();
-document.getElementById("resource-form").addEventListener("submit", (e) => {
-  e.preventDefault();
+const showRecent = () => recent.replaceChildren(...api.recentResources().map((r) => { const o = document.createElement("option"); o.value = r; return o; }));
+showRecent();
+const chooseResource = () => {
   api.setResource(resourceInput.value.trim());
+  showRecent();
   render();
-});
-resourceInput.addEventListener("change", () => {
-  api.setResource(resourceInput.value.trim());
-  render();
-});
+};
+document.getElementById("resource-form").addEventListener("submit", (e) => { e.preventDefault(); chooseResource(); });
+resourceInput.addEventListener("change", chooseResource);
 
 // The token: asked once when the API says 401, kept for the tab.
 const panel = document.getElementById("token-panel");
