@@ -26,6 +26,8 @@ export async function threadView({ threadId, agentId, resourceId, signal, fresh 
   root.append(title, meta, transcript);
 
   const ctx = { tid, resource, signal, transcript, title, agentId };
+  // The agents (for the composer) and the thread are fetched at once.
+  const loading = fresh ? null : load(ctx, root);
   let agents = {};
   try {
     agents = await api.get("/api/agents", { signal });
@@ -37,7 +39,7 @@ export async function threadView({ threadId, agentId, resourceId, signal, fresh 
     title.textContent = "New chat with " + ((agents[ctx.agentId] && agents[ctx.agentId].name) || ctx.agentId || "an agent");
     transcript.append(h("li", { class: "empty muted" }, "No messages yet."));
   } else {
-    await load(ctx, root);
+    await loading;
   }
   root.append(activityBox, composer(ctx, agents, activity, activityBox, root));
   return root;
