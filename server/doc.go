@@ -28,6 +28,15 @@
 // remembered to refuse (Config.Refusals), to list and forget; 501 when the
 // server remembers none.
 //
+// keel's own routes, for the studio and any client that shows what keel
+// did (see "keel's additions" below):
+//
+//	GET    /api/memory/threads/{tid}/messages/{mid}/files/{n}  the n-th file (from 0) of a stored message, its bytes as an attachment
+//	GET    /api/agents/{id}/sandbox/files                      {mode, workDir, files:[{path, size, modifiedAt}], truncated}
+//	GET    /api/agents/{id}/sandbox/files/{path...}            a sandbox file's bytes, as an attachment
+//	DELETE /api/agents/{id}/sandbox/files/{path...}            {"result":"File deleted", path}
+//	GET    / (and the studio's own paths)                       the studio, when Config.Studio is set
+//
 // # Requests
 //
 // messages is a string (one user message) or an array of messages in the
@@ -105,6 +114,28 @@
 // "tool-invocation" parts, and a tool message is shown as an assistant
 // message of results.
 //
+// # keel's additions
+//
+// Fields are only ever added to Mastra's shapes, so its client passes
+// them through. An agent object has "keel": {models, tools, sandbox (how
+// its sandboxes are shared: Config.SandboxModes), memory, processors:[{id,
+// hooks}] in the order their hooks run}. A stored file part has "size" and
+// "sha256" of its bytes; with fileData=false the messages route leaves the
+// bytes out (data "") and the download route gives them, with the file's
+// type, Content-Disposition: attachment, X-Content-Type-Options: nosniff
+// and a sandbox Content-Security-Policy. What keel did on a turn is stored
+// with it: the content.metadata of the turn's first reply message (or,
+// when the run failed, of its last input message) holds
+// "keelRecoveries" ([agent.MetadataRecoveries]), the run's recoveries as
+// the stream sent them. The messages route is gzipped for a client that
+// takes gzip, when between 1 KiB and 4 MiB.
+//
+// The sandbox routes act for the caller's resource and, with ?threadId=, a
+// thread of it (required for a sandbox per thread); a sandbox shared by
+// every run, or whose sharing Config.SandboxModes does not tell, is not
+// listed when Config.Resource makes each caller a user. Paths that leave
+// the sandbox are 400, missing files 404.
+//
 // # Streams
 //
 // Each event is exactly "data: <one-line JSON>\n\n", an envelope
@@ -168,5 +199,6 @@
 // answer is logged as status 499 "client closed request" ([StatusClientClosed]), with the
 // status already sent if any; probes are logged at debug level. One line
 // "server: recovery" per recovery a run reports (agent, run, thread,
-// resource, processor, action, files).
+// resource, processor, action, files, and the cause group: kind,
+// provider, status, code, message, mediaType).
 package server
