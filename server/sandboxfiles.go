@@ -169,30 +169,31 @@ func (s *Server) listSandboxFiles(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// sandboxPath is the file path of a sandbox file route.
-func sandboxPath(w http.ResponseWriter, r *http.Request) (string, bool) {
+// sandboxFile resolves the sandbox and the path of a sandbox file route,
+// and describes what is at the path.
+func (s *Server) sandboxFile(w http.ResponseWriter, r *http.Request) (workspace.FileSystem, string, fs.FileInfo, bool) {
+	sb, _, ok := s.sandboxTarget(w, r)
+	if !ok {
+		return nil, "", nil, false
+	}
 	p := r.PathValue("path")
 	if p == "" || strings.HasSuffix(p, "/") {
 		writeRequestError(w, badRequest("give a file's path after /sandbox/files/", Issue{Field: "path", Message: "must name a file"}))
-		return "", false
+		return nil, "", nil, false
 	}
-	return p, true
+	info, err := sb.Stat(r.Context(), p)
+	if err != nil {
+		s.sandboxError(w, r, err)
+		return nil, "", nil, false
+	}
+	return sb, p, info, true
 }
 
 // downloadSandboxFile answers GET /api/agents/{id}/sandbox/files/{path...}
 // with the file's bytes, as an attachment.
 func (s *Server) downloadSandboxFile(w http.ResponseWriter, r *http.Request) {
-	sb, _, ok := s.sandboxTarget(w, r)
+	sb, p, info, ok := s.sandboxFile(w, r)
 	if !ok {
-		return
-	}
-	p, ok := sandboxPath(w, r)
-	if !ok {
-		return
-	}
-	info, err := sb.Stat(r.Context(), p)
-	if err != nil {
-		s.sandboxError(w, r, err)
 		return
 	}
 	if !info.Mode().IsRegular() {
@@ -214,17 +215,8 @@ func (s *Server) downloadSandboxFile(w http.ResponseWriter, r *http.Request) {
 // deleteSandboxFile answers DELETE /api/agents/{id}/sandbox/files/{path...}.
 // A directory is refused: only files are deleted.
 func (s *Server) deleteSandboxFile(w http.ResponseWriter, r *http.Request) {
-	sb, _, ok := s.sandboxTarget(w, r)
+	sb, p, info, ok := s.sandboxFile(w, r)
 	if !ok {
-		return
-	}
-	p, ok := sandboxPath(w, r)
-	if !ok {
-		return
-	}
-	info, err := sb.Stat(r.Context(), p)
-	if err != nil {
-		s.sandboxError(w, r, err)
 		return
 	}
 	if info.IsDir() {

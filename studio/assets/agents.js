@@ -1,7 +1,7 @@
 // The agents: what each is made of, and where to use it.
 
 import * as api from "./api.js";
-import { h, errorBox } from "./dom.js";
+import { h, view, loaded } from "./dom.js";
 
 const SANDBOX = {
   "per-resource": "one per resource (user)",
@@ -12,14 +12,9 @@ const SANDBOX = {
 };
 
 export async function agentsView({ signal }) {
-  const root = h("section", { "aria-labelledby": "agents-title" }, h("h1", { id: "agents-title" }, "Agents"));
-  let agents;
-  try {
-    agents = await api.get("/api/agents", { signal });
-  } catch (err) {
-    root.append(errorBox(err));
-    return root;
-  }
+  const root = view("agents-title", "Agents");
+  const agents = await loaded(root, api.agents(signal));
+  if (!agents) return root;
   const ids = Object.keys(agents || {});
   if (ids.length === 0) root.append(h("p", {}, "This server has no agents."));
   const list = h("div", { class: "cards" });

@@ -86,6 +86,9 @@ export async function request(method, path, body, opts = {}) {
 
 export const get = (path, opts) => request("GET", path, undefined, opts);
 
+// agents lists the server's agents, keyed by id.
+export const agents = (signal) => get("/api/agents", { signal });
+
 // download fetches an API file with the token and saves it under name.
 export async function download(path, name) {
   const resp = await request("GET", path, undefined, { raw: true });

@@ -63,6 +63,22 @@ export function errorBox(err) {
   return h("p", { class: "error", role: "alert" }, String(err && err.message ? err.message : err));
 }
 
+// view makes a view's section, labelled by its heading.
+export function view(id, title) {
+  return h("section", { "aria-labelledby": id }, h("h1", { id }, title));
+}
+
+// loaded waits for promise and returns its value, or shows its error in
+// root and returns null.
+export async function loaded(root, promise) {
+  try {
+    return await promise;
+  } catch (err) {
+    root.append(errorBox(err));
+    return null;
+  }
+}
+
 // field makes a labelled input.
 export function field(label, input) {
   const id = input.id || "f-" + Math.random().toString(36).slice(2);

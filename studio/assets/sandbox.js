@@ -2,17 +2,12 @@
 // to download or delete.
 
 import * as api from "./api.js";
-import { h, clear, bytes, when, errorBox, status, field } from "./dom.js";
+import { h, clear, bytes, when, errorBox, status, field, view, loaded } from "./dom.js";
 
 export async function sandboxView({ agentId, threadId, signal }) {
-  const root = h("section", { "aria-labelledby": "sandbox-title" }, h("h1", { id: "sandbox-title" }, "Sandbox files"));
-  let agents;
-  try {
-    agents = await api.get("/api/agents", { signal });
-  } catch (err) {
-    root.append(errorBox(err));
-    return root;
-  }
+  const root = view("sandbox-title", "Sandbox files");
+  const agents = await loaded(root, api.agents(signal));
+  if (!agents) return root;
   const withSandbox = Object.entries(agents).filter(([, a]) => !a.keel || a.keel.sandbox !== "none");
   if (withSandbox.length === 0) {
     root.append(h("p", {}, "No agent of this server has a sandbox."));

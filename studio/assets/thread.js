@@ -3,7 +3,7 @@
 // streamed, keel's recoveries shown as they happen).
 
 import * as api from "./api.js";
-import { h, clear, bytes, when, errorBox, status, field } from "./dom.js";
+import { h, clear, bytes, when, errorBox, status, field, loaded } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderRecoveries, storedRecoveries, outcomeText, causeText } from "./recovery.js";
 
@@ -28,12 +28,7 @@ export async function threadView({ threadId, agentId, resourceId, signal, fresh 
   const ctx = { tid, resource, signal, transcript, title, agentId };
   // The agents (for the composer) and the thread are fetched at once.
   const loading = fresh ? null : load(ctx, root);
-  let agents = {};
-  try {
-    agents = await api.get("/api/agents", { signal });
-  } catch (err) {
-    root.append(errorBox(err));
-  }
+  const agents = (await loaded(root, api.agents(signal))) || {};
   if (!ctx.agentId || !agents[ctx.agentId]) ctx.agentId = Object.keys(agents)[0] || ctx.agentId;
   if (fresh) {
     title.textContent = "New chat with " + ((agents[ctx.agentId] && agents[ctx.agentId].name) || ctx.agentId || "an agent");

@@ -1,7 +1,7 @@
 // The threads of a resource: title, last update, message count.
 
 import * as api from "./api.js";
-import { h, errorBox, when, field } from "./dom.js";
+import { h, errorBox, when, field, view } from "./dom.js";
 
 const PER_PAGE = 50;
 
@@ -11,9 +11,8 @@ export function threadLink(id, agentId, resourceId) {
 
 export async function threadsView({ agentId, signal, navigate }) {
   const resource = api.resource();
-  const root = h("section", { "aria-labelledby": "threads-title" },
-    h("h1", { id: "threads-title" }, "Threads"),
-    h("p", { class: "muted" }, resource ? ["Threads of resource ", h("code", {}, resource), " (change it at the top)."] : "Threads of the resource your token names."));
+  const root = view("threads-title", "Threads");
+  root.append(h("p", { class: "muted" }, resource ? ["Threads of resource ", h("code", {}, resource), " (change it at the top)."] : "Threads of the resource your token names."));
   const idInput = h("input", { name: "thread", required: true, autocomplete: "off", spellcheck: "false", pattern: "[A-Za-z0-9._:\\-]{1,128}" });
   root.append(h("form", { class: "inline", onsubmit: (e) => {
     e.preventDefault();
