@@ -78,8 +78,14 @@ type keelEnv struct {
 
 func startKeel(t *testing.T, answer string) *keelEnv {
 	t.Helper()
+	return startKeelWith(t, googletest.Options{Internal: []string{xlsxType}, Text: answer})
+}
+
+// startKeelWith is startKeel with a model server that answers as opts say.
+func startKeelWith(t *testing.T, opts googletest.Options) *keelEnv {
+	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
-	gem := googletest.NewServer(t, googletest.Options{Internal: []string{xlsxType}, Text: answer})
+	gem := googletest.NewServer(t, opts)
 	model, err := google.New("gemini-2.5-flash", google.Options{APIKey: "test-key", BaseURL: gem.URL()})
 	if err != nil {
 		t.Fatal(err)

@@ -35,6 +35,10 @@ export async function threadView({ threadId, agentId, resourceId, signal, fresh 
     transcript.append(h("li", { class: "empty muted" }, "No messages yet."));
   } else {
     await loading;
+    const sb = agents[ctx.agentId] && agents[ctx.agentId].keel && agents[ctx.agentId].keel.sandbox;
+    if (sb && sb !== "none") {
+      meta.append(" · ", h("a", { href: "/sandbox" + api.query({ agentId: ctx.agentId, threadId: tid }) }, "Sandbox files"));
+    }
   }
   root.append(activityBox, composer(ctx, agents, activity, activityBox, root));
   return root;

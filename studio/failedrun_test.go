@@ -1,0 +1,45 @@
+package studio_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/provider/providertest"
+)
+
+// A run that fails even once the file is taken out: the chat says so as
+// it happens, and the thread, loaded again, still tells what keel did
+// with the file (stored on the user's message, since there is no reply).
+func TestStudioFailedRun(t *testing.T) {
+	k := startKeelWith(t, googletest.Options{Respond: func(googletest.Request, int) (providertest.Reply, bool) {
+		return providertest.Reply{Status: 400, Body: googletest.ErrorBody(400, "INVALID_ARGUMENT", "Request contains an invalid argument.")}, true
+	}})
+	tb := newTab(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "leads.xlsx"), spreadsheet(3, 1000))
+	tb.signIn(k, "/agents/assistant/chat")
+	tb.do("attach and send", chromedp.WaitVisible(chromedp.CSS("textarea")), chromedp.SendKeys(chromedp.CSS("textarea"), "Read this"),
+		chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{filepath.Join(dir, "leads.xlsx")}))
+	tb.waitFor("the file chosen", `document.querySelectorAll(".chosen li").length === 1`)
+	tb.do("send", chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
+	tb.waitFor("the failure told", `document.querySelector(".activity")?.textContent.includes("The run failed")`)
+	tb.waitFor("the stored thread", `location.pathname.startsWith("/threads/") && document.querySelector(".msg.user:not(.live)") !== null`)
+	tb.do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".msg.user .keel-acted")))
+	tb.shot("failed-run")
+	acted := eval[string](tb, `document.querySelector(".msg.user .keel-acted").textContent`)
+	for _, want := range []string{"What keel did (the run failed)", "leads.xlsx", "uploaded to the sandbox at /home/user/uploads/", "google answered 400 INVALID_ARGUMENT"} {
+		if !strings.Contains(acted, want) {
+			t.Errorf("Got(what keel did on the failed turn) = %q; want %q", acted, want)
+		}
+	}
+	if n := eval[int](tb, `document.querySelectorAll(".msg.assistant").length`); n != 0 {
+		t.Errorf("Got(assistant messages) = %d; want none: the run failed", n)
+	}
+	if errs := tb.consoleErrors(); len(errs) != 0 {
+		t.Errorf("Got(console errors) = %q; want none", errs)
+	}
+}
