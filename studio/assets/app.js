@@ -40,7 +40,9 @@ async function render() {
   } else {
     view = agentsView({ signal, navigate });
   }
-  main.append(await view);
+  const el = await view;
+  if (signal.aborted) return; // another path was chosen meanwhile
+  main.append(el);
   if (document.activeElement === document.body) main.focus({ preventScroll: true });
 }
 
