@@ -27,6 +27,7 @@ import (
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
 	"github.com/keel-go/keel/studio"
+	"github.com/keel-go/keel/tool"
 	"github.com/keel-go/keel/workspace"
 	"github.com/keel-go/keel/workspace/localsandbox"
 )
@@ -81,8 +82,9 @@ func startKeel(t *testing.T, answer string) *keelEnv {
 	return startKeelWith(t, googletest.Options{Internal: []string{xlsxType}, Text: answer})
 }
 
-// startKeelWith is startKeel with a model server that answers as opts say.
-func startKeelWith(t *testing.T, opts googletest.Options) *keelEnv {
+// startKeelWith is startKeel with a model server that answers as opts
+// say, and tools for the agent.
+func startKeelWith(t *testing.T, opts googletest.Options, tools ...tool.Tool) *keelEnv {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	gem := googletest.NewServer(t, opts)
@@ -97,7 +99,7 @@ func startKeelWith(t *testing.T, opts googletest.Options) *keelEnv {
 	t.Cleanup(func() { store.Close() })
 	ws := workspace.NewResolved(localsandbox.NewResolver(t.TempDir(), localsandbox.PerResource, localsandbox.Options{Logger: quiet}))
 	a, err := agent.New(agent.Config{ID: "assistant", Name: "Assistant", Description: "reads what you send",
-		Model: model, Memory: store, Workspace: ws, Logger: quiet})
+		Model: model, Memory: store, Workspace: ws, Tools: tools, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,9 +85,15 @@ export function renderMessages(ctx, messages) {
         for (const f of rec.files || []) if (f.sha256) byDigest.set(f.sha256, { f, cause: rec.cause });
       }
     }
-    for (const m of turn) frag.append(messageItem(ctx, m, byDigest));
+    for (const m of turn) {
+      const item = messageItem(ctx, m, byDigest, shown);
+      if (item) frag.append(item);
+    }
     turn = [];
   };
+  // A tool call is stored with its result, and the tool's message holds
+  // the result again: each call is shown once.
+  const shown = new Set();
   for (const m of messages) {
     if (m.role === "user" && turn.some((x) => x.role !== "user")) flush();
     turn.push(m);
@@ -100,16 +106,22 @@ function roleLabel(role) {
   return role === "user" ? "You" : role === "assistant" ? "Agent" : role;
 }
 
-function messageItem(ctx, m, byDigest) {
+function messageItem(ctx, m, byDigest, shown) {
   const body = h("div", { class: "body" });
   let fileIndex = 0;
   for (const p of (m.content && m.content.parts) || []) {
     if (p.type === "text") body.append(h("div", { class: "md" }, renderMarkdown(p.text)));
     else if (p.type === "file") body.append(fileItem(ctx, m, p, fileIndex++, byDigest.get(p.sha256)));
-    else if (p.type === "tool-invocation") body.append(toolItem(p.toolInvocation || {}));
+    else if (p.type === "tool-invocation") {
+      const inv = p.toolInvocation || {};
+      if (inv.toolCallId && shown.has(inv.toolCallId)) continue;
+      if (inv.toolCallId) shown.add(inv.toolCallId);
+      body.append(toolItem(inv));
+    }
   }
   const recs = storedRecoveries(m);
   if (recs.length) body.append(renderRecoveries(recs, m.role === "user" ? "What keel did (the run failed)" : "What keel did on this turn"));
+  if (!body.hasChildNodes()) return null;
   return h("li", { class: "msg " + m.role, "data-id": m.id || "" },
     h("div", { class: "who" }, h("span", { class: "role" }, roleLabel(m.role)), " ", m.createdAt ? when(m.createdAt) : null),
     body);
