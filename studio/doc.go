@@ -47,6 +47,8 @@
 // 401, the page asks for the token once, keeps it in sessionStorage (this
 // tab only, gone when it closes), and sends it as the Authorization
 // header, never in a URL. Files are fetched with the header and saved from
-// a blob. The resource at the top of the page is sent as resourceId; left
+// a blob. The resource at the top of the page ("studio" until another is
+// typed; the last ten are offered again) is sent as resourceId; left
 // empty, the server decides (per-user auth, where the token names it).
+// A deep link's ?resourceId= wins for that page.
 package studio
