@@ -65,6 +65,7 @@ document.addEventListener("click", (e) => {
   navigate(url.pathname + url.search);
 });
 window.addEventListener("popstate", render);
+window.addEventListener("keel:path", () => markNav(location.pathname));
 
 // The resource field: who the studio acts for.
 const resourceInput = document.getElementById("resource");

@@ -237,6 +237,7 @@ function composer(ctx, agents, activity, activityBox, root) {
       text.value = "";
       showChosen();
       history.replaceState(null, "", `/threads/${encodeURIComponent(ctx.tid)}` + api.query({ agentId: ctx.agentId, resourceId: ctx.resource === api.resource() ? "" : ctx.resource }));
+      window.dispatchEvent(new Event("keel:path")); // the page's own path changed
       await load(ctx, root);
     } catch (err) {
       if (!ctx.signal.aborted) errorLine.textContent = err.message;
