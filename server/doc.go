@@ -198,7 +198,8 @@
 // bytes, and a user's resource), where a client that went away before its
 // answer is logged as status 499 "client closed request" ([StatusClientClosed]), with the
 // status already sent if any; probes are logged at debug level. One line
-// "server: recovery" per recovery a run reports (agent, run, thread,
-// resource, processor, action, files, and the cause group: kind,
-// provider, status, code, message, mediaType).
+// "server: recovery" per file of each recovery a run reports (agent, run,
+// thread, resource, processor, action, file, mediaType, size, sha256,
+// outcome, path or reason, and the cause group: kind, provider, status,
+// code, message, mediaType).
 package server

@@ -429,8 +429,8 @@ func TestNoModelConfigured(t *testing.T) {
 	wantError(t, "generate with a model that fails as unavailable", status, body, http.StatusServiceUnavailable, "OPENAI_API_KEY")
 }
 
-// Each recovery a run reports is one log line: the thread, the processor,
-// the action, the files and the cause.
+// Each file a recovery concerns is one log line: the thread, the file, the
+// processor, what the model got instead and the cause.
 func TestRecoveryIsLogged(t *testing.T) {
 	for _, route := range []string{"generate", "stream"} {
 		t.Run(route, func(t *testing.T) {
@@ -444,10 +444,10 @@ func TestRecoveryIsLogged(t *testing.T) {
 				t.Fatalf("Got(%s) = %d %s; want 200", route, status, body)
 			}
 			line := logs.wait(t, "server: recovery", nil)
-			files, _ := line["files"].Any().([]processor.RecoveredFile)
 			if line["thread"].String() != "t-log" || line["resource"].String() != "r" || line["agent"].String() != "support" ||
 				line["processor"].String() != processor.UnsupportedFileHandlerID || line["action"].String() != "placeholder" ||
-				line["run"].String() == "" || len(files) != 1 || files[0].Name != "leads.xlsx" || files[0].MediaType != xlsx {
+				line["run"].String() == "" || line["file"].String() != "leads.xlsx" || line["mediaType"].String() != xlsx ||
+				line["outcome"].String() != "placeholder" || intAttr(line, "size") != 8 || len(line["sha256"].String()) != 64 {
 				t.Errorf("Got(recovery log) = %v; want thread t-log, the handler's placeholder for leads.xlsx", line)
 			}
 			cause := map[string]string{}
