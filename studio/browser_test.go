@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -116,6 +117,22 @@ func startKeelWith(t *testing.T, opts googletest.Options, tools ...tool.Tool) *k
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	return &keelEnv{url: hs.URL, token: token, mem: store, gemini: gem}
+}
+
+// get calls the API with the token and returns the status.
+func (k *keelEnv) get(t *testing.T, path string) int {
+	t.Helper()
+	req, err := http.NewRequest("GET", k.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+k.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // tab is a headless chromium tab and what it saw: console errors,

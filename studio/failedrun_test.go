@@ -39,6 +39,20 @@ func TestStudioFailedRun(t *testing.T) {
 	if n := eval[int](tb, `document.querySelectorAll(".msg.assistant").length`); n != 0 {
 		t.Errorf("Got(assistant messages) = %d; want none: the run failed", n)
 	}
+
+	// The thread can be deleted from its page, once confirmed.
+	tid := strings.TrimPrefix(eval[string](tb, `location.pathname`), "/threads/")
+	tb.do("delete the thread", chromedp.Click(chromedp.CSS("button.delete-thread")))
+	tb.waitFor("the threads list", `location.pathname === "/threads" && document.querySelector("table.threads tbody td") !== null`)
+	if code := k.get(t, "/api/memory/threads/"+tid+"?resourceId=studio"); code != 404 {
+		t.Errorf("Got(the deleted thread) = %d; want 404", code)
+	}
+	tb.mu.Lock()
+	dialogs := append([]string(nil), tb.dialogs...)
+	tb.mu.Unlock()
+	if len(dialogs) != 1 || !strings.HasPrefix(dialogs[0], "confirm: Delete this thread") {
+		t.Errorf("Got(dialogs) = %q; want the delete's confirmation", dialogs)
+	}
 	if errs := tb.consoleErrors(); len(errs) != 0 {
 		t.Errorf("Got(console errors) = %q; want none", errs)
 	}

@@ -13,7 +13,7 @@ function newThreadId() {
   return "studio-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
-export async function threadView({ threadId, agentId, resourceId, signal, fresh }) {
+export async function threadView({ threadId, agentId, resourceId, signal, fresh, navigate }) {
   const resource = resourceId || api.resource();
   const tid = threadId || newThreadId();
   const root = h("section", { class: "thread", "aria-labelledby": "thread-title" });
@@ -39,6 +39,7 @@ export async function threadView({ threadId, agentId, resourceId, signal, fresh 
     if (sb && sb !== "none") {
       meta.append(" · ", h("a", { href: "/sandbox" + api.query({ agentId: ctx.agentId, threadId: tid }) }, "Sandbox files"));
     }
+    if (ctx.stored) meta.append(" · ", deleteButton(ctx, navigate));
   }
   root.append(activityBox, composer(ctx, agents, activity, activityBox, root));
   return root;
@@ -52,6 +53,7 @@ async function load(ctx, root) {
       api.get(path + api.query({ resourceId: ctx.resource }), { signal: ctx.signal }),
       api.get(path + "/messages" + api.query({ resourceId: ctx.resource, perPage: "false", fileData: "false" }), { signal: ctx.signal }),
     ]);
+    ctx.stored = true;
     ctx.title.textContent = th.title || "Untitled thread";
     document.title = (th.title || ctx.tid) + " · keel studio";
     // Marks for whoever measures the page (keel's browser test does).
@@ -100,6 +102,25 @@ export function renderMessages(ctx, messages) {
   }
   flush();
   ctx.transcript.append(frag);
+}
+
+// deleteButton deletes the thread, once confirmed: its messages and the
+// files uploaded for it to the sandbox.
+function deleteButton(ctx, navigate) {
+  const btn = h("button", { type: "button", class: "quiet delete-thread" }, "Delete thread");
+  btn.addEventListener("click", async () => {
+    if (!confirm("Delete this thread, its messages and the files uploaded for it?")) return;
+    btn.disabled = true;
+    try {
+      await api.request("DELETE", `/api/memory/threads/${encodeURIComponent(ctx.tid)}` + api.query({ resourceId: ctx.resource }));
+      status("Thread deleted.");
+      navigate("/threads");
+    } catch (err) {
+      btn.disabled = false;
+      status("Delete failed: " + err.message);
+    }
+  });
+  return btn;
 }
 
 function roleLabel(role) {
