@@ -348,3 +348,27 @@ func TestMessagesAreCompressed(t *testing.T) {
 		}
 	}
 }
+
+// Threads carry their message count, so that a list of threads needs no
+// call per thread.
+func TestThreadMessageCount(t *testing.T) {
+	model, _ := geminiModel(t, googletest.Options{})
+	e := newEnv(t, envOptions{model: model})
+	ctx := context.Background()
+	if _, err := e.mem.CreateThread(ctx, memory.Thread{ID: "t-c", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.mem.SaveMessages(ctx, "r", "t-c", []keel.Message{keel.UserText("a"), keel.UserText("b"), keel.UserText("c")}); err != nil {
+		t.Fatal(err)
+	}
+	_, body := e.do("GET", "/api/memory/threads?resourceId=r", nil)
+	var list struct{ Threads []struct{ MessageCount int } }
+	if err := json.Unmarshal(body, &list); err != nil || len(list.Threads) != 1 || list.Threads[0].MessageCount != 3 {
+		t.Errorf("Got(thread list) = %s; want one thread of 3 messages", body)
+	}
+	_, body = e.do("GET", "/api/memory/threads/t-c?resourceId=r", nil)
+	var th struct{ MessageCount int }
+	if err := json.Unmarshal(body, &th); err != nil || th.MessageCount != 3 {
+		t.Errorf("Got(thread) = %s; want messageCount 3", body)
+	}
+}

@@ -26,6 +26,9 @@ type wireThread struct {
 	CreatedAt  jsonTime       `json:"createdAt"`
 	UpdatedAt  jsonTime       `json:"updatedAt"`
 	Metadata   map[string]any `json:"metadata"`
+	// MessageCount is keel's: the thread's stored messages, as the store
+	// counts them (system reminders included).
+	MessageCount int `json:"messageCount"`
 }
 
 func toWireThread(t memory.Thread) wireThread {
@@ -34,7 +37,7 @@ func toWireThread(t memory.Thread) wireThread {
 		meta = map[string]any{}
 	}
 	return wireThread{ID: t.ID, Title: t.Title, ResourceID: t.ResourceID,
-		CreatedAt: jsonTime(t.CreatedAt), UpdatedAt: jsonTime(t.UpdatedAt), Metadata: meta}
+		CreatedAt: jsonTime(t.CreatedAt), UpdatedAt: jsonTime(t.UpdatedAt), Metadata: meta, MessageCount: t.MessageCount}
 }
 
 // wireStoredMessage is a stored message in Mastra's format 2.

@@ -42,40 +42,17 @@ export async function threadsView({ agentId, signal, navigate }) {
     if (page === 0 && data.threads.length === 0) {
       body.append(h("tr", {}, h("td", { colspan: 3 }, "No threads yet. Start one from an agent's chat.")));
     }
-    const counts = [];
     for (const t of data.threads) {
-      const count = h("td", { class: "num" }, "…");
-      counts.push([t.id, count]);
       body.append(h("tr", {},
         h("td", {}, h("a", { href: threadLink(t.id, agentId, resource) }, t.title || "(untitled)"), " ", h("code", { class: "muted small" }, t.id)),
         h("td", {}, when(t.updatedAt)),
-        count));
+        h("td", { class: "num" }, String(t.messageCount ?? "?"))));
     }
     more.hidden = !data.hasMore;
     more.disabled = false;
     page++;
-    countMessages(counts, resource, signal);
   };
   more.addEventListener("click", load);
   await load();
   return root;
-}
-
-// countMessages fills in each thread's message count, a few requests at a
-// time; each asks for one message without file bytes, for its total.
-async function countMessages(rows, resource, signal) {
-  const next = async () => {
-    for (let row; (row = rows.shift());) {
-      const [id, cell] = row;
-      try {
-        const page = await api.get(`/api/memory/threads/${encodeURIComponent(id)}/messages` +
-          api.query({ resourceId: resource, perPage: 1, fileData: "false" }), { signal });
-        cell.textContent = String(page.total);
-      } catch {
-        if (signal.aborted) return;
-        cell.textContent = "?";
-      }
-    }
-  };
-  await Promise.all([next(), next(), next(), next()]);
 }
