@@ -44,41 +44,51 @@ func describeInline(wf *wireFilePart, p keel.FilePart) {
 // is an attachment, the browser may not guess another type (nosniff), and
 // the content may run nothing (a sandbox policy), whatever the file holds.
 func (s *Server) downloadFile(w http.ResponseWriter, r *http.Request) {
-	mem, resource, tid, ok := s.threadTarget(w, r)
+	f, data, ok := s.storedFile(w, r)
 	if !ok {
 		return
+	}
+	digest, _ := f.Digest()
+	serveAttachment(w, r, data, f.MediaType, f.Filename, digest)
+}
+
+// storedFile finds the file of a stored-file route and its inline bytes.
+// false means the answer was written.
+func (s *Server) storedFile(w http.ResponseWriter, r *http.Request) (keel.FilePart, []byte, bool) {
+	mem, resource, tid, ok := s.threadTarget(w, r)
+	if !ok {
+		return keel.FilePart{}, nil, false
 	}
 	mid, e := pathID(r, "mid")
 	if e != nil {
 		writeRequestError(w, e)
-		return
+		return keel.FilePart{}, nil, false
 	}
 	n, err := strconv.Atoi(r.PathValue("n"))
 	if err != nil || n < 0 {
 		writeRequestError(w, badRequest("invalid file index in path", Issue{Field: "n", Message: "must be a non-negative integer"}))
-		return
+		return keel.FilePart{}, nil, false
 	}
 	page, err := mem.ListMessages(r.Context(), resource, tid, memory.ListMessagesOptions{})
 	if err != nil {
 		s.storeError(w, r, err)
-		return
+		return keel.FilePart{}, nil, false
 	}
 	f, found := nthFile(page.Messages, mid, n)
 	if !found {
 		writeError(w, http.StatusNotFound, "message "+mid+" of thread "+tid+" has no file "+strconv.Itoa(n)+": list the thread's messages for its files")
-		return
+		return keel.FilePart{}, nil, false
 	}
 	data, err := f.InlineData()
 	switch {
 	case errors.Is(err, keel.ErrNotInline):
 		writeError(w, http.StatusNotFound, "file "+strconv.Itoa(n)+" of message "+mid+" is kept by its URL, not stored: open the URL itself")
-		return
+		return keel.FilePart{}, nil, false
 	case err != nil:
-		s.writeRunError(w, r, err)
-		return
+		writeError(w, http.StatusUnprocessableEntity, "file "+strconv.Itoa(n)+" of message "+mid+" holds data that cannot be decoded")
+		return keel.FilePart{}, nil, false
 	}
-	digest, _ := f.Digest()
-	serveAttachment(w, r, data, f.MediaType, f.Filename, digest)
+	return f, data, true
 }
 
 // nthFile returns the n-th file part of the message mid.

@@ -16,6 +16,8 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/convert"
+	"github.com/keel-go/keel/internal/officetest"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
@@ -370,5 +372,55 @@ func TestThreadMessageCount(t *testing.T) {
 	var th struct{ MessageCount int }
 	if err := json.Unmarshal(body, &th); err != nil || th.MessageCount != 3 {
 		t.Errorf("Got(thread) = %s; want messageCount 3", body)
+	}
+}
+
+// A stored file's text, as the agent's converters give it to a model that
+// refused the file.
+func TestStoredFileText(t *testing.T) {
+	model, _ := geminiModel(t, googletest.Options{})
+	withConverters := func(c *server.Config) {
+		cfg := c.Agents[0].Config()
+		cfg.Converters = convert.Default()
+		c.Agents[0] = must(agent.New(cfg))
+	}
+	e := newEnv(t, envOptions{model: model, config: withConverters})
+	plain := newEnv(t, envOptions{model: model})
+	book := officetest.Workbook(t, "Leads", [][]any{{"name", "city"}, {"Ada", "Berlin"}, {"<b>Bob</b>", "Paris"}})
+	ctx := context.Background()
+	for _, env := range []*env{e, plain} {
+		if _, err := env.mem.CreateThread(ctx, memory.Thread{ID: "t-x", ResourceID: "r"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.mem.SaveMessages(ctx, "r", "t-x", []keel.Message{{ID: "m-1", Role: keel.RoleUser, Parts: []keel.Part{
+			keel.FilePart{Data: book, MediaType: xlsx, Filename: "leads.xlsx"},
+			keel.FilePart{Data: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x01"), MediaType: xlsx, Filename: "broken.xlsx"},
+		}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status, body := e.do("GET", "/api/memory/threads/t-x/messages/m-1/files/0/text?agentId=support&resourceId=r", nil)
+	var got struct{ Kind, As, Description, Text string }
+	if err := json.Unmarshal(body, &got); status != 200 || err != nil || got.Kind != "xlsx" || got.As != "CSV" ||
+		!strings.Contains(got.Description, `sheet "Leads"`) || !strings.Contains(got.Text, "Ada,Berlin") || !strings.Contains(got.Text, "<b>Bob</b>,Paris") {
+		t.Fatalf("Got(file text) = %d %s; want the workbook as CSV", status, body)
+	}
+	errs := []struct {
+		name   string
+		e      *env
+		path   string
+		status int
+		substr string
+	}{
+		{"no agent", e, "/api/memory/threads/t-x/messages/m-1/files/0/text?resourceId=r", 400, "agentId is required"},
+		{"unknown agent", e, "/api/memory/threads/t-x/messages/m-1/files/0/text?agentId=nobody&resourceId=r", 404, "not found"},
+		{"not a workbook", e, "/api/memory/threads/t-x/messages/m-1/files/1/text?agentId=support&resourceId=r", 422, "cannot be converted"},
+		{"no converters", plain, "/api/memory/threads/t-x/messages/m-1/files/0/text?agentId=support&resourceId=r", 404, "converts no files"},
+	}
+	for _, c := range errs {
+		t.Run(c.name, func(t *testing.T) {
+			status, body := c.e.do("GET", c.path, nil)
+			wantError(t, c.name, status, body, c.status, c.substr)
+		})
 	}
 }

@@ -22,8 +22,10 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/memory/sqlitestore"
+	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/provider/google"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
@@ -70,8 +72,9 @@ func outputDir(t *testing.T) string {
 }
 
 // keelEnv is a real keel server with the studio: SQLite, a sandbox per
-// resource, and an agent whose model speaks Gemini's wire protocol and
-// answers 502 to any request carrying an xlsx, as Gemini does.
+// resource, converters and remembered refusals as keel serve has them,
+// and an agent whose model speaks Gemini's wire protocol and answers 502
+// to any request carrying an xlsx, as Gemini does.
 type keelEnv struct {
 	url, token string
 	mem        memory.Store
@@ -99,8 +102,14 @@ func startKeelWith(t *testing.T, opts googletest.Options, tools ...tool.Tool) *k
 	}
 	t.Cleanup(func() { store.Close() })
 	ws := workspace.NewResolved(localsandbox.NewResolver(t.TempDir(), localsandbox.PerResource, localsandbox.Options{Logger: quiet}))
+	// As keel serve makes it: converters on, refusals remembered.
+	refusals, err := processor.NewRememberedRefusals(store, processor.RefusalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	a, err := agent.New(agent.Config{ID: "assistant", Name: "Assistant", Description: "reads what you send",
-		Model: model, Memory: store, Workspace: ws, Tools: tools, Logger: quiet})
+		Model: model, Memory: store, Workspace: ws, Tools: tools, Logger: quiet,
+		Converters: convert.Default(), Refusals: refusals})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +118,7 @@ func startKeelWith(t *testing.T, opts googletest.Options, tools ...tool.Tool) *k
 		t.Fatal(err)
 	}
 	const token = "studio-test-token"
-	srv, err := server.New(server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Studio: ui,
+	srv, err := server.New(server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Studio: ui, Refusals: refusals,
 		SandboxModes: map[string]string{"assistant": "per-resource"}, Logger: quiet})
 	if err != nil {
 		t.Fatal(err)

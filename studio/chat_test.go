@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/keel-go/keel/internal/officetest"
 )
 
 // hostileName is a file name that is markup; hostileAnswer is a model
@@ -60,7 +63,13 @@ func TestStudioChatWithFiles(t *testing.T) {
 	tb := newTab(t)
 	t.Logf("screenshots in %s", tb.out)
 	dir := t.TempDir()
-	leads, hostile := spreadsheet(1, 48213-8), spreadsheet(2, 5000)
+	// A real workbook, which keel converts to text as well as uploading
+	// it, and bytes that only claim to be one, which it uploads.
+	rows := [][]any{{"name", "city", "note"}}
+	for i := range 400 {
+		rows = append(rows, []any{fmt.Sprintf("Lead %d", i), []string{"Berlin", "Paris", "Lagos"}[i%3], "<b>bold?</b>"})
+	}
+	leads, hostile := officetest.Workbook(t, "Leads", rows), spreadsheet(2, 5000)
 	writeFile(t, filepath.Join(dir, "leads.xlsx"), leads)
 	writeFile(t, filepath.Join(dir, hostileName), hostile)
 
@@ -115,8 +124,8 @@ func TestStudioChatWithFiles(t *testing.T) {
 	live := eval[string](tb, `document.querySelector(".activity").textContent`)
 	sumLeads, sumHostile := sha256.Sum256(leads), sha256.Sum256(hostile)
 	for _, want := range []string{
-		"leads.xlsx", hostileName, "uploaded to the sandbox at /home/user/uploads/",
-		hex.EncodeToString(sumLeads[:]) + ".xlsx", "google answered 502",
+		"leads.xlsx", hostileName, "uploaded to the sandbox at /home/user/uploads/", `converted to text (CSV, sheet "Leads"`,
+		hex.EncodeToString(sumLeads[:]) + ".xlsx", hex.EncodeToString(sumHostile[:]) + ".xlsx", "google answered 502",
 	} {
 		if !strings.Contains(live, want) {
 			t.Errorf("Got(live recovery) = %q; want it to show %q", live, want)
@@ -143,9 +152,19 @@ func TestStudioChatWithFiles(t *testing.T) {
 	if strings.Join(f.Digests, "|") != hex.EncodeToString(sumLeads[:])+"|"+hex.EncodeToString(sumHostile[:]) {
 		t.Errorf("Got(digests) = %q; want the files' SHA-256", f.Digests)
 	}
-	if len(f.Acted) != 2 || !strings.Contains(f.Acted[0], "uploaded to the sandbox at /home/user/uploads/") ||
-		!strings.Contains(f.Acted[0], hex.EncodeToString(sumLeads[:])+".xlsx") || !strings.Contains(f.Acted[0], "google answered 502") {
-		t.Errorf("Got(what keel did with each file) = %q; want each uploaded to the sandbox, after google's 502", f.Acted)
+	if len(f.Acted) != 2 || !strings.Contains(f.Acted[0], "converted to text") || !strings.Contains(f.Acted[0], "uploaded to the sandbox at /home/user/uploads/") ||
+		!strings.Contains(f.Acted[0], hex.EncodeToString(sumLeads[:])+".xlsx") || !strings.Contains(f.Acted[0], "google answered 502") ||
+		strings.Contains(f.Acted[1], "converted") || !strings.Contains(f.Acted[1], "uploaded to the sandbox at /home/user/uploads/") ||
+		!strings.Contains(f.Acted[1], hex.EncodeToString(sumHostile[:])+".xlsx") {
+		t.Errorf("Got(what keel did with each file) = %q; want the workbook converted and uploaded, the other uploaded, after google's 502", f.Acted)
+	}
+
+	// What the model read in the workbook's place, shown on demand.
+	tb.do("show the text", chromedp.Click(chromedp.CSS(".msg.user .file .view-text")), chromedp.WaitVisible(chromedp.CSS(".msg.user pre.converted")))
+	tb.shot("thread-converted-text")
+	text := eval[string](tb, `document.querySelector(".msg.user pre.converted").textContent`)
+	if !strings.Contains(text, `# Sheet "Leads": 401 rows × 3 columns`) || !strings.Contains(text, "Lead 0,Berlin,<b>bold?</b>") {
+		t.Errorf("Got(converted text) = %.300q; want the sheet as CSV, markup as text", text)
 	}
 	if !strings.Contains(f.Stored, "What keel did on this turn") || !strings.Contains(f.Stored, hostileName) {
 		t.Errorf("Got(stored recoveries) = %q; want the turn's recoveries", f.Stored)
@@ -184,6 +203,18 @@ func TestStudioChatWithFiles(t *testing.T) {
 	}
 	tb.do("delete a sandbox file", chromedp.Click(chromedp.CSS(".listing tbody tr:first-child button.danger")))
 	tb.waitFor("the file gone", `document.querySelectorAll(".listing td .path").length === 1`)
+
+	// The model's refusal of xlsx is remembered; it can be forgotten.
+	tb.do("open the refusals", chromedp.Navigate(k.url+"/refusals"), chromedp.WaitVisible(chromedp.CSS(".listing table")))
+	tb.shot("refusals")
+	refusal := eval[string](tb, `document.querySelector(".listing tbody tr").textContent`)
+	for _, want := range []string{"google/gemini-2.5-flash", xlsxType, "502"} {
+		if !strings.Contains(refusal, want) {
+			t.Errorf("Got(remembered refusal) = %q; want %q", refusal, want)
+		}
+	}
+	tb.do("forget it", chromedp.Click(chromedp.CSS(".listing tbody button.danger")))
+	tb.waitFor("no refusal left", `document.querySelector(".listing")?.textContent.includes("No refusal is remembered.")`)
 
 	// The resource's threads: this one, with its message count.
 	tb.do("open the threads", chromedp.Navigate(k.url+"/threads"), chromedp.WaitVisible(chromedp.CSS("table.threads tbody tr a")))

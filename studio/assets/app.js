@@ -8,6 +8,7 @@ import { agentsView } from "./agents.js";
 import { threadsView } from "./threads.js";
 import { threadView } from "./thread.js";
 import { sandboxView } from "./sandbox.js";
+import { refusalsView } from "./refusals.js";
 
 const main = document.getElementById("main");
 let current = null; // the running view's AbortController
@@ -35,6 +36,8 @@ async function render() {
     view = threadsView({ agentId: q.get("agentId"), signal, navigate });
   } else if (parts[0] === "agents" && parts[1] && parts[2] === "chat") {
     view = threadView({ agentId: parts[1], signal, navigate, fresh: true });
+  } else if (parts[0] === "refusals") {
+    view = refusalsView({ signal });
   } else if (parts[0] === "sandbox") {
     view = sandboxView({ agentId: q.get("agentId"), threadId: q.get("threadId"), signal });
   } else {

@@ -7,6 +7,8 @@ import { h, bytes } from "./dom.js";
 
 export const METADATA_KEY = "keelRecoveries";
 
+const count = new Intl.NumberFormat("en");
+
 const PROCESSORS = {
   "unsupported-file-handler": "Unsupported File Handler",
   "file-upload": "File Upload",
@@ -25,8 +27,8 @@ export function outcomeText(f) {
     case "converted": {
       const out = ["converted to text"];
       if (conv) {
-        out.push(` (${conv.as || "text"}${conv.description ? ", " + conv.description : ""}, ${conv.chars} characters`);
-        if (conv.omittedChars) out.push(`, ${conv.omittedChars} left out`);
+        out.push(` (${conv.as || "text"}${conv.description ? ", " + conv.description : ""}, ${count.format(conv.chars)} characters`);
+        if (conv.omittedChars) out.push(`, ${count.format(conv.omittedChars)} left out`);
         out.push(")");
       }
       if (f.path) out.push(" and uploaded to the sandbox at ", h("code", { class: "path" }, f.path));

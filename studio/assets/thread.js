@@ -183,9 +183,43 @@ function fileItem(ctx, m, p, n, acted) {
     el.append(btn);
   }
   if (acted) {
-    el.append(h("p", { class: "acted" }, "keel: ", outcomeText(acted.f), h("br"), h("span", { class: "muted" }, "Why: ", causeText(acted.cause))));
+    const p2 = h("p", { class: "acted" }, "keel: ", outcomeText(acted.f), h("br"), h("span", { class: "muted" }, "Why: ", causeText(acted.cause)));
+    el.append(p2);
+    if (acted.f.outcome === "converted" && m.id && ctx.agentId) el.append(textViewer(ctx, m, n, name));
   }
   return el;
+}
+
+// textViewer shows, on demand, the text the agent's converters make of a
+// stored file: what the model read in its place.
+function textViewer(ctx, m, n, name) {
+  const out = h("pre", { class: "converted", hidden: true, tabindex: "0", "aria-label": "Text of " + name });
+  const btn = h("button", { type: "button", class: "quiet view-text", "aria-expanded": "false" }, "Show the text the model read");
+  btn.addEventListener("click", async () => {
+    if (!out.hidden) {
+      out.hidden = true;
+      btn.setAttribute("aria-expanded", "false");
+      btn.textContent = "Show the text the model read";
+      return;
+    }
+    btn.disabled = true;
+    try {
+      if (!out.textContent) {
+        const path = `/api/memory/threads/${encodeURIComponent(ctx.tid)}/messages/${encodeURIComponent(m.id)}/files/${n}/text` +
+          api.query({ agentId: ctx.agentId, resourceId: ctx.resource });
+        const res = await api.get(path);
+        out.textContent = res.text + (res.omittedChars ? `\n[${res.omittedChars} more characters were left out]` : "");
+      }
+      out.hidden = false;
+      btn.setAttribute("aria-expanded", "true");
+      btn.textContent = "Hide the text";
+    } catch (err) {
+      status("Could not get the text: " + err.message);
+    } finally {
+      btn.disabled = false;
+    }
+  });
+  return h("div", { class: "text-viewer" }, btn, out);
 }
 
 // The composer: a message and files, sent to the agent's stream.

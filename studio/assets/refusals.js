@@ -1,0 +1,49 @@
+// Remembered refusals: which model refused which file type, since when and
+// until when, and why; each can be forgotten, so that the next file of
+// that type is sent to the model again.
+
+import * as api from "./api.js";
+import { h, clear, when, status, view, loaded } from "./dom.js";
+
+export async function refusalsView({ signal }) {
+  const root = view("refusals-title", "Remembered refusals");
+  root.append(h("p", { class: "muted" }, "When a model refuses a file type, keel remembers it for a while and handles such files before calling it again. Forget one to send the next file of that type to the model."));
+  const out = h("div", { class: "listing" });
+  root.append(out);
+  const list = async () => {
+    clear(out);
+    const data = await loaded(out, api.get("/api/keel/refusals", { signal }));
+    if (!data) return;
+    if (data.refusals.length === 0) {
+      out.append(h("p", {}, "No refusal is remembered."));
+      return;
+    }
+    const body = h("tbody");
+    for (const r of data.refusals) {
+      const forget = h("button", { type: "button", class: "danger" }, "Forget", h("span", { class: "sr-only" }, ` ${r.mediaType} for ${r.provider}/${r.model}`));
+      forget.addEventListener("click", async () => {
+        forget.disabled = true;
+        try {
+          const res = await api.request("DELETE", "/api/keel/refusals" + api.query({ provider: r.provider, model: r.model, mediaType: r.mediaType }));
+          status(`Forgot ${res.forgotten} refusal${res.forgotten === 1 ? "" : "s"}.`);
+          list();
+        } catch (err) {
+          forget.disabled = false;
+          status("Forget failed: " + err.message);
+        }
+      });
+      body.append(h("tr", { class: r.expired ? "expired" : "" },
+        h("td", {}, h("code", {}, `${r.provider}/${r.model}`)),
+        h("td", {}, h("code", {}, r.mediaType)),
+        h("td", {}, when(r.learnedAt)),
+        h("td", {}, when(r.expiresAt), r.expired ? " (expired)" : ""),
+        h("td", {}, r.status ? String(r.status) + " " : "", r.reason || ""),
+        h("td", {}, forget)));
+    }
+    out.append(h("div", { class: "table" }, h("table", {},
+      h("caption", { class: "sr-only" }, "Remembered refusals"),
+      h("thead", {}, h("tr", {}, ["Model", "Type", "Learned", "Until", "Evidence", "Action"].map((c) => h("th", { scope: "col" }, c)))), body)));
+  };
+  await list();
+  return root;
+}
