@@ -32,6 +32,7 @@
 // did (see "keel's additions" below):
 //
 //	GET    /api/memory/threads/{tid}/messages/{mid}/files/{n}  the n-th file (from 0) of a stored message, its bytes as an attachment
+//	GET    /api/memory/threads/{tid}/messages/{mid}/files/{n}/text?agentId=A  {kind, as, description, text, omitted...}: the file as A's converters give it to a model
 //	GET    /api/agents/{id}/sandbox/files                      {mode, workDir, files:[{path, size, modifiedAt}], truncated}
 //	GET    /api/agents/{id}/sandbox/files/{path...}            a sandbox file's bytes, as an attachment
 //	DELETE /api/agents/{id}/sandbox/files/{path...}            {"result":"File deleted", path}

@@ -11,13 +11,16 @@
 //   - A thread: its messages in order, text as Markdown, tool calls and
 //     results, each file with its name, type, exact size and SHA-256 and a
 //     download, and on the turn where keel acted, what happened to each
-//     file (uploaded to the sandbox at PATH, converted to text, a
-//     placeholder) and why: the recoveries stored with the turn.
+//     file (uploaded to the sandbox at PATH, converted to text, with the
+//     text the model read shown on demand, a placeholder) and why: the
+//     recoveries stored with the turn.
 //   - Chat: a message with files (picker, drag and drop, several at once),
 //     the answer streamed from the agent's stream route, keel's recovery
 //     events shown as they arrive.
 //   - The sandbox of a resource (or thread): its files, to download or
 //     delete.
+//   - Remembered refusals: which model refused which file type, since
+//     when, until when and on what evidence; each can be forgotten.
 //
 // # How it is built
 //
