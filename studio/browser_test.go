@@ -1,28 +1,20 @@
 package studio_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/chromedp/cdproto/browser"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/convert"
+	"github.com/keel-go/keel/internal/browsertest"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/memory/sqlitestore"
 	"github.com/keel-go/keel/processor"
@@ -36,40 +28,6 @@ import (
 )
 
 const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-
-// chromium returns the browser the tests drive: $KEEL_CHROMIUM, else
-// Debian's chromium. Without it the test is skipped, or fails under CI,
-// whose test command installs it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("KEEL_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("Got(chromium) = not found; want it installed: CI runs the browser tests (scripts/test.sh installs Debian's chromium)")
-	}
-	t.Skip("skipped: the browser tests need chromium (Debian: apt-get install chromium), or KEEL_CHROMIUM naming a Chrome binary")
-	return ""
-}
-
-// outputDir is where the tests keep screenshots and figures for people to
-// look at; .gitignore keeps it out of the repository.
-func outputDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("testoutput")
-	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // keelEnv is a real keel server with the studio: SQLite, a sandbox per
 // resource, converters and remembered refusals as keel serve has them,
@@ -144,169 +102,26 @@ func (k *keelEnv) get(t *testing.T, path string) int {
 	return resp.StatusCode
 }
 
-// tab is a headless chromium tab and what it saw: console errors,
-// uncaught exceptions, dialogs, and every URL it requested.
-type tab struct {
-	t        *testing.T
-	ctx      context.Context
-	out      string
-	download string
-
-	mu       sync.Mutex
-	errs     []string
-	dialogs  []string
-	requests []string
-}
-
-func newTab(t *testing.T) *tab {
+// newTab opens a headless chromium tab on a 1280×800 window. It accepts
+// the confirmation a delete asks for, and dismisses any other dialog: one
+// would be a page that ran what it should not have, which the tests
+// check in its Dialogs. The browser's console line for the API's 401
+// before the token is given is expected: it is how the page learns that
+// it needs one.
+func newTab(t *testing.T) *browsertest.Tab {
 	t.Helper()
-	path := chromium(t)
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 800),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	tb := &tab{t: t, ctx: ctx, out: outputDir(t), download: t.TempDir()}
-	err := chromedp.Listen(ctx, func(ev any) {
-		tb.mu.Lock()
-		defer tb.mu.Unlock()
-		switch ev := ev.(type) {
-		case *page.EventJavascriptDialogOpening:
-			tb.dialogs = append(tb.dialogs, string(ev.Type)+": "+ev.Message)
-			// A delete asks to confirm; anything else is a page that ran
-			// what it should not have. Either is answered, from another
-			// goroutine, so that the page goes on.
-			accept := ev.Type == page.DialogTypeConfirm && strings.HasPrefix(ev.Message, "Delete ")
-			go chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
-		case *network.EventRequestWillBeSent:
-			tb.requests = append(tb.requests, ev.Request.URL)
-		}
+	return browsertest.New(t, browsertest.Options{
+		Accept: func(kind, msg string) bool { return kind == "confirm" && strings.HasPrefix(msg, "Delete ") },
+		Expected: func(m chromedp.ConsoleMessage) bool {
+			return m.Source == "network" && strings.Contains(m.Text, "status of 401")
+		},
 	})
-	if err != nil {
-		t.Fatalf("Got(start chromium %s) = %v; want a browser", path, err)
-	}
-	console := chromedp.Console(ctx)
-	go func() {
-		for m, err := range console {
-			if err != nil {
-				return
-			}
-			// The API's 401 before the token is given is how the page
-			// learns that it needs one; the browser logs it.
-			challenge := m.Source == "network" && strings.Contains(m.Text, "status of 401")
-			if (m.Type == chromedp.ConsoleError || m.IsException()) && !challenge {
-				tb.mu.Lock()
-				tb.errs = append(tb.errs, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line))
-				tb.mu.Unlock()
-			}
-		}
-	}()
-	_, err = chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: tb.download, EventsEnabled: ptr(true),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tb
 }
 
-func ptr[T any](v T) *T { return &v }
-
-// do runs actions, failing the test with what the page shows when one
-// fails or takes over a minute.
-func (tb *tab) do(what string, actions ...chromedp.Action[chromedp.Void]) {
-	tb.t.Helper()
-	ctx, cancel := context.WithTimeout(tb.ctx, time.Minute)
-	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		tb.shot("failed-" + strings.ReplaceAll(what, " ", "-"))
-		sctx, cancel := context.WithTimeout(tb.ctx, 10*time.Second)
-		defer cancel()
-		text, _ := chromedp.Run(sctx, chromedp.Evaluate[string](`document.body.innerText`))
-		tb.mu.Lock()
-		dialogs := tb.dialogs
-		tb.mu.Unlock()
-		tb.t.Fatalf("Got(%s) = %v; want it done. The page shows:\n%s\nconsole: %v\ndialogs: %q", what, err, text, tb.consoleErrors(), dialogs)
-	}
-}
-
-// eval evaluates a JavaScript expression in the page into T.
-func eval[T any](tb *tab, expr string) T {
-	tb.t.Helper()
-	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](expr))
-	if err != nil {
-		tb.t.Fatalf("Got(evaluate %s) = %v", expr, err)
-	}
-	return v
-}
-
-// waitFor waits until the expression is truthy in the page.
-func (tb *tab) waitFor(what, expr string) {
-	tb.t.Helper()
-	tb.do(what, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(45*time.Second))(ctx, t)
-		return err
-	}))
-}
-
-// shot keeps a screenshot of the whole page.
-func (tb *tab) shot(name string) {
-	tb.t.Helper()
-	ctx, cancel := context.WithTimeout(tb.ctx, 20*time.Second)
-	defer cancel()
-	// Quality 100 is a PNG.
-	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		tb.t.Logf("screenshot %s: %v", name, err)
-		return
-	}
-	p := filepath.Join(tb.out, name+".png")
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		tb.t.Logf("screenshot %s: %v", name, err)
-	}
-}
-
-func (tb *tab) consoleErrors() []string {
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	return append([]string(nil), tb.errs...)
-}
-
-// downloadOf clicks the element and returns the bytes the browser saved.
-func (tb *tab) downloadOf(what, selector string) []byte {
-	tb.t.Helper()
-	ctx, cancel := context.WithTimeout(tb.ctx, time.Minute)
-	defer cancel()
-	progress := chromedp.Events(ctx, browser.DownloadProgress)
-	tb.do("click "+what, chromedp.Click(chromedp.CSS(selector)))
-	for ev, err := range progress {
-		if err != nil {
-			tb.t.Fatalf("Got(download %s) = %v; want it saved", what, err)
-		}
-		switch ev.State {
-		case browser.DownloadProgressStateCompleted:
-			b, err := os.ReadFile(filepath.Join(tb.download, ev.GUID))
-			if err != nil {
-				tb.t.Fatal(err)
-			}
-			return b
-		case browser.DownloadProgressStateCanceled:
-			tb.t.Fatalf("Got(download %s) = canceled; want it saved", what)
-		}
-	}
-	return nil
+// signIn opens path and gives the token when the page asks for it.
+func (k *keelEnv) signIn(tb *browsertest.Tab, path string) {
+	tb.Do("open "+path, chromedp.Navigate(k.url+path), chromedp.WaitVisible(chromedp.CSS("#token-input")))
+	tb.Do("give the token", chromedp.SendKeys(chromedp.CSS("#token-input"), k.token), chromedp.Click(chromedp.CSS("#token-form button")))
 }
 
 // unlabelled counts the form controls of the page that have no label.
@@ -341,5 +156,3 @@ func groupDigits(n int) string {
 	}
 	return s
 }
-
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

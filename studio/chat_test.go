@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/keel-go/keel/internal/browsertest"
 	"github.com/keel-go/keel/internal/officetest"
 )
 
@@ -61,7 +62,7 @@ const factsJS = `({
 func TestStudioChatWithFiles(t *testing.T) {
 	k := startKeel(t, hostileAnswer)
 	tb := newTab(t)
-	t.Logf("screenshots in %s", tb.out)
+	t.Logf("screenshots in %s", tb.OutputDir())
 	dir := t.TempDir()
 	// A real workbook, which keel converts to text as well as uploading
 	// it, and bytes that only claim to be one, which it uploads.
@@ -73,55 +74,55 @@ func TestStudioChatWithFiles(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "leads.xlsx"), leads)
 	writeFile(t, filepath.Join(dir, hostileName), hostile)
 
-	tb.do("open the studio", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
-	tb.shot("token")
-	tb.do("give the token",
+	tb.Do("open the studio", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
+	tb.Shot("token")
+	tb.Do("give the token",
 		chromedp.SendKeys(chromedp.CSS("#token-input"), k.token),
 		chromedp.Click(chromedp.CSS("#token-form button")),
 		chromedp.WaitVisible(chromedp.CSS(`[data-agent="assistant"]`)))
-	card := eval[string](tb, `document.querySelector('[data-agent="assistant"]').innerText`)
+	card := browsertest.Eval[string](tb, `document.querySelector('[data-agent="assistant"]').innerText`)
 	for _, want := range []string{"Assistant", "google/gemini-2.5-flash", "one per resource", "prefill-error-handler", "unsupported-file-handler", "stream-error-retry-processor"} {
 		if !strings.Contains(card, want) {
 			t.Errorf("Got(agent card) = %q; want it to show %q", card, want)
 		}
 	}
-	tb.shot("agents")
+	tb.Shot("agents")
 
-	tb.do("open the chat", chromedp.Click(chromedp.CSS(`[data-agent="assistant"] a.button`)), chromedp.WaitVisible(chromedp.CSS("textarea")))
-	if n := eval[int](tb, unlabelled); n != 0 {
+	tb.Do("open the chat", chromedp.Click(chromedp.CSS(`[data-agent="assistant"] a.button`)), chromedp.WaitVisible(chromedp.CSS("textarea")))
+	if n := browsertest.Eval[int](tb, unlabelled); n != 0 {
 		t.Errorf("Got(unlabelled controls of the chat) = %d; want every control labelled", n)
 	}
 	// What the answer looked like while it streamed, before the thread is
 	// shown again as stored.
-	eval[chromedp.Void](tb, `window.__streamed = ""; new MutationObserver(() => {
+	browsertest.Eval[chromedp.Void](tb, `window.__streamed = ""; new MutationObserver(() => {
 		for (const el of document.querySelectorAll(".streaming")) if (el.textContent.length > window.__streamed.length) window.__streamed = el.textContent;
 	}).observe(document.getElementById("main"), {subtree: true, childList: true, characterData: true}); 0`)
-	tb.do("write and attach",
+	tb.Do("write and attach",
 		chromedp.SendKeys(chromedp.CSS("textarea"), "Read these"),
 		chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{filepath.Join(dir, "leads.xlsx"), filepath.Join(dir, hostileName)}))
-	tb.waitFor("both files chosen", `document.querySelectorAll(".chosen li").length === 2`)
+	tb.WaitFor("both files chosen", `document.querySelectorAll(".chosen li").length === 2`)
 	// A file dropped on the form joins them; its Remove button takes it
 	// out again.
-	eval[chromedp.Void](tb, `(() => {
+	browsertest.Eval[chromedp.Void](tb, `(() => {
 		const dt = new DataTransfer();
 		dt.items.add(new File(["a,b\n1,2\n"], "dropped.csv", {type: "text/csv"}));
 		document.querySelector(".composer").dispatchEvent(new DragEvent("drop", {dataTransfer: dt, bubbles: true, cancelable: true}));
 		return 0;
 	})()`)
-	tb.waitFor("the dropped file chosen", `[...document.querySelectorAll(".chosen li")].map((e) => e.textContent).join("|").includes("dropped.csv")`)
-	tb.do("remove the dropped file", chromedp.Click(chromedp.CSS(".chosen li:nth-child(3) button")))
-	tb.waitFor("two files again", `document.querySelectorAll(".chosen li").length === 2`)
-	tb.shot("chat-attached")
-	tb.do("send", chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
-	tb.waitFor("the live recovery", `document.querySelector(".activity .recovery") !== null`)
-	tb.waitFor("the stored thread", `location.pathname.startsWith("/threads/") && document.querySelector(".msg.assistant:not(.live)") !== null`)
-	tb.shot("chat-answered")
+	tb.WaitFor("the dropped file chosen", `[...document.querySelectorAll(".chosen li")].map((e) => e.textContent).join("|").includes("dropped.csv")`)
+	tb.Do("remove the dropped file", chromedp.Click(chromedp.CSS(".chosen li:nth-child(3) button")))
+	tb.WaitFor("two files again", `document.querySelectorAll(".chosen li").length === 2`)
+	tb.Shot("chat-attached")
+	tb.Do("send", chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
+	tb.WaitFor("the live recovery", `document.querySelector(".activity .recovery") !== null`)
+	tb.WaitFor("the stored thread", `location.pathname.startsWith("/threads/") && document.querySelector(".msg.assistant:not(.live)") !== null`)
+	tb.Shot("chat-answered")
 
-	streamed := eval[string](tb, `window.__streamed`)
+	streamed := browsertest.Eval[string](tb, `window.__streamed`)
 	if !strings.Contains(streamed, "<script>window.pwned=1;alert(2)</script>") || !strings.HasSuffix(streamed, "Done.") {
 		t.Errorf("Got(streamed answer) = %q; want the model's whole answer, as text", streamed)
 	}
-	live := eval[string](tb, `document.querySelector(".activity").textContent`)
+	live := browsertest.Eval[string](tb, `document.querySelector(".activity").textContent`)
 	sumLeads, sumHostile := sha256.Sum256(leads), sha256.Sum256(hostile)
 	for _, want := range []string{
 		"leads.xlsx", hostileName, "uploaded to the sandbox at /home/user/uploads/", `converted to text (CSV, sheet "Leads"`,
@@ -133,11 +134,11 @@ func TestStudioChatWithFiles(t *testing.T) {
 	}
 
 	// The thread's own link, loaded anew: the token is not asked again.
-	threadURL := eval[string](tb, `location.href`)
-	tb.do("reload the thread", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".msg.user .file")))
-	tb.waitFor("the thread's files", `document.querySelectorAll(".msg.user .file .download").length === 2`)
-	tb.shot("thread")
-	f := eval[pageFacts](tb, factsJS)
+	threadURL := browsertest.Eval[string](tb, `location.href`)
+	tb.Do("reload the thread", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".msg.user .file")))
+	tb.WaitFor("the thread's files", `document.querySelectorAll(".msg.user .file .download").length === 2`)
+	tb.Shot("thread")
+	f := browsertest.Eval[pageFacts](tb, factsJS)
 	u, _ := url.Parse(threadURL)
 	if !strings.HasPrefix(u.Path, "/threads/studio-") || f.Path != u.Path {
 		t.Errorf("Got(thread link) = %s, after reload %s; want /threads/<id>, kept", u.Path, f.Path)
@@ -160,9 +161,9 @@ func TestStudioChatWithFiles(t *testing.T) {
 	}
 
 	// What the model read in the workbook's place, shown on demand.
-	tb.do("show the text", chromedp.Click(chromedp.CSS(".msg.user .file .view-text")), chromedp.WaitVisible(chromedp.CSS(".msg.user pre.converted")))
-	tb.shot("thread-converted-text")
-	text := eval[string](tb, `document.querySelector(".msg.user pre.converted").textContent`)
+	tb.Do("show the text", chromedp.Click(chromedp.CSS(".msg.user .file .view-text")), chromedp.WaitVisible(chromedp.CSS(".msg.user pre.converted")))
+	tb.Shot("thread-converted-text")
+	text := browsertest.Eval[string](tb, `document.querySelector(".msg.user pre.converted").textContent`)
 	if !strings.Contains(text, `# Sheet "Leads": 401 rows × 3 columns`) || !strings.Contains(text, "Lead 0,Berlin,<b>bold?</b>") {
 		t.Errorf("Got(converted text) = %.300q; want the sheet as CSV, markup as text", text)
 	}
@@ -176,15 +177,15 @@ func TestStudioChatWithFiles(t *testing.T) {
 		t.Errorf("Got(hostile elements, script ran) = %d, %v; want none and no", f.Hostile, f.Pwned)
 	}
 
-	got := tb.downloadOf("download leads.xlsx", ".msg.user .file .download")
+	got := tb.Download("download leads.xlsx", ".msg.user .file .download")
 	if !bytes.Equal(got, leads) {
 		t.Errorf("Got(downloaded leads.xlsx) = %d bytes; want the %d bytes sent", len(got), len(leads))
 	}
 
 	// The sandbox holds both uploads: list, download, delete.
-	tb.do("open the sandbox", chromedp.Navigate(k.url+"/sandbox?agentId=assistant"), chromedp.WaitVisible(chromedp.CSS(".listing table")))
-	tb.shot("sandbox")
-	paths := eval[[]string](tb, `[...document.querySelectorAll(".listing td .path")].map((e) => e.textContent)`)
+	tb.Do("open the sandbox", chromedp.Navigate(k.url+"/sandbox?agentId=assistant"), chromedp.WaitVisible(chromedp.CSS(".listing table")))
+	tb.Shot("sandbox")
+	paths := browsertest.Eval[[]string](tb, `[...document.querySelectorAll(".listing td .path")].map((e) => e.textContent)`)
 	if len(paths) != 2 {
 		t.Fatalf("Got(sandbox files) = %q; want the two uploads", paths)
 	}
@@ -193,50 +194,48 @@ func TestStudioChatWithFiles(t *testing.T) {
 			t.Errorf("Got(sandbox file) = %q; want it under the thread's uploads", p)
 		}
 	}
-	first := eval[string](tb, `document.querySelector(".listing td .path").textContent`)
+	first := browsertest.Eval[string](tb, `document.querySelector(".listing td .path").textContent`)
 	want := leads
 	if strings.Contains(first, hex.EncodeToString(sumHostile[:])) {
 		want = hostile
 	}
-	if got := tb.downloadOf("download a sandbox file", ".listing tbody tr:first-child button"); !bytes.Equal(got, want) {
+	if got := tb.Download("download a sandbox file", ".listing tbody tr:first-child button"); !bytes.Equal(got, want) {
 		t.Errorf("Got(sandbox download of %s) = %d bytes; want %d", first, len(got), len(want))
 	}
-	tb.do("delete a sandbox file", chromedp.Click(chromedp.CSS(".listing tbody tr:first-child button.danger")))
-	tb.waitFor("the file gone", `document.querySelectorAll(".listing td .path").length === 1`)
+	tb.Do("delete a sandbox file", chromedp.Click(chromedp.CSS(".listing tbody tr:first-child button.danger")))
+	tb.WaitFor("the file gone", `document.querySelectorAll(".listing td .path").length === 1`)
 
 	// The model's refusal of xlsx is remembered; it can be forgotten.
-	tb.do("open the refusals", chromedp.Navigate(k.url+"/refusals"), chromedp.WaitVisible(chromedp.CSS(".listing table")))
-	tb.shot("refusals")
-	refusal := eval[string](tb, `document.querySelector(".listing tbody tr").textContent`)
+	tb.Do("open the refusals", chromedp.Navigate(k.url+"/refusals"), chromedp.WaitVisible(chromedp.CSS(".listing table")))
+	tb.Shot("refusals")
+	refusal := browsertest.Eval[string](tb, `document.querySelector(".listing tbody tr").textContent`)
 	for _, want := range []string{"google/gemini-2.5-flash", xlsxType, "502"} {
 		if !strings.Contains(refusal, want) {
 			t.Errorf("Got(remembered refusal) = %q; want %q", refusal, want)
 		}
 	}
-	tb.do("forget it", chromedp.Click(chromedp.CSS(".listing tbody button.danger")))
-	tb.waitFor("no refusal left", `document.querySelector(".listing")?.textContent.includes("No refusal is remembered.")`)
+	tb.Do("forget it", chromedp.Click(chromedp.CSS(".listing tbody button.danger")))
+	tb.WaitFor("no refusal left", `document.querySelector(".listing")?.textContent.includes("No refusal is remembered.")`)
 
 	// The resource's threads: this one, with its message count.
-	tb.do("open the threads", chromedp.Navigate(k.url+"/threads"), chromedp.WaitVisible(chromedp.CSS("table.threads tbody tr a")))
-	tb.waitFor("the message count", `document.querySelector("table.threads tbody td.num")?.textContent === "2"`)
-	tb.shot("threads")
-	row := eval[[]string](tb, `[...document.querySelectorAll("table.threads tbody tr:first-child td")].map((e) => e.textContent)`)
-	href := eval[string](tb, `document.querySelector("table.threads tbody tr a").getAttribute("href")`)
+	tb.Do("open the threads", chromedp.Navigate(k.url+"/threads"), chromedp.WaitVisible(chromedp.CSS("table.threads tbody tr a")))
+	tb.WaitFor("the message count", `document.querySelector("table.threads tbody td.num")?.textContent === "2"`)
+	tb.Shot("threads")
+	row := browsertest.Eval[[]string](tb, `[...document.querySelectorAll("table.threads tbody tr:first-child td")].map((e) => e.textContent)`)
+	href := browsertest.Eval[string](tb, `document.querySelector("table.threads tbody tr a").getAttribute("href")`)
 	if len(row) != 3 || !strings.Contains(row[0], strings.TrimPrefix(u.Path, "/threads/")) || row[1] == "" || !strings.HasPrefix(href, u.Path) {
 		t.Errorf("Got(threads row) = %q linking to %s; want the thread, its update time and 2 messages, linking to %s", row, href, u.Path)
 	}
 
 	// At phone width nothing is wider than the screen.
-	tb.do("phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(threadURL), chromedp.WaitVisible(chromedp.CSS(".msg.user .file")))
-	tb.waitFor("the thread at phone width", `document.querySelectorAll(".msg.user .file .download").length === 2`)
-	tb.shot("thread-phone")
-	if w := eval[[]int](tb, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
+	tb.Do("phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(threadURL), chromedp.WaitVisible(chromedp.CSS(".msg.user .file")))
+	tb.WaitFor("the thread at phone width", `document.querySelectorAll(".msg.user .file .download").length === 2`)
+	tb.Shot("thread-phone")
+	if w := browsertest.Eval[[]int](tb, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
 		t.Errorf("Got(page width at 390 px) = %d; want no wider than the screen (%d)", w[0], w[1])
 	}
 
-	tb.mu.Lock()
-	dialogs, requests := append([]string(nil), tb.dialogs...), append([]string(nil), tb.requests...)
-	tb.mu.Unlock()
+	dialogs, requests := tb.Dialogs(), tb.Requests()
 	if len(dialogs) != 1 || !strings.HasPrefix(dialogs[0], "confirm: Delete ") {
 		t.Errorf("Got(dialogs) = %q; want only the delete's confirmation", dialogs)
 	}
@@ -245,7 +244,7 @@ func TestStudioChatWithFiles(t *testing.T) {
 			t.Errorf("Got(request %s) holding the token; want it sent as a header only", r)
 		}
 	}
-	if errs := tb.consoleErrors(); len(errs) != 0 {
+	if errs := tb.ConsoleErrors(); len(errs) != 0 {
 		t.Errorf("Got(console errors) = %q; want none", errs)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/keel-go/keel/internal/browsertest"
 )
 
 // The Markdown renderer, run in the browser on what models write and on
@@ -14,8 +16,8 @@ import (
 func TestMarkdownIsSafe(t *testing.T) {
 	k := startKeel(t, "Fine.")
 	tb := newTab(t)
-	tb.do("open the studio", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
-	prefix := eval[string](tb, `document.querySelector('script[type=module]').src.replace(/app\.js$/, "")`)
+	tb.Do("open the studio", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
+	prefix := browsertest.Eval[string](tb, `document.querySelector('script[type=module]').src.replace(/app\.js$/, "")`)
 	cases := []struct{ name, src, want string }{
 		{"emphasis", "**bold** and *em* and `code`", "<p><strong>bold</strong> and <em>em</em> and <code>code</code></p>"},
 		{"nested emphasis", "**a *b* c**", "<p><strong>a <em>b</em> c</strong></p>"},
@@ -37,7 +39,7 @@ func TestMarkdownIsSafe(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src, _ := json.Marshal(c.src)
 			js := `import(` + jsString(prefix+"markdown.js") + `).then((m) => { const d = document.createElement("div"); d.append(m.renderMarkdown(` + string(src) + `)); return d.innerHTML; })`
-			got, err := chromedp.Run(tb.ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
+			got, err := chromedp.Run(tb.Ctx, chromedp.Evaluate[string](js, chromedp.EvalAwaitPromise))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,13 +48,11 @@ func TestMarkdownIsSafe(t *testing.T) {
 			}
 		})
 	}
-	if n := eval[int](tb, hostileDOM); n != 0 {
+	if n := browsertest.Eval[int](tb, hostileDOM); n != 0 {
 		t.Errorf("Got(hostile elements in the page) = %d; want none", n)
 	}
-	tb.mu.Lock()
-	defer tb.mu.Unlock()
-	if len(tb.dialogs) != 0 {
-		t.Errorf("Got(dialogs) = %q; want none", tb.dialogs)
+	if d := tb.Dialogs(); len(d) != 0 {
+		t.Errorf("Got(dialogs) = %q; want none", d)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/internal/browsertest"
 	"github.com/keel-go/keel/memory"
 )
 
@@ -41,13 +42,6 @@ func bigThread(t *testing.T, mem memory.Store, id string, n int) {
 	if _, err := mem.SaveMessages(ctx, "studio", id, msgs); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// signIn opens path and gives the token when the page asks for it.
-func (tb *tab) signIn(k *keelEnv, path string) {
-	tb.t.Helper()
-	tb.do("open "+path, chromedp.Navigate(k.url+path), chromedp.WaitVisible(chromedp.CSS("#token-input")))
-	tb.do("give the token", chromedp.SendKeys(chromedp.CSS("#token-input"), k.token), chromedp.Click(chromedp.CSS("#token-form button")))
 }
 
 // transferredJS sums what the page's load moved over the network: the
@@ -80,9 +74,9 @@ func TestStudioFigures(t *testing.T) {
 	bigThread(t, k.mem, "big", 200)
 	tb := newTab(t)
 
-	tb.signIn(k, "/")
-	tb.do("agents", chromedp.WaitVisible(chromedp.CSS(`[data-agent="assistant"]`)))
-	agents := eval[transferred](tb, transferredJS)
+	k.signIn(tb, "/")
+	tb.Do("agents", chromedp.WaitVisible(chromedp.CSS(`[data-agent="assistant"]`)))
+	agents := browsertest.Eval[transferred](tb, transferredJS)
 
 	var figures []string
 	var renders []float64
@@ -91,26 +85,26 @@ func TestStudioFigures(t *testing.T) {
 		if run == 0 {
 			// The first load of the thread is a cold one, as for a
 			// link opened in a new browser.
-			if _, err := chromedp.Call(tb.ctx, network.ClearBrowserCache, cdp.Empty{}); err != nil {
+			if _, err := chromedp.Call(tb.Ctx, network.ClearBrowserCache, cdp.Empty{}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		tb.do("open the thread", chromedp.Navigate(k.url+"/threads/big"), chromedp.WaitVisible(chromedp.CSS(".transcript .msg")))
-		tb.waitFor("the thread rendered", `performance.getEntriesByName("keel-thread-render").length > 0`)
-		n := eval[int](tb, `document.querySelectorAll(".transcript .msg").length`)
+		tb.Do("open the thread", chromedp.Navigate(k.url+"/threads/big"), chromedp.WaitVisible(chromedp.CSS(".transcript .msg")))
+		tb.WaitFor("the thread rendered", `performance.getEntriesByName("keel-thread-render").length > 0`)
+		n := browsertest.Eval[int](tb, `document.querySelectorAll(".transcript .msg").length`)
 		if n != 200 {
 			t.Fatalf("Got(messages shown) = %d; want 200", n)
 		}
-		ms := eval[float64](tb, `performance.getEntriesByName("keel-thread-render")[0].duration`)
-		since := eval[float64](tb, `performance.getEntriesByName("keel-thread-render")[0].startTime + performance.getEntriesByName("keel-thread-render")[0].duration`)
+		ms := browsertest.Eval[float64](tb, `performance.getEntriesByName("keel-thread-render")[0].duration`)
+		since := browsertest.Eval[float64](tb, `performance.getEntriesByName("keel-thread-render")[0].startTime + performance.getEntriesByName("keel-thread-render")[0].duration`)
 		renders = append(renders, ms)
 		if run == 0 {
-			first = eval[transferred](tb, transferredJS)
-			tb.shot("thread-200")
+			first = browsertest.Eval[transferred](tb, transferredJS)
+			tb.Shot("thread-200")
 		}
 		figures = append(figures, fmt.Sprintf("run %d: render %.1f ms, from navigation to rendered %.1f ms", run, ms, since))
 	}
-	if h := eval[int](tb, unlabelled); h != 0 {
+	if h := browsertest.Eval[int](tb, unlabelled); h != 0 {
 		t.Errorf("Got(unlabelled controls) = %d; want none", h)
 	}
 	lo, hi := renders[0], renders[0]
@@ -125,7 +119,7 @@ func TestStudioFigures(t *testing.T) {
 	}
 	report = append(report, figures...)
 	t.Log(strings.Join(report, "\n"))
-	p := filepath.Join(tb.out, "figures.txt")
+	p := filepath.Join(tb.OutputDir(), "figures.txt")
 	if err := os.WriteFile(p, []byte(strings.Join(report, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +129,7 @@ func TestStudioFigures(t *testing.T) {
 			t.Errorf("Got(%s transferred) = %d bytes (%+v); want at most 100 KiB, assets counted", name, x.total(), x)
 		}
 	}
-	if errs := tb.consoleErrors(); len(errs) != 0 {
+	if errs := tb.ConsoleErrors(); len(errs) != 0 {
 		t.Errorf("Got(console errors) = %q; want none", errs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/keel-go/keel/internal/browsertest"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/provider/providertest"
 	"github.com/keel-go/keel/tool"
@@ -46,36 +47,36 @@ func TestStudioToolCalls(t *testing.T) {
 		return providertest.Reply{}, false
 	}}, noteTool)
 	tb := newTab(t)
-	tb.signIn(k, "/agents/assistant/chat")
-	eval[chromedp.Void](tb, `window.__tools = []; new MutationObserver(() => {
+	k.signIn(tb, "/agents/assistant/chat")
+	browsertest.Eval[chromedp.Void](tb, `window.__tools = []; new MutationObserver(() => {
 		for (const el of document.querySelectorAll(".msg.live .tool summary")) if (!window.__tools.includes(el.textContent)) window.__tools.push(el.textContent);
 	}).observe(document.getElementById("main"), {subtree: true, childList: true}); 0`)
-	tb.do("send", chromedp.WaitVisible(chromedp.CSS("textarea")), chromedp.SendKeys(chromedp.CSS("textarea"), "Write a note"),
+	tb.Do("send", chromedp.WaitVisible(chromedp.CSS("textarea")), chromedp.SendKeys(chromedp.CSS("textarea"), "Write a note"),
 		chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
-	tb.waitFor("the stored answer", `[...document.querySelectorAll(".msg.assistant:not(.live) .md")].some((e) => e.textContent === "The note is written.")`)
-	live := eval[[]string](tb, `window.__tools`)
+	tb.WaitFor("the stored answer", `[...document.querySelectorAll(".msg.assistant:not(.live) .md")].some((e) => e.textContent === "The note is written.")`)
+	live := browsertest.Eval[[]string](tb, `window.__tools`)
 	if strings.Join(live, "|") != "Tool write_note called|Tool write_note returned" {
 		t.Errorf("Got(live tool events) = %q; want the call, then its result", live)
 	}
-	tb.do("open the tool", chromedp.Click(chromedp.CSS(".msg.assistant .tool summary")))
-	tb.shot("tool-call")
-	if n := eval[int](tb, `document.querySelectorAll(".msg.assistant .tool").length`); n != 1 {
+	tb.Do("open the tool", chromedp.Click(chromedp.CSS(".msg.assistant .tool summary")))
+	tb.Shot("tool-call")
+	if n := browsertest.Eval[int](tb, `document.querySelectorAll(".msg.assistant .tool").length`); n != 1 {
 		t.Errorf("Got(stored tool calls shown) = %d; want the one call, once", n)
 	}
-	stored := eval[string](tb, `document.querySelector(".msg.assistant .tool").textContent`)
+	stored := browsertest.Eval[string](tb, `document.querySelector(".msg.assistant .tool").textContent`)
 	for _, want := range []string{"write_note", `"text": "<b>three</b> leads"`, `"written": "notes/summary.txt"`} {
 		if !strings.Contains(stored, want) {
 			t.Errorf("Got(stored tool call) = %q; want %q", stored, want)
 		}
 	}
-	if n := eval[int](tb, hostileDOM+` + document.querySelectorAll("main b").length`); n != 0 {
+	if n := browsertest.Eval[int](tb, hostileDOM+` + document.querySelectorAll("main b").length`); n != 0 {
 		t.Errorf("Got(markup from the tool's input) = %d elements; want none", n)
 	}
-	tb.do("open the sandbox", chromedp.Navigate(k.url+"/sandbox?agentId=assistant"), chromedp.WaitVisible(chromedp.CSS(".listing table")))
-	if paths := eval[[]string](tb, `[...document.querySelectorAll(".listing td .path")].map((e) => e.textContent)`); strings.Join(paths, "|") != "notes/summary.txt" {
+	tb.Do("open the sandbox", chromedp.Navigate(k.url+"/sandbox?agentId=assistant"), chromedp.WaitVisible(chromedp.CSS(".listing table")))
+	if paths := browsertest.Eval[[]string](tb, `[...document.querySelectorAll(".listing td .path")].map((e) => e.textContent)`); strings.Join(paths, "|") != "notes/summary.txt" {
 		t.Errorf("Got(sandbox files) = %q; want the note the tool wrote", paths)
 	}
-	if errs := tb.consoleErrors(); len(errs) != 0 {
+	if errs := tb.ConsoleErrors(); len(errs) != 0 {
 		t.Errorf("Got(console errors) = %q; want none", errs)
 	}
 }
