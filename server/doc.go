@@ -31,6 +31,7 @@
 // keel's own routes, for the studio and any client that shows what keel
 // did (see "keel's additions" below):
 //
+//	GET    /api/keel/caller                                    {user, resourceId?, canForgetRefusals}: who the token is
 //	GET    /api/memory/threads/{tid}/messages/{mid}/files/{n}  the n-th file (from 0) of a stored message, its bytes as an attachment
 //	GET    /api/memory/threads/{tid}/messages/{mid}/files/{n}/text?agentId=A  {kind, as, description, text, omitted...}: the file as A's converters give it to a model
 //	GET    /api/agents/{id}/sandbox/files                      {mode, workDir, files:[{path, size, modifiedAt}], truncated}

@@ -213,6 +213,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("DELETE /api/memory/threads/{tid}", s.deleteThread)
 	mux.HandleFunc("GET /api/keel/refusals", s.listRefusals)
 	mux.HandleFunc("DELETE /api/keel/refusals", s.forgetRefusals)
+	mux.HandleFunc("GET /api/keel/caller", s.getCaller)
 	mux.HandleFunc("GET /api/memory/threads/{tid}/messages/{mid}/files/{n}", s.downloadFile)
 	mux.HandleFunc("GET /api/memory/threads/{tid}/messages/{mid}/files/{n}/text", s.fileText)
 	mux.HandleFunc("GET /api/agents/{id}/sandbox/files", s.listSandboxFiles)

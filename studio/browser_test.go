@@ -48,6 +48,13 @@ func startKeel(t *testing.T, answer string) *keelEnv {
 // say, and tools for the agent.
 func startKeelWith(t *testing.T, opts googletest.Options, tools ...tool.Tool) *keelEnv {
 	t.Helper()
+	return startKeelConfig(t, opts, nil, tools...)
+}
+
+// startKeelConfig is startKeelWith with the server's config changed by
+// configure (when not nil) before it starts.
+func startKeelConfig(t *testing.T, opts googletest.Options, configure func(*server.Config), tools ...tool.Tool) *keelEnv {
+	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	gem := googletest.NewServer(t, opts)
 	model, err := google.New("gemini-2.5-flash", google.Options{APIKey: "test-key", BaseURL: gem.URL()})
@@ -76,8 +83,12 @@ func startKeelWith(t *testing.T, opts googletest.Options, tools ...tool.Tool) *k
 		t.Fatal(err)
 	}
 	const token = "studio-test-token"
-	srv, err := server.New(server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Studio: ui, Refusals: refusals,
-		SandboxModes: map[string]string{"assistant": "per-resource"}, Logger: quiet})
+	cfg := server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Studio: ui, Refusals: refusals,
+		SandboxModes: map[string]string{"assistant": "per-resource"}, Logger: quiet}
+	if configure != nil {
+		configure(&cfg)
+	}
+	srv, err := server.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,16 +8,32 @@ const RECENT_KEY = "keel.recentResources";
 
 export function token() { return sessionStorage.getItem(TOKEN_KEY) || ""; }
 export function setToken(t) {
+  who = null; // another token may be another user
   if (t) sessionStorage.setItem(TOKEN_KEY, t); else sessionStorage.removeItem(TOKEN_KEY);
 }
 
-// resource is the resource (owner) the studio acts for; "" lets the
-// server decide (per-user auth, where the token names it).
+// who is the caller, as GET /api/keel/caller says: {user, resourceId,
+// canForgetRefusals}; null until whoAmI has asked.
+let who = null;
+export const caller = () => who;
+
+// whoAmI asks the server who the token is (asking for the token first
+// when the server needs one), once per token.
+export async function whoAmI(signal) {
+  if (!who) who = await get("/api/keel/caller", { signal });
+  return who;
+}
+
+// resource is the resource (owner) the studio acts for: a user's own
+// (per-user auth: the token names it, and no other may be chosen), else
+// the one chosen at the top of the page; "" lets the server decide.
 export function resource() {
+  if (who && who.user) return who.resourceId;
   const v = localStorage.getItem(RESOURCE_KEY);
   return v === null ? "studio" : v;
 }
 export function setResource(r) {
+  if (who && who.user) return;
   localStorage.setItem(RESOURCE_KEY, r);
   if (r) localStorage.setItem(RECENT_KEY, JSON.stringify([r, ...recentResources().filter((x) => x !== r)].slice(0, 10)));
 }

@@ -3,7 +3,7 @@
 // link of its own (/threads/{id} opens that thread).
 
 import * as api from "./api.js";
-import { clear, status } from "./dom.js";
+import { clear, status, errorBox } from "./dom.js";
 import { agentsView } from "./agents.js";
 import { threadsView } from "./threads.js";
 import { threadView } from "./thread.js";
@@ -29,6 +29,15 @@ async function render() {
   clear(main);
   markNav(url.pathname);
   status("");
+  try {
+    await api.whoAmI(signal);
+  } catch (err) {
+    if (signal.aborted) return;
+    main.append(errorBox(err));
+    return;
+  }
+  if (signal.aborted) return;
+  showResource();
   let view;
   if (parts[0] === "threads" && parts[1]) {
     view = threadView({ threadId: parts[1], agentId: q.get("agentId"), resourceId: q.get("resourceId"), signal, navigate });
@@ -73,6 +82,14 @@ window.addEventListener("keel:path", () => markNav(location.pathname));
 // The resource field: who the studio acts for.
 const resourceInput = document.getElementById("resource");
 const recent = document.getElementById("recent-resources");
+// A user's resource is the token's: shown, not chosen.
+function showResource() {
+  const c = api.caller();
+  const user = Boolean(c && c.user);
+  resourceInput.readOnly = user;
+  resourceInput.title = user ? "Your token acts for this resource only" : "";
+  if (user || document.activeElement !== resourceInput) resourceInput.value = api.resource();
+}
 resourceInput.value = api.resource();
 const showRecent = () => recent.replaceChildren(...api.recentResources().map((r) => { const o = document.createElement("option"); o.value = r; return o; }));
 showRecent();
@@ -100,11 +117,14 @@ api.onTokenNeeded((why) => {
       tokenInput.focus();
       tokenForm.onsubmit = (e) => {
         e.preventDefault();
+        const again = api.caller() !== null; // a view was shown with another token
         api.setToken(tokenInput.value.trim());
         panel.hidden = true;
         tokenButton.hidden = false;
         waiting = null;
         resolve();
+        // The new token may be another user's: show the page anew for it.
+        if (again) render();
       };
     });
   }
@@ -114,6 +134,7 @@ tokenButton.hidden = !api.token();
 tokenButton.addEventListener("click", () => {
   api.setToken("");
   tokenButton.hidden = true;
+  render();
   status("Token forgotten.");
 });
 

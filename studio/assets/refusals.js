@@ -8,6 +8,9 @@ import { h, clear, when, status, view, loaded } from "./dom.js";
 export async function refusalsView({ signal }) {
   const root = view("refusals-title", "Remembered refusals");
   root.append(h("p", { class: "muted" }, "When a model refuses a file type, keel remembers it for a while and handles such files before calling it again. Forget one to send the next file of that type to the model."));
+  // Refusals are the server's, not a user's: only its own token forgets them.
+  const canForget = !api.caller() || api.caller().canForgetRefusals;
+  if (!canForget) root.append(h("p", { class: "muted" }, "Your token may read them; only the server's own token can forget one."));
   const out = h("div", { class: "listing" });
   root.append(out);
   const list = async () => {
@@ -38,11 +41,11 @@ export async function refusalsView({ signal }) {
         h("td", {}, when(r.learnedAt)),
         h("td", {}, when(r.expiresAt), r.expired ? " (expired)" : ""),
         h("td", {}, r.status ? String(r.status) + " " : "", r.reason || ""),
-        h("td", {}, forget)));
+        canForget ? h("td", {}, forget) : null));
     }
     out.append(h("div", { class: "table" }, h("table", {},
       h("caption", { class: "sr-only" }, "Remembered refusals"),
-      h("thead", {}, h("tr", {}, ["Model", "Type", "Learned", "Until", "Evidence", "Action"].map((c) => h("th", { scope: "col" }, c)))), body)));
+      h("thead", {}, h("tr", {}, ["Model", "Type", "Learned", "Until", "Evidence", ...(canForget ? ["Action"] : [])].map((c) => h("th", { scope: "col" }, c)))), body)));
   };
   await list();
   return root;

@@ -64,8 +64,10 @@ async function load(ctx, root) {
   } catch (err) {
     if (ctx.signal.aborted) return;
     if (err.status === 404) {
-      ctx.title.textContent = "New thread";
-      clear(ctx.transcript).append(h("li", { class: "empty muted" }, "This thread has no messages yet: what you send starts it."));
+      // The server answers another resource's thread as a missing one.
+      ctx.title.textContent = "Thread not found";
+      clear(ctx.transcript).append(h("li", { class: "empty muted" }, ctx.resource ? ["No thread of resource ", h("code", {}, ctx.resource), " has this id."] : "No thread has this id.",
+        " What you send starts a thread with it."));
     } else {
       root.append(errorBox(err));
     }

@@ -12,7 +12,9 @@ export function threadLink(id, agentId, resourceId) {
 export async function threadsView({ agentId, signal, navigate }) {
   const resource = api.resource();
   const root = view("threads-title", "Threads");
-  root.append(h("p", { class: "muted" }, resource ? ["Threads of resource ", h("code", {}, resource), " (change it at the top)."] : "Threads of the resource your token names."));
+  const user = api.caller() && api.caller().user;
+  root.append(h("p", { class: "muted" }, user ? ["Your threads: those of resource ", h("code", {}, resource), ", the one your token acts for."]
+    : resource ? ["Threads of resource ", h("code", {}, resource), " (change it at the top)."] : "Threads of the resource your token names."));
   const idInput = h("input", { name: "thread", required: true, autocomplete: "off", spellcheck: "false", pattern: "[A-Za-z0-9._:\\-]{1,128}" });
   root.append(h("form", { class: "inline", onsubmit: (e) => {
     e.preventDefault();
