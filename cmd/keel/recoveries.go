@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/keel-go/keel/processor"
 )
@@ -32,6 +33,26 @@ func fileOutcome(f processor.RecoveredFile) string {
 		return "not uploaded: " + f.Reason
 	case processor.OutcomePlaceholder:
 		return "replaced by a placeholder"
+	case processor.OutcomeConverted:
+		s := "converted to text"
+		if c := f.Conversion; c != nil {
+			s += " (" + c.As
+			if c.Description != "" {
+				s += ", " + oneLine(c.Description, 80)
+			}
+			s += ", " + strconv.Itoa(c.Chars) + " characters"
+			if c.OmittedChars > 0 {
+				s += ", " + strconv.Itoa(c.OmittedChars) + " left out"
+			}
+			s += ")"
+		}
+		switch {
+		case f.Path != "":
+			s += " and uploaded to the sandbox at " + f.Path
+		case f.Reason != "":
+			s += "; not uploaded: " + f.Reason
+		}
+		return s
 	default:
 		s := f.Outcome
 		if f.Path != "" {
@@ -60,6 +81,16 @@ func recoveryCause(c *processor.RecoveryCause) string {
 		}
 	case processor.CauseUnsupportedFunctionality:
 		b.WriteString("the SDK refused it")
+	case processor.CauseRememberedRefusal:
+		b.WriteString(strings.Trim(c.Provider+"/"+c.Model, "/") + " refused " + c.MediaType + " before")
+		if !c.ExpiresAt.IsZero() {
+			b.WriteString(", remembered until " + c.ExpiresAt.UTC().Format(time.RFC3339))
+		}
+		if c.Status != 0 {
+			b.WriteString("; evidence " + strconv.Itoa(c.Status))
+		} else if c.Message != "" {
+			b.WriteString("; evidence")
+		}
 	default:
 		b.WriteString(c.Kind)
 	}
