@@ -39,21 +39,21 @@ type keelEnv struct {
 	gemini     *googletest.Server
 }
 
-func startKeel(t *testing.T, answer string) *keelEnv {
+func startKeel(t testing.TB, answer string) *keelEnv {
 	t.Helper()
 	return startKeelWith(t, googletest.Options{Internal: []string{xlsxType}, Text: answer})
 }
 
 // startKeelWith is startKeel with a model server that answers as opts
 // say, and tools for the agent.
-func startKeelWith(t *testing.T, opts googletest.Options, tools ...tool.Tool) *keelEnv {
+func startKeelWith(t testing.TB, opts googletest.Options, tools ...tool.Tool) *keelEnv {
 	t.Helper()
 	return startKeelConfig(t, opts, nil, tools...)
 }
 
 // startKeelConfig is startKeelWith with the server's config changed by
 // configure (when not nil) before it starts.
-func startKeelConfig(t *testing.T, opts googletest.Options, configure func(*server.Config), tools ...tool.Tool) *keelEnv {
+func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*server.Config), tools ...tool.Tool) *keelEnv {
 	t.Helper()
 	quiet := slog.New(slog.DiscardHandler)
 	gem := googletest.NewServer(t, opts)
@@ -98,7 +98,7 @@ func startKeelConfig(t *testing.T, opts googletest.Options, configure func(*serv
 }
 
 // get calls the API with the token and returns the status.
-func (k *keelEnv) get(t *testing.T, path string) int {
+func (k *keelEnv) get(t testing.TB, path string) int {
 	t.Helper()
 	req, err := http.NewRequest("GET", k.url+path, nil)
 	if err != nil {
@@ -119,7 +119,7 @@ func (k *keelEnv) get(t *testing.T, path string) int {
 // check in its Dialogs. The browser's console line for the API's 401
 // before the token is given is expected: it is how the page learns that
 // it needs one.
-func newTab(t *testing.T) *browsertest.Tab {
+func newTab(t testing.TB) *browsertest.Tab {
 	t.Helper()
 	return browsertest.New(t, browsertest.Options{
 		Accept: func(kind, msg string) bool { return kind == "confirm" && strings.HasPrefix(msg, "Delete ") },

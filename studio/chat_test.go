@@ -138,6 +138,9 @@ func TestStudioChatWithFiles(t *testing.T) {
 	tb.Do("reload the thread", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".msg.user .file")))
 	tb.WaitFor("the thread's files", `document.querySelectorAll(".msg.user .file .download").length === 2`)
 	tb.Shot("thread")
+	if w := browsertest.Eval[[]int](tb, `[document.documentElement.scrollWidth, window.innerWidth, window.innerHeight]`); w[0] > w[1] || w[1] != 1280 {
+		t.Errorf("Got(page width at %d×%d) = %d; want a 1280 px window and nothing wider", w[1], w[2], w[0])
+	}
 	f := browsertest.Eval[pageFacts](tb, factsJS)
 	u, _ := url.Parse(threadURL)
 	if !strings.HasPrefix(u.Path, "/threads/studio-") || f.Path != u.Path {

@@ -50,8 +50,10 @@
 // 401, the page asks for the token once, keeps it in sessionStorage (this
 // tab only, gone when it closes), and sends it as the Authorization
 // header, never in a URL. Files are fetched with the header and saved from
-// a blob. The resource at the top of the page ("studio" until another is
-// typed; the last ten are offered again) is sent as resourceId; left
-// empty, the server decides (per-user auth, where the token names it).
-// A deep link's ?resourceId= wins for that page.
+// a blob. The page asks GET /api/keel/caller who the token is (once per
+// token, kept beside it): a trusted caller acts for the resource at the
+// top of the page ("studio" until another is typed; the last ten are
+// offered again), sent as resourceId, and a deep link's ?resourceId= wins
+// for that page; a user (per-user auth) acts for the token's resource
+// only, shown there read-only, and sees no way to forget a refusal.
 package studio

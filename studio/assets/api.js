@@ -8,19 +8,30 @@ const RECENT_KEY = "keel.recentResources";
 
 export function token() { return sessionStorage.getItem(TOKEN_KEY) || ""; }
 export function setToken(t) {
-  who = null; // another token may be another user
+  forgetCaller(); // another token may be another user
   if (t) sessionStorage.setItem(TOKEN_KEY, t); else sessionStorage.removeItem(TOKEN_KEY);
 }
 
 // who is the caller, as GET /api/keel/caller says: {user, resourceId,
-// canForgetRefusals}; null until whoAmI has asked.
-let who = null;
+// canForgetRefusals}; null until whoAmI has asked. It is kept for the tab
+// beside the token, so that a page load does not wait on the question.
+const WHO_KEY = "keel.caller";
+let who = (() => {
+  try { return JSON.parse(sessionStorage.getItem(WHO_KEY) || "null"); } catch { return null; }
+})();
 export const caller = () => who;
+function forgetCaller() {
+  who = null;
+  sessionStorage.removeItem(WHO_KEY);
+}
 
 // whoAmI asks the server who the token is (asking for the token first
 // when the server needs one), once per token.
 export async function whoAmI(signal) {
-  if (!who) who = await get("/api/keel/caller", { signal });
+  if (!who) {
+    who = await get("/api/keel/caller", { signal });
+    sessionStorage.setItem(WHO_KEY, JSON.stringify(who));
+  }
   return who;
 }
 
@@ -93,6 +104,9 @@ export async function request(method, path, body, opts = {}) {
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch { data = null; }
     if (!resp.ok) {
+      // A 403 may be a caller that changed (the server's auth did): ask
+      // again on the next view.
+      if (resp.status === 403) forgetCaller();
       const msg = data && data.error ? data.error : `${method} ${path}: ${resp.status} ${resp.statusText}`;
       throw new ApiError(resp.status, msg, data);
     }
