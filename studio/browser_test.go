@@ -139,6 +139,9 @@ func (k *keelEnv) signIn(tb *browsertest.Tab, path string) {
 const unlabelled = `[...document.querySelectorAll("input:not([type=hidden]), select, textarea")]
 	.filter((e) => !e.closest("[hidden]") && e.labels.length === 0 && !e.getAttribute("aria-label")).length`
 
+// shownHidden counts elements marked hidden that a style shows anyway.
+const shownHidden = `[...document.querySelectorAll("[hidden]")].filter((e) => getComputedStyle(e).display !== "none").length`
+
 // hostileDOM counts elements that model or user text must never become.
 const hostileDOM = `document.querySelectorAll("main script, main img, main iframe, main object, main embed, [onerror], [onload]").length`
 

@@ -81,7 +81,8 @@ func coldLoad(t testing.TB, tb *browsertest.Tab, k *keelEnv, path, ready string)
 // Each page of the studio, loaded cold (nothing cached), moves at most
 // 100 KiB over the network: the document, its assets (gzipped) and the
 // API's answers, headers included. The biggest answer is a 200-message
-// thread's. The figures are logged for BENCHMARKS.md, and kept in
+// thread's. Every page's controls are labelled, and what it hides is
+// not shown. The figures are logged for BENCHMARKS.md, and kept in
 // testoutput/transfer.txt.
 func TestStudioPageTransfer(t *testing.T) {
 	k := startKeel(t, "Fine.")
@@ -102,6 +103,12 @@ func TestStudioPageTransfer(t *testing.T) {
 		x := coldLoad(t, tb, k, pg.path, pg.ready)
 		line := fmt.Sprintf("%-20s %6d bytes (document %d, assets %d, API %d) in %d requests", pg.name, x.total(), x.Page, x.Assets, x.API, x.Count)
 		report = append(report, line)
+		if n := browsertest.Eval[int](tb, shownHidden); n != 0 {
+			t.Errorf("Got(hidden elements shown on the %s page) = %d; want none", pg.name, n)
+		}
+		if n := browsertest.Eval[int](tb, unlabelled); n != 0 {
+			t.Errorf("Got(unlabelled controls of the %s page) = %d; want every control labelled", pg.name, n)
+		}
 		if x.total() > 100<<10 || x.Page == 0 || x.Assets == 0 {
 			t.Errorf("Got(%s transferred) = %d bytes (%+v); want at most 100 KiB, document and assets counted", pg.name, x.total(), x)
 		}

@@ -60,6 +60,9 @@ func TestStudioPerUser(t *testing.T) {
 	if len(rows) != 1 || !strings.Contains(rows[0], "alice's thread") {
 		t.Errorf("Got(threads) = %q; want alice's only", rows)
 	}
+	if n := browsertest.Eval[int](tb, shownHidden); n != 0 {
+		t.Errorf("Got(hidden elements shown) = %d; want none (one page of threads: no Show more)", n)
+	}
 	field := browsertest.Eval[[]any](tb, `[document.getElementById("resource").value, document.getElementById("resource").readOnly]`)
 	if field[0] != "alice" || field[1] != true {
 		t.Errorf("Got(resource field) = %v; want alice, read-only", field)
