@@ -65,6 +65,17 @@ type transferred struct {
 
 func (x transferred) total() int { return x.Page + x.Assets + x.API }
 
+// studioPages are the studio's pages, each with what tells it is shown,
+// as the tests open them: a keelEnv with the 200-message thread "big".
+var studioPages = []struct{ name, path, ready string }{
+	{"agents", "/", `document.querySelector('[data-agent="assistant"]') !== null`},
+	{"threads", "/threads", `document.querySelector("table.threads tbody td.num") !== null`},
+	{"200-message thread", "/threads/big", `document.querySelectorAll(".transcript .msg").length === 200 && document.querySelector("textarea") !== null`},
+	{"chat", "/agents/assistant/chat", `document.querySelector("textarea") !== null`},
+	{"sandbox", "/sandbox?agentId=assistant", `document.querySelector(".listing p, .listing table") !== null`},
+	{"refusals", "/refusals", `document.querySelector(".listing p, .listing table") !== null`},
+}
+
 // coldLoad opens path in a browser that has nothing cached, as a link
 // opened for the first time, waits until ready is true, and returns what
 // the load moved.
@@ -90,16 +101,8 @@ func TestStudioPageTransfer(t *testing.T) {
 	tb := newTab(t)
 	k.signIn(tb, "/")
 	tb.WaitFor("the agents", `document.querySelector('[data-agent="assistant"]') !== null`)
-	pages := []struct{ name, path, ready string }{
-		{"agents", "/", `document.querySelector('[data-agent="assistant"]') !== null`},
-		{"threads", "/threads", `document.querySelector("table.threads tbody td.num") !== null`},
-		{"200-message thread", "/threads/big", `document.querySelectorAll(".transcript .msg").length === 200 && document.querySelector("textarea") !== null`},
-		{"chat", "/agents/assistant/chat", `document.querySelector("textarea") !== null`},
-		{"sandbox", "/sandbox?agentId=assistant", `document.querySelector(".listing p, .listing table") !== null`},
-		{"refusals", "/refusals", `document.querySelector(".listing p, .listing table") !== null`},
-	}
 	report := []string{"studio pages, cold load, " + time.Now().UTC().Format(time.RFC3339)}
-	for _, pg := range pages {
+	for _, pg := range studioPages {
 		x := coldLoad(t, tb, k, pg.path, pg.ready)
 		line := fmt.Sprintf("%-20s %6d bytes (document %d, assets %d, API %d) in %d requests", pg.name, x.total(), x.Page, x.Assets, x.API, x.Count)
 		report = append(report, line)
