@@ -33,7 +33,8 @@ func userToken(t *testing.T, sub string) string {
 // the tab (sessionStorage, never a URL or localStorage), and shows the
 // caller's own threads only: the resource is the token's, not a choice,
 // another user's thread is "not found", a chat is stored as the caller's,
-// and remembered refusals are listed with no way to forget them.
+// remembered refusals are listed with no way to forget them, and another
+// user's token, given in the same tab, shows that user's page.
 func TestStudioPerUser(t *testing.T) {
 	v, err := jwtauth.New(jwtauth.Options{Secret: usersSecret})
 	if err != nil {
@@ -107,8 +108,19 @@ func TestStudioPerUser(t *testing.T) {
 		t.Errorf("Got(Forget buttons for a user) = %d; want none", n)
 	}
 
+	// Another user in the same tab: the token forgotten, bob's given, the
+	// page is his.
+	bob := userToken(t, "bob")
+	tb.Do("open the threads again", chromedp.Navigate(k.url+"/threads"), chromedp.WaitVisible(chromedp.CSS("table.threads tbody tr a")))
+	tb.Do("forget the token", chromedp.Click(chromedp.CSS("#token-button")), chromedp.WaitVisible(chromedp.CSS("#token-input")))
+	tb.Do("give bob's token", chromedp.SendKeys(chromedp.CSS("#token-input"), bob), chromedp.Click(chromedp.CSS("#token-form button")))
+	tb.WaitFor("bob's threads", `document.getElementById("resource").value === "bob" && document.querySelector("table.threads tbody tr a")?.textContent === "bob's thread"`)
+	if rows := browsertest.Eval[[]string](tb, `[...document.querySelectorAll("table.threads tbody tr")].map((e) => e.textContent)`); len(rows) != 1 || strings.Contains(rows[0], "alice") {
+		t.Errorf("Got(threads with bob's token) = %q; want bob's only", rows)
+	}
+
 	for _, r := range tb.Requests() {
-		if strings.Contains(r, alice) {
+		if strings.Contains(r, alice) || strings.Contains(r, bob) {
 			t.Errorf("Got(request %s) holding the token; want it sent as a header only", r)
 		}
 	}
