@@ -13,11 +13,7 @@ import (
 // wider than the screen (the page does not scroll sideways), and a
 // screenshot of each is kept.
 func TestStudioLayout(t *testing.T) {
-	k := startKeel(t, "Fine.")
-	bigThread(t, k.mem, "big", 200)
-	tb := newTab(t)
-	k.signIn(tb, "/")
-	tb.WaitFor("the agents", `document.querySelector('[data-agent="assistant"]') !== null`)
+	k, tb := pagesEnv(t)
 	screens := []struct {
 		name          string
 		width, height int64

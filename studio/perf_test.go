@@ -76,6 +76,17 @@ var studioPages = []struct{ name, path, ready string }{
 	{"refusals", "/refusals", `document.querySelector(".listing p, .listing table") !== null`},
 }
 
+// pagesEnv is the keel server of studioPages, and a tab signed in to it.
+func pagesEnv(t testing.TB) (*keelEnv, *browsertest.Tab) {
+	t.Helper()
+	k := startKeel(t, "Fine.")
+	bigThread(t, k.mem, "big", 200)
+	tb := newTab(t)
+	k.signIn(tb, "/")
+	tb.WaitFor("the agents", `document.querySelector('[data-agent="assistant"]') !== null`)
+	return k, tb
+}
+
 // coldLoad opens path in a browser that has nothing cached, as a link
 // opened for the first time, waits until ready is true, and returns what
 // the load moved.
@@ -96,11 +107,7 @@ func coldLoad(t testing.TB, tb *browsertest.Tab, k *keelEnv, path, ready string)
 // not shown. The figures are logged for BENCHMARKS.md, and kept in
 // testoutput/transfer.txt.
 func TestStudioPageTransfer(t *testing.T) {
-	k := startKeel(t, "Fine.")
-	bigThread(t, k.mem, "big", 200)
-	tb := newTab(t)
-	k.signIn(tb, "/")
-	tb.WaitFor("the agents", `document.querySelector('[data-agent="assistant"]') !== null`)
+	k, tb := pagesEnv(t)
 	report := []string{"studio pages, cold load, " + time.Now().UTC().Format(time.RFC3339)}
 	for _, pg := range studioPages {
 		x := coldLoad(t, tb, k, pg.path, pg.ready)
@@ -134,11 +141,7 @@ func TestStudioPageTransfer(t *testing.T) {
 //
 //	go test -run '^$' -bench StudioThreadRender -benchtime 20x -count 3 ./studio/
 func BenchmarkStudioThreadRender(b *testing.B) {
-	k := startKeel(b, "Fine.")
-	bigThread(b, k.mem, "big", 200)
-	tb := newTab(b)
-	k.signIn(tb, "/")
-	tb.WaitFor("the agents", `document.querySelector('[data-agent="assistant"]') !== null`)
+	k, tb := pagesEnv(b)
 	var render, load float64
 	n := 0
 	for b.Loop() {
