@@ -35,8 +35,21 @@ type Config struct {
 	Description string
 	// Instructions are sent as the system message of every call.
 	Instructions string
-	// Model answers the agent's calls.
+	// Model answers the agent's calls. Give it, or Models; [Agent.Config]
+	// holds the first of Models here.
 	Model keel.Model
+	// Models, when not empty, are the agent's models in order, instead of
+	// Model: every call goes to the first, and a call whose error the
+	// error processors gave up on (after repairing what they could on the
+	// same model) moves to the next, which starts from the prompt as the
+	// user sent it and keeps the run until it ends or fails in turn.
+	// Errors that are the caller's fault ([CallerFault]) and the
+	// context's end surface instead.
+	Models []ModelEntry
+	// FallbackOnCallerErrors makes errors that are the caller's fault
+	// ([CallerFault]: 401, 403, a request rejected not because of a file)
+	// move to the next model too.
+	FallbackOnCallerErrors bool
 	// Tools the model may call.
 	Tools []tool.Tool
 	// Memory keeps threads; nil means runs have no history and naming a
@@ -100,7 +113,8 @@ type Config struct {
 type Agent struct {
 	cfg        Config
 	processors []processor.Processor
-	pipeline   *processor.Pipeline
+	pipeline   *processor.Pipeline // the first model's
+	models     []modelSlot
 	tools      map[string]tool.Tool
 	defs       []keel.ToolDefinition
 	logger     *slog.Logger
@@ -115,9 +129,6 @@ var ErrInvalidConfig = errors.New("agent: invalid config")
 func New(cfg Config) (*Agent, error) {
 	if cfg.ID == "" {
 		return nil, fmt.Errorf("%w: ID is required", ErrInvalidConfig)
-	}
-	if cfg.Model == nil {
-		return nil, fmt.Errorf("%w: agent %s has no Model", ErrInvalidConfig, cfg.ID)
 	}
 	if cfg.Name == "" {
 		cfg.Name = cfg.ID
@@ -160,7 +171,10 @@ func New(cfg Config) (*Agent, error) {
 		errorProcs = processor.MergeErrorProcessors(defaults, cfg.ErrorProcessors)
 	}
 	a.processors = append(append([]processor.Processor(nil), cfg.InputProcessors...), errorProcs...)
-	a.pipeline = processor.NewPipeline(a.processors, cfg.MaxProcessorRetries)
+	if err := a.buildModels(&cfg); err != nil {
+		return nil, err
+	}
+	a.cfg = cfg
 	return a, nil
 }
 

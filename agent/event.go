@@ -29,8 +29,14 @@ const (
 	// again (Err). When Discard is set, the text and tool calls streamed for
 	// the failed attempt are void.
 	EventRetry EventType = "retry"
-	// EventStepFinish closes a step: FinishReason, Usage, Text, and the
-	// step's ResponseID and ModelID.
+	// EventFallback tells that the step's model call failed (Err) in a
+	// way the error processors could not repair, and that the next model
+	// of the agent's list (Model) takes over, from the prompt as the user
+	// sent it. When Discard is set, the output streamed for the failed
+	// model is void.
+	EventFallback EventType = "fallback"
+	// EventStepFinish closes a step: FinishReason, Usage, Text, the
+	// step's ResponseID and ModelID, and the Model that answered.
 	EventStepFinish EventType = "step-finish"
 	// EventFinish closes a successful run: Result.
 	EventFinish EventType = "finish"
@@ -48,13 +54,16 @@ type Event struct {
 	ToolCall   keel.ToolCallPart
 	ToolResult keel.ToolResultPart
 	Recovery   processor.Recovery
-	// Err is the error that caused an EventRetry.
+	// Err is the error that caused an EventRetry or EventFallback.
 	Err error
+	// Model is the model, "provider/name", that answered the step
+	// (EventStepFinish) or takes over (EventFallback).
+	Model string
 	// Delay is how long the run waits before it makes the call again, on
 	// an EventRetry; 0 means at once.
 	Delay time.Duration
-	// Discard is set on an EventRetry after output of the failed attempt
-	// was already sent.
+	// Discard is set on an EventRetry or EventFallback after output of
+	// the failed attempt was already sent.
 	Discard      bool
 	FinishReason keel.FinishReason
 	Usage        keel.Usage
@@ -86,6 +95,11 @@ type Result struct {
 	Recoveries []processor.Recovery
 	// ResponseID and ModelID are the last call's, as the provider gave them.
 	ResponseID, ModelID string
+	// Model is the agent's model, "provider/name", that answered the last
+	// call: with a list of models ([Config].Models), the one the run fell
+	// back to, if it did. Each stored assistant message names its own in
+	// its metadata ([MetadataModel]).
+	Model string
 
 	// title is the titling the run's thread still needs (see
 	// Config.GenerateTitle), done once the result is delivered.
@@ -100,6 +114,9 @@ type Step struct {
 	ToolResults  []keel.ToolResultPart
 	FinishReason keel.FinishReason
 	Usage        keel.Usage
-	// Attempts is the number of model calls the step took (1 + retries).
+	// Attempts is the number of model calls the step took (1 + retries),
+	// on every model it went to.
 	Attempts int
+	// Model is the model, "provider/name", that answered.
+	Model string
 }

@@ -85,6 +85,8 @@ type runner struct {
 	input   []keel.Message // the turn's messages, as stored
 	steps   []keel.Message // assistant and tool messages of this run
 
+	cur int // the model of r.a.models the calls go to
+
 	mu      sync.Mutex
 	pending []processor.Recovery
 }
@@ -146,7 +148,7 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 		res.ToolCalls = append(res.ToolCalls, st.ToolCalls...)
 		res.ToolResults = append(res.ToolResults, st.ToolResults...)
 		res.Text, res.FinishReason = st.Text, st.FinishReason
-		res.ResponseID, res.ModelID = resp.ID, resp.ModelID
+		res.ResponseID, res.ModelID, res.Model = resp.ID, resp.ModelID, st.Model
 		if len(st.ToolCalls) == 0 || step+1 >= o.maxSteps {
 			break
 		}
@@ -178,8 +180,9 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 	for {
 		st.Attempts++
 		prompt := r.prompt()
-		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step, Model: r.a.cfg.Model}
-		err := r.a.pipeline.RewriteLLMRequest(ctx, lreq)
+		slot := r.slot()
+		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step, Model: slot.model}
+		err := slot.pipeline.RewriteLLMRequest(ctx, lreq)
 		r.flushRecoveries(step)
 		if err != nil {
 			return st, nil, err
@@ -191,16 +194,22 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		var sent bool
 		resp, sent, err = r.call(ctx, step, req)
 		if err == nil {
-			r.a.pipeline.ObserveResponse(ctx, &processor.LLMResponse{Run: r.run, Prompt: lreq.Prompt, Step: step, Model: r.a.cfg.Model})
+			slot.pipeline.ObserveResponse(ctx, &processor.LLMResponse{Run: r.run, Prompt: lreq.Prompt, Step: step, Model: slot.model})
 			break
 		}
 		if errors.Is(err, errStopped) {
 			return st, nil, err
 		}
-		d := r.a.pipeline.HandleAPIError(ctx, &processor.APIErrorEvent{
-			Run: r.run, Err: err, Prompt: lreq.Prompt, Step: step, OutputSent: sent, Model: r.a.cfg.Model,
+		d := slot.pipeline.HandleAPIError(ctx, &processor.APIErrorEvent{
+			Run: r.run, Err: err, Prompt: lreq.Prompt, Step: step, OutputSent: sent, Model: slot.model,
 		})
 		if !d.Retry {
+			if next, ferr := r.fallBack(ctx, step, err, sent); ferr != nil || next {
+				if ferr != nil {
+					return st, nil, ferr
+				}
+				continue
+			}
 			return st, nil, err
 		}
 		if !r.send(Event{Type: EventRetry, Step: step, Err: err, Delay: d.Delay, Discard: sent}) {
@@ -213,8 +222,8 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 
 	st.Text = resp.Text()
 	st.ToolCalls = resp.ToolCalls()
-	st.FinishReason, st.Usage = resp.FinishReason, resp.Usage
-	r.steps = append(r.steps, keel.Message{Role: keel.RoleAssistant, Parts: resp.Parts})
+	st.FinishReason, st.Usage, st.Model = resp.FinishReason, resp.Usage, r.slot().name
+	r.steps = append(r.steps, keel.Message{Role: keel.RoleAssistant, Parts: resp.Parts, Metadata: map[string]any{MetadataModel: st.Model}})
 	if len(st.ToolCalls) > 0 {
 		results := make([]keel.Part, 0, len(st.ToolCalls))
 		for _, call := range st.ToolCalls {
@@ -228,7 +237,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		r.steps = append(r.steps, keel.Message{Role: keel.RoleTool, Parts: results})
 	}
 	if !r.send(Event{Type: EventStepFinish, Step: step, Text: st.Text, FinishReason: st.FinishReason, Usage: st.Usage,
-		ResponseID: resp.ID, ModelID: resp.ModelID}) {
+		ResponseID: resp.ID, ModelID: resp.ModelID, Model: st.Model}) {
 		return st, nil, errStopped
 	}
 	return st, resp, nil
@@ -250,7 +259,7 @@ func (r *runner) prompt() []keel.Message {
 // call makes one model call. For a stream, it forwards the output as it
 // comes and reports whether any was sent before a failure.
 func (r *runner) call(ctx context.Context, step int, req *keel.Request) (*keel.Response, bool, error) {
-	model := r.a.cfg.Model
+	model := r.slot().model
 	if r.emit == nil {
 		resp, err := model.Generate(ctx, req)
 		if err == nil && resp == nil {

@@ -113,6 +113,17 @@ func (r *Run) resolve(ctx context.Context, ws *workspace.Workspace) resolved {
 	return res
 }
 
+// NextModel starts the run over on another model: what processors
+// learned, the retries they made and the messages they added belong to
+// the model that failed, so they are dropped, and the next model starts
+// from the prompt as the user sent it (files restored). Recoveries stay:
+// they tell what happened. The sandbox stays resolved.
+func (r *Run) NextModel() {
+	r.mu.Lock()
+	r.retryCount, r.state, r.added = 0, nil, nil
+	r.mu.Unlock()
+}
+
 // AddMessage adds a message to the run: it is stored with the turn's new
 // messages and sent in the prompt of every later call.
 func (r *Run) AddMessage(m keel.Message) {

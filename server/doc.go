@@ -152,13 +152,16 @@
 // finish with reason "error", with status 200; one before it is an
 // ordinary JSON error.
 //
-// keel adds two events: [EventRecovery] ("data-keel-recovery", payload
+// keel adds three events: [EventRecovery] ("data-keel-recovery", payload
 // {processor, action, files:[{name, mediaType, path?}]}) when a processor
 // kept the run going, for example a refused file uploaded to the sandbox,
 // and [EventRetry] ("data-keel-retry", payload {discard:true, reason,
 // error}) when a model call failed after output was streamed: the text
 // and tool calls since the last step-start are void and the call is tried
-// again.
+// again; and [EventFallback] ("data-keel-fallback", payload {model,
+// discard, error}) when the agent's next model takes over. A result names
+// the model that answered in response.model (generate) and in the finish
+// event's metadata.model (stream).
 //
 // # Operation
 //

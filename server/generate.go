@@ -85,8 +85,11 @@ type wireStep struct {
 }
 
 type wireResponse struct {
-	ID       string             `json:"id"`
-	ModelID  string             `json:"modelId"`
+	ID      string `json:"id"`
+	ModelID string `json:"modelId"`
+	// Model is the agent's model that answered, "provider/name": with a
+	// list of models, the one the run fell back to.
+	Model    string             `json:"model,omitempty"`
 	Messages []wireModelMessage `json:"messages"`
 }
 
@@ -145,7 +148,7 @@ func toWireResult(res *agent.Result) wireGenerateResult {
 		Usage: toWireUsage(res.Usage), TotalUsage: toWireUsage(res.Usage),
 		ToolCalls: make([]wireChunk, 0, len(res.ToolCalls)), ToolResults: make([]wireChunk, 0, len(res.ToolResults)),
 		Steps: make([]wireStep, 0, len(res.Steps)), Warnings: []struct{}{},
-		Response: wireResponse{ID: res.ResponseID, ModelID: res.ModelID, Messages: toModelMessages(res.Messages)},
+		Response: wireResponse{ID: res.ResponseID, ModelID: res.ModelID, Model: res.Model, Messages: toModelMessages(res.Messages)},
 		RunID:    res.RunID, ThreadID: res.ThreadID, ResourceID: res.ResourceID,
 		Messages:   toWireMessages(res.Messages, res.ThreadID, res.ResourceID),
 		Recoveries: res.Recoveries,

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
@@ -23,6 +24,11 @@ const (
 	// streamed and is tried again: the text and tool calls streamed since
 	// the last step-start are void.
 	EventRetry = "data-keel-retry"
+	// EventFallback tells that the model call failed in a way the
+	// processors could not repair and that the agent's next model takes
+	// over (payload {model, discard, error}); with discard, the text and
+	// tool calls streamed since the last step-start are void.
+	EventFallback = "data-keel-fallback"
 )
 
 type startPayload struct {
@@ -55,6 +61,14 @@ type stepOutput struct {
 type finishMetadata struct {
 	ID      string `json:"id"`
 	ModelID string `json:"modelId"`
+	// Model is the agent's model that answered, "provider/name".
+	Model string `json:"model,omitempty"`
+}
+
+type fallbackPayload struct {
+	Model   string    `json:"model"`
+	Discard bool      `json:"discard"`
+	Error   wireError `json:"error"`
 }
 
 type finishPayload struct {
@@ -167,11 +181,14 @@ func (st *streamState) textID() string { return "txt-" + strconv.Itoa(st.textN) 
 // metadata is what step-finish and finish carry of a model call: its
 // response id and model, the agent's model name when the provider gave
 // none.
-func (st *streamState) metadata(responseID, modelID string) finishMetadata {
+func (st *streamState) metadata(responseID, modelID, model string) finishMetadata {
 	if modelID == "" {
 		modelID = st.modelName
+		if _, name, ok := strings.Cut(model, "/"); ok {
+			modelID = name // the model the run fell back to
+		}
 	}
-	return finishMetadata{ID: responseID, ModelID: modelID}
+	return finishMetadata{ID: responseID, ModelID: modelID, Model: model}
 }
 
 // event sends the chunks of one agent event; false means the client is
@@ -208,20 +225,22 @@ func (st *streamState) event(ev agent.Event) bool {
 		return st.closeText() && st.send(EventRetry, retryPayload{Discard: true,
 			Reason: "the model call failed after output was sent; that output is void and the call is tried again",
 			Error:  toWireError(ev.Err)})
+	case agent.EventFallback:
+		return st.closeText() && st.send(EventFallback, fallbackPayload{Model: ev.Model, Discard: ev.Discard, Error: toWireError(ev.Err)})
 	case agent.EventStepFinish:
 		st.stepText = ev.Text
 		return st.closeText() && st.send("step-finish", finishPayload{
 			MessageID:  st.messageID,
 			StepResult: stepResult{Reason: ev.FinishReason, IsContinued: ev.FinishReason == keel.FinishToolCalls},
 			Output:     stepOutput{Text: ev.Text, ToolCalls: []wireChunk{}, Usage: toWireUsage(ev.Usage)},
-			Metadata:   st.metadata(ev.ResponseID, ev.ModelID),
+			Metadata:   st.metadata(ev.ResponseID, ev.ModelID, ev.Model),
 		})
 	case agent.EventFinish:
 		p := finishPayload{MessageID: st.messageID, StepResult: stepResult{Reason: ev.FinishReason},
 			Output: stepOutput{Text: st.stepText, ToolCalls: []wireChunk{}, Usage: toWireUsage(ev.Usage)}}
 		if res := ev.Result; res != nil {
 			p.Output.Text = res.Text
-			p.Metadata = st.metadata(res.ResponseID, res.ModelID)
+			p.Metadata = st.metadata(res.ResponseID, res.ModelID, res.Model)
 			p.Recoveries = res.Recoveries
 			for _, c := range res.ToolCalls {
 				p.Output.ToolCalls = append(p.Output.ToolCalls, toolCallChunk(st.runID, c))
