@@ -7,6 +7,7 @@ import (
 	"regexp"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/fetch"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/tool"
@@ -84,6 +85,23 @@ type Config struct {
 	// a failed call. Agents on one store should share one value. See
 	// [processor.UnsupportedFileOptions].
 	Refusals *processor.RememberedRefusals
+	// Links downloads, before each call, the files given by http(s) link
+	// that the model's provider does not fetch itself
+	// ([keel.LinkFetcher]), so that the model gets their bytes and every
+	// rule for files (the unsupported-file handler, converters, uploads)
+	// applies to them. Each link is downloaded once per run. One that
+	// cannot be (a host not allowed, a private address, over the size
+	// cap, a dead or expired link) becomes a "[File not downloaded]" note
+	// with the reason, and the turn goes on; unless the rules alone
+	// refused it, the failure is kept on the stored message
+	// ([MetadataLinkFailures]) so that later turns do not try again. Nil
+	// downloads nothing: every such link becomes the note, saying that no
+	// host is allowed.
+	Links *fetch.Client
+	// KeepLinkCopies stores a downloaded file in its message in place of
+	// the link, so that later turns send the copy. Off, the stored
+	// message keeps the link and each turn downloads it again.
+	KeepLinkCopies bool
 	// MaxSteps caps the model calls of a run (tool steps); 0 means
 	// [DefaultMaxSteps].
 	MaxSteps int

@@ -85,7 +85,8 @@ type runner struct {
 	input   []keel.Message // the turn's messages, as stored
 	steps   []keel.Message // assistant and tool messages of this run
 
-	cur int // the model of r.a.models the calls go to
+	cur   int                  // the model of r.a.models the calls go to
+	links map[string]keel.Part // what each link gave, once per run
 
 	mu      sync.Mutex
 	pending []processor.Recovery
@@ -182,7 +183,10 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		prompt := r.prompt()
 		slot := r.slot()
 		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step, Model: slot.model}
-		err := slot.pipeline.RewriteLLMRequest(ctx, lreq)
+		err := r.resolveLinks(ctx, lreq.Prompt, slot.model)
+		if err == nil {
+			err = slot.pipeline.RewriteLLMRequest(ctx, lreq)
+		}
 		r.flushRecoveries(step)
 		if err != nil {
 			return st, nil, err

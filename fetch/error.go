@@ -106,6 +106,45 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Reason says in a sentence, for people and models, why the file was not
+// downloaded, without the link (a signed link's secret stays out of
+// prompts too).
+func (e *Error) Reason() string {
+	var s string
+	switch e.Code {
+	case CodeBadURL:
+		s = "The link is not one that is downloaded"
+	case CodeHostNotAllowed:
+		s = fmt.Sprintf("The host %q is not on the list of hosts files may be downloaded from", e.Host)
+		if e.Detail != "" {
+			s += " (" + e.Detail + ")"
+		}
+		return s + "."
+	case CodePrivateAddress:
+		s = fmt.Sprintf("The host %q is at a non-public address (%s)", e.Host, e.Address)
+	case CodeBadRedirect:
+		s = "The link redirected where downloads may not go"
+	case CodeTooLarge:
+		return fmt.Sprintf("The file is over the %d byte limit.", e.Limit)
+	case CodeStatus:
+		s = fmt.Sprintf("The server answered %d %s", e.Status, http.StatusText(e.Status))
+		if e.Gone() {
+			s += "; the link has probably expired"
+		}
+		return s + "."
+	case CodeMediaType:
+		return fmt.Sprintf("The server sent %s, not %s.", orNone(e.MediaType), e.Want)
+	case CodeTimeout:
+		s = "The download timed out"
+	default:
+		s = "The download failed"
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s + "."
+}
+
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
