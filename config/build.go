@@ -157,31 +157,34 @@ func (a Agent) hasSandbox() bool {
 
 func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent.Config, []string, error) {
 	a := f.Agents[i]
-	var warns []string
-	model, warn, err := f.resolveModel(i, opts)
+	models, warns, err := f.resolveModels(i, opts)
 	if err != nil {
 		return agent.Config{}, nil, err
 	}
-	if warn != "" {
-		warns = append(warns, warn)
+	links, err := f.fetchOf(a).client()
+	if err != nil {
+		return agent.Config{}, nil, fmt.Errorf("config: agent %s: files.fetch: %w", a.ID, err)
 	}
 	var ws *workspace.Workspace
 	if a.hasSandbox() {
 		ws = sandboxOf(a, opts)
 	}
 	cfg := agent.Config{
-		ID:                  a.ID,
-		Name:                a.Name,
-		Description:         a.Description,
-		Instructions:        a.Instructions,
-		Model:               model,
-		Memory:              opts.Memory,
-		Workspace:           ws,
-		MaxSteps:            a.MaxSteps,
-		MaxProcessorRetries: a.MaxProcessorRetries,
-		LastMessages:        a.LastMessages.lastMessages(),
-		GenerateTitle:       a.GenerateTitle,
-		Logger:              logger,
+		ID:                     a.ID,
+		Name:                   a.Name,
+		Description:            a.Description,
+		Instructions:           a.Instructions,
+		Models:                 models,
+		FallbackOnCallerErrors: a.FallbackOnCallerErrors,
+		Links:                  links,
+		KeepLinkCopies:         f.fetchOf(a) != nil && f.fetchOf(a).KeepCopy,
+		Memory:                 opts.Memory,
+		Workspace:              ws,
+		MaxSteps:               a.MaxSteps,
+		MaxProcessorRetries:    a.MaxProcessorRetries,
+		LastMessages:           a.LastMessages.lastMessages(),
+		GenerateTitle:          a.GenerateTitle,
+		Logger:                 logger,
 	}
 	for _, name := range a.Tools {
 		cfg.Tools = append(cfg.Tools, toolOf(name))
@@ -205,36 +208,69 @@ func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent
 	return cfg, warns, nil
 }
 
-// resolveModel returns the model of agent i, or an [UnavailableModel]
-// and a warning when it has none it can use. A model the resolver
-// refuses outright (an unknown provider) is an [*Error] at the agent's
-// model line when the file names it.
-func (f *File) resolveModel(i int, opts BuildOptions) (keel.Model, string, error) {
+// resolveModels returns the models of agent i, in order, with a
+// warning for each it cannot use. A model the resolver says is
+// unavailable (no API key) is left out of a list that has others, so
+// that the next answers at once; alone, it is an [UnavailableModel],
+// which answers every call with the reason. A model the resolver refuses
+// outright (an unknown provider) is an [*Error] at the agent's model
+// line when the file names it.
+func (f *File) resolveModels(i int, opts BuildOptions) ([]agent.ModelEntry, []string, error) {
 	a := f.Agents[i]
-	name := a.Model
-	if name == "" {
-		name = opts.DefaultModel
+	models := a.Model
+	if len(models) == 0 {
+		models = Model(opts.DefaultModel)
 	}
-	if name == "" {
+	if len(models) == 0 {
 		err := opts.NoModel
 		if err == nil {
 			err = ErrNoModel
 		}
-		return &UnavailableModel{Err: err},
-			fmt.Sprintf("agent %s has no model and will answer every call with an error: %v", a.ID, err), nil
+		return []agent.ModelEntry{{Model: &UnavailableModel{Err: err}}},
+			[]string{fmt.Sprintf("agent %s has no model and will answer every call with an error: %v", a.ID, err)}, nil
 	}
-	m, err := opts.ResolveModel(name)
+	var (
+		out     []agent.ModelEntry
+		missing []agent.ModelEntry
+		warns   []string
+	)
+	for j, e := range models {
+		m, err := opts.ResolveModel(e.Model)
+		switch {
+		case errors.Is(err, ErrModelUnavailable):
+			missing = append(missing, agent.ModelEntry{Model: &UnavailableModel{Model: e.Model, Err: err}, MaxRetries: e.MaxRetries})
+			warns = append(warns, fmt.Sprintf("agent %s cannot use %s: %v", a.ID, e.Model, err))
+		case err != nil && len(a.Model) > 0:
+			path, field := []any{"agents", i, "model"}, fmt.Sprintf("agents[%d].model", i)
+			if len(a.Model) > 1 {
+				path, field = append(path, j), fmt.Sprintf("agents[%d].model[%d]", i, j)
+			}
+			return nil, nil, &Error{File: f.path, Line: lineOf(f.root, path...), Field: field, Message: fmt.Sprintf("%q: %v", e.Model, err)}
+		case err != nil:
+			return nil, nil, fmt.Errorf("config: agent %s: default model %q: %w", a.ID, e.Model, err)
+		default:
+			out = append(out, agent.ModelEntry{Model: m, MaxRetries: e.MaxRetries})
+		}
+	}
 	switch {
-	case errors.Is(err, ErrModelUnavailable):
-		return &UnavailableModel{Model: name, Err: err},
-			fmt.Sprintf("agent %s cannot use %s and will answer every call with an error: %v", a.ID, name, err), nil
-	case err != nil && a.Model != "":
-		return nil, "", &Error{File: f.path, Line: lineOf(f.root, "agents", i, "model"), Field: fmt.Sprintf("agents[%d].model", i),
-			Message: fmt.Sprintf("%q: %v", a.Model, err)}
-	case err != nil:
-		return nil, "", fmt.Errorf("config: agent %s: default model %q: %w", a.ID, name, err)
+	case len(out) == 0 && len(models) == 1:
+		return missing, []string{fmt.Sprintf("agent %s cannot use %s and will answer every call with an error: %v",
+			a.ID, models[0].Model, missing[0].Model.(*UnavailableModel).Err)}, nil
+	case len(out) == 0:
+		warns = append(warns, fmt.Sprintf("agent %s has no model it can use and will answer every call with an error", a.ID))
+		return missing[:1], warns, nil
+	case len(missing) > 0:
+		warns = append(warns, fmt.Sprintf("agent %s answers with %s, leaving out what it cannot use", a.ID, modelNames(out)))
 	}
-	return m, "", nil
+	return out, warns, nil
+}
+
+func modelNames(entries []agent.ModelEntry) string {
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = agent.ModelName(e.Model)
+	}
+	return strings.Join(names, ", ")
 }
 
 // sandboxOf returns the agent's workspace: its sandboxes under the

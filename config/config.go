@@ -71,10 +71,16 @@ type Agent struct {
 	Description string `yaml:"description"`
 	// Instructions are the system message of every call.
 	Instructions string `yaml:"instructions"`
-	// Model is a model string such as "google/gemini-2.5-flash"; empty
-	// means the default model (KEEL_MODEL, else the first provider whose
-	// key is set).
-	Model string `yaml:"model"`
+	// Model is the agent's model, a model string such as
+	// "google/gemini-2.5-flash", or its models in order, the next taking
+	// over when one fails (see [Models]); empty means the default model
+	// (KEEL_MODEL, else the first provider whose key is set).
+	Model Models `yaml:"model"`
+	// FallbackOnCallerErrors makes errors that are the caller's fault (a
+	// 401 or 403, a request rejected not because of a file) go on to the
+	// next model too; by default they surface, since another model would
+	// hide a mistake to fix.
+	FallbackOnCallerErrors bool `yaml:"fallbackOnCallerErrors"`
 	// Tools are the sandbox tools the model may call, by name:
 	// run_command, read_file and list_files. An agent without any has no
 	// sandbox unless FileUpload is set: a file the model refuses then

@@ -55,7 +55,7 @@ func TestParseFull(t *testing.T) {
 		{"server.tokenEnv", f.Server.TokenEnvName(), "MY_TOKEN"},
 		{"server.maxBodyBytes", f.Server.MaxBodyBytes, int64(1 << 20)},
 		{"name", a.Name, "Analyst"},
-		{"model", a.Model, "google/gemini-2.5-flash"},
+		{"model", a.Model.String(), "google/gemini-2.5-flash"},
 		{"tools", strings.Join(a.Tools, ","), "run_command,read_file"},
 		{"sandbox.resolution", a.Sandbox.Resolution, config.PerThread},
 		{"sandbox.allowUnisolated", a.Sandbox.AllowUnisolated, true},
@@ -246,7 +246,7 @@ func TestBuildWithoutModel(t *testing.T) {
 }
 
 func TestBuildModelErrors(t *testing.T) {
-	f := &config.File{Agents: []config.Agent{{ID: "a", Model: "anthropic/claude-sonnet-4-5"}}}
+	f := &config.File{Agents: []config.Agent{{ID: "a", Model: config.Model("anthropic/claude-sonnet-4-5")}}}
 	missing := func(string) (keel.Model, error) {
 		return nil, errors.Join(config.ErrModelUnavailable, errors.New("set ANTHROPIC_API_KEY"))
 	}

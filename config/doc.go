@@ -24,6 +24,12 @@
 //	files:
 //	  convert: true             # a refused file's text for the model; false: the note alone
 //	  maxChars: 100000          # the cap on one file's text
+//	  fetch:                    # download files sent as links; without it none is downloaded
+//	    allowHosts: [files.example.com, "*.cdn.example"]  # a wildcard: public addresses only
+//	    maxSize: 10MiB          # the default
+//	    timeout: 30s            # the default
+//	    keepCopy: false         # true: store the file in its message instead of the link
+//	    resolve: {files.internal: 10.0.0.7}  # fixed addresses, instead of DNS
 //	refusals:
 //	  remember: true            # remember which types each model refuses, in the store
 //	  expiry: 24h               # how long a refusal counts before the file is sent again
@@ -33,6 +39,9 @@
 //	    description: Reads the spreadsheets users send.
 //	    instructions: You analyse data files with your tools.
 //	    model: google/gemini-2.5-flash   # empty: KEEL_MODEL, else the first provider with a key
+//	    # or a list, the next taking over when one fails:
+//	    # model: [google/gemini-2.5-flash, {model: openai/gpt-4o-mini, maxRetries: 1}]
+//	    fallbackOnCallerErrors: false    # true: a 401, 403 or bad request moves on too
 //	    tools: [run_command, read_file, list_files]
 //	    sandbox:                         # or: sandbox: none
 //	      resolution: per-resource       # per-thread, shared
@@ -102,5 +111,23 @@
 // types each model refuses (refusals.remember, on unless turned off, when
 // the store keeps a ledger, as keel's stores do), so that later turns and
 // threads handle such a file before the call. All agents share one
-// [processor.RememberedRefusals], [Built].Refusals.
+// [processor.RememberedRefusals], [Built].Refusals; a refusal is of one
+// model, so the next model of a list still gets the file.
+//
+// # Models
+//
+// A list of models (see [Models]) makes the agent go on to the next when
+// a call fails in a way the error processors could not repair on the
+// model it went to (an outage, a quota, a region down); a refused file is
+// repaired on the same model first. A model of the list keel cannot use
+// (its key not set) is left out with a warning.
+//
+// # Links
+//
+// A file sent as an http(s) link reaches the model as the link when its
+// provider fetches such a link itself; otherwise keel downloads it before
+// the call, from the hosts files.fetch.allowHosts names only, and the
+// model gets its bytes. A link that is not allowed or fails becomes a
+// "[File not downloaded]" note with the reason; see package fetch for
+// every rule (non-public addresses, redirects, size, type).
 package config

@@ -30,7 +30,7 @@ agents:
 func ExampleParse_unknownField() {
 	_, err := config.Parse([]byte("agents:\n  - id: analyst\n    modle: google/gemini-2.5-flash\n"), "keel.yaml")
 	fmt.Println(err)
-	// Output: config: keel.yaml:3: unknown field "modle"; the fields here are: id, name, description, instructions, model, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files, lastMessages, generateTitle
+	// Output: config: keel.yaml:3: unknown field "modle"; the fields here are: id, name, description, instructions, model, fallbackOnCallerErrors, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files, lastMessages, generateTitle
 }
 
 func ExampleFile_Build() {

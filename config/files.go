@@ -20,6 +20,9 @@ type Files struct {
 	// 100,000. Longer text is cut on a row or paragraph and says how much
 	// was left out.
 	MaxChars int `yaml:"maxChars"`
+	// Fetch says whether and how files given by link are downloaded;
+	// nil downloads none. An agent's fetch replaces the file's whole.
+	Fetch *Fetch `yaml:"fetch"`
 }
 
 // Refusals configures remembered refusals: which file types each model
@@ -76,5 +79,8 @@ func (f *File) rememberedRefusals(opts BuildOptions) *processor.RememberedRefusa
 func validateFiles(fl Files, add func(key, format string, args ...any)) {
 	if fl.MaxChars < 0 {
 		add("maxChars", "%d: use a positive number of characters, or leave it out for 100000", fl.MaxChars)
+	}
+	if fl.Fetch != nil {
+		fl.Fetch.validate(func(key, format string, args ...any) { add("fetch."+key, format, args...) })
 	}
 }

@@ -198,7 +198,7 @@ func TestUnknownProviderNamesItsLine(t *testing.T) {
 
 // TestBuildOneAgent: BuildOptions.Agent builds that agent alone.
 func TestBuildOneAgent(t *testing.T) {
-	f := &config.File{Agents: []config.Agent{{ID: "a"}, {ID: "b", Model: "p/m"}}}
+	f := &config.File{Agents: []config.Agent{{ID: "a"}, {ID: "b", Model: config.Model("p/m")}}}
 	b, asked := build(t, f, config.BuildOptions{DefaultModel: "x/y", Agent: "b"})
 	if len(b.Agents) != 1 || b.Agents[0].ID() != "b" || strings.Join(asked, ",") != "p/m" {
 		t.Errorf("Got(agents, models resolved) = %d, %q; want b alone on p/m", len(b.Agents), asked)

@@ -103,8 +103,9 @@ var (
 	tagNames   = map[string]string{"str": "text", "int": "a number", "float": "a number", "bool": "true/false", "map": "a mapping", "seq": "a list", "null": "nothing"}
 	knownByTyp = map[string]string{
 		"File":          "agents, server, files, refusals",
-		"Agent":         "id, name, description, instructions, model, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files, lastMessages, generateTitle",
-		"Files":         "convert, maxChars",
+		"Agent":         "id, name, description, instructions, model, fallbackOnCallerErrors, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files, lastMessages, generateTitle",
+		"Files":         "convert, maxChars, fetch",
+		"Fetch":         "allowHosts, maxSize, timeout, keepCopy, resolve",
 		"Refusals":      "remember, expiry",
 		"Sandbox":       "resolution, allowUnisolated, uid, gid, limits",
 		"SandboxLimits": "processes, memory, fileSize, disk, cpuTime",

@@ -42,9 +42,13 @@ func (f *File) validate(root *yaml.Node) error {
 			}
 			seen[a.ID] = i
 		}
-		if a.Model != "" {
-			if p, m, ok := strings.Cut(a.Model, "/"); !ok || p == "" || m == "" {
-				add(field("model"), at("model"), "%q: write provider/model, such as google/gemini-2.5-flash or openai/gpt-4o-mini", a.Model)
+		for j, e := range a.Model {
+			if p, m, ok := strings.Cut(e.Model, "/"); !ok || p == "" || m == "" {
+				key, path := field("model"), at("model")
+				if len(a.Model) > 1 {
+					key, path = fmt.Sprintf("agents[%d].model[%d]", i, j), at("model", j)
+				}
+				add(key, path, "%q: write provider/model, such as google/gemini-2.5-flash or openai/gpt-4o-mini", e.Model)
 			}
 		}
 		used := make(map[string]bool)
@@ -82,11 +86,11 @@ func (f *File) validate(root *yaml.Node) error {
 			add(field("streamRetry.delay"), at("streamRetry", "delay"), "%s: a delay cannot be negative", a.StreamRetry.Delay)
 		}
 		validateFiles(a.Files, func(key, format string, args ...any) {
-			add(field("files."+key), at("files", key), format, args...)
+			add(field("files."+key), at(append([]any{"files"}, anyKeys(key)...)...), format, args...)
 		})
 	}
 	validateFiles(f.Files, func(key, format string, args ...any) {
-		add("files."+key, []any{"files", key}, format, args...)
+		add("files."+key, append([]any{"files"}, anyKeys(key)...), format, args...)
 	})
 	if f.Refusals.Expiry < 0 {
 		add("refusals.expiry", []any{"refusals", "expiry"}, "%s: use a positive duration such as 12h, or leave it out for 24h", f.Refusals.Expiry)

@@ -235,7 +235,7 @@ func (c *runCmd) setup(ctx context.Context, stderr io.Writer) (*agent.Agent, mem
 		return nil, nil, err
 	}
 	if c.model != "" {
-		f.Agents[i].Model = c.model
+		f.Agents[i].Model = config.Model(c.model)
 	}
 	store, _, err := c.storage.open(ctx, true)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/server"
 	"github.com/keel-go/keel/studio"
@@ -110,8 +111,14 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where string, auth *serveAuth) {
 	ids := make([]string, len(built.Agents))
 	for i, a := range built.Agents {
-		m := a.Config().Model
-		ids[i] = fmt.Sprintf("%s (%s/%s)", a.ID(), m.Provider(), m.Name())
+		var names []string
+		for _, e := range a.Config().Models {
+			names = append(names, agent.ModelName(e.Model))
+		}
+		if len(names) == 0 {
+			names = append(names, agent.ModelName(a.Config().Model))
+		}
+		ids[i] = fmt.Sprintf("%s (%s)", a.ID(), strings.Join(names, ", "))
 	}
 	fmt.Fprintf(std.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
 	fmt.Fprintf(std.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
