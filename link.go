@@ -14,7 +14,9 @@ package keel
 type LinkFetcher interface {
 	// FetchesLink reports whether f, a file part whose content is at an
 	// http(s) URL ([SourceHTTP]), goes to the provider as the link, to be
-	// fetched there. It is called before each call, for each such part.
+	// fetched there. It is called before each call, for each such part;
+	// callers ask through the function [FetchesLink], which checks that f
+	// is given by such a URL.
 	FetchesLink(f FilePart) bool
 }
 

@@ -19,11 +19,13 @@
 //     is the run's error and the model is not called. A new thread is made
 //     with its first messages, in one commit when the store can.
 //  4. Steps: the prompt (instructions, history, turn, earlier steps) is
-//     cloned, LLM-request processors rewrite the clone, the model is
-//     called; on an error the API-error processors decide whether the same
-//     step is tried again (after a delay that a cancelled context ends at
-//     once) or the error surfaces unchanged; tool calls are run and their
-//     results start the next step.
+//     cloned, files given by link that the model's provider does not
+//     fetch are downloaded into the clone, LLM-request processors rewrite
+//     it, the model is called; on an error the API-error processors
+//     decide whether the same step is tried again (after a delay that a
+//     cancelled context ends at once), else the next model of the list
+//     takes over, else the error surfaces unchanged; tool calls are run
+//     and their results start the next step.
 //  5. The reply (assistant and tool messages) is stored and returned.
 //
 // # Thread titles
@@ -45,6 +47,33 @@
 // this order, the prefill error handler, the unsupported-file handler and
 // the stream-error retry processor (see package processor). A processor
 // given in Config.ErrorProcessors with the ID of a default takes its place.
+//
+// # A list of models
+//
+// With Config.Models, a call whose error the error processors gave up on
+// goes to the next model: a refused file or a passing 503 is repaired on
+// the model that failed first, within its entry's MaxRetries. The next
+// model starts from the prompt as the user sent it: the processors'
+// state, retries and added messages belong to the model that failed, and
+// what a processor took out of the prompt (a refused file) is back.
+// Remembered refusals are of one model, so the next model gets a file
+// the first refused. A caller's fault ([CallerFault]) and the context's
+// end surface instead. The model that answered is [Result].Model and
+// [Step].Model, is in [EventStepFinish] and [EventFallback], and is in
+// the stored reply's metadata ([MetadataModel]).
+//
+// # Files given by link
+//
+// A file part whose data is an http(s) URL goes to the model as the link
+// only when its provider fetches such a link ([keel.LinkFetcher]).
+// Otherwise Config.Links downloads it before the call, by the rules of
+// package fetch, and the model gets the bytes, which every processor
+// then treats as any file. A link that cannot be downloaded (or any
+// link, without Config.Links) becomes a "[File not downloaded]" note with
+// the reason; the turn goes on. A failure that was tried, such as an
+// expired link's 403, 404 or 410, is kept on the stored message
+// ([MetadataLinkFailures]) so that later turns do not try again. The
+// stored message keeps the link unless Config.KeepLinkCopies.
 //
 // # Streams
 //

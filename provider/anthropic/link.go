@@ -13,9 +13,6 @@ var _ keel.LinkFetcher = (*Model)(nil)
 // text file by URL is refused (the API has no URL source for text), so it
 // is downloaded, as every other type is.
 func (m *Model) FetchesLink(f keel.FilePart) bool {
-	if f.Source() != keel.SourceHTTP {
-		return false
-	}
 	switch inline.MediaType(f) {
 	case "image/jpeg", "image/png", "image/gif", "image/webp", "application/pdf":
 		return true

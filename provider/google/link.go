@@ -16,9 +16,6 @@ var _ keel.LinkFetcher = (*Model)(nil)
 // and a YouTube video. Any other link is downloaded and sent inline,
 // which Gemini reads whatever the host.
 func (m *Model) FetchesLink(f keel.FilePart) bool {
-	if f.Source() != keel.SourceHTTP {
-		return false
-	}
 	u, err := url.Parse(f.URL)
 	if err != nil || u.Scheme != "https" {
 		return false

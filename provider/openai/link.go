@@ -18,7 +18,7 @@ var _ keel.LinkFetcher = (*Model)(nil)
 // nothing: whether it reads image URLs varies by server, and the bytes
 // always work.
 func (m *Model) FetchesLink(f keel.FilePart) bool {
-	if m.provider != "openai" || f.Source() != keel.SourceHTTP {
+	if m.provider != "openai" {
 		return false
 	}
 	mt := inline.MediaType(f)
