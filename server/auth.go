@@ -63,7 +63,7 @@ type authFailure struct {
 // be the shared token (compared in constant time: digests, so the lengths
 // do not show) or one Config.Users accepts.
 func (s *Server) authenticate(r *http.Request) (caller, *authFailure) {
-	if !isAPI(r.URL.Path) || s.cfg.Token == "" && s.cfg.Users == nil {
+	if !isAPI(r.URL.Path) || s.cfg.Token == "" && s.cfg.Users == nil || isCapabilities(r) {
 		return caller{}, nil
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
@@ -103,3 +103,10 @@ func (s *Server) missingTokenMessage() string {
 }
 
 func isAPI(path string) bool { return path == "/api" || strings.HasPrefix(path, "/api/") }
+
+// isCapabilities tells Mastra Studio's first call, which needs no token:
+// it says only how the server is protected, so that Studio loads and can
+// be given the token in its request headers.
+func isCapabilities(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.URL.Path == "/api/auth/capabilities"
+}

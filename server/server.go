@@ -132,6 +132,7 @@ type Server struct {
 	handler     http.Handler
 	tokenDigest [sha256.Size]byte
 	cors        *corsPolicy
+	signals     signalHub
 }
 
 // ErrConfig is wrapped by the errors of [New].
@@ -222,6 +223,7 @@ func (s *Server) routes() http.Handler {
 	if s.cfg.Studio != nil {
 		mux.Handle("/", s.cfg.Studio)
 	}
+	s.mastraStudioRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
 	})

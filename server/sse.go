@@ -75,6 +75,14 @@ func (sw *sseWriter) event(v any) bool {
 	return sw.writeLocked(sw.buf)
 }
 
+// raw writes b, whole events or comments already encoded; false means
+// the client is gone.
+func (sw *sseWriter) raw(b []byte) bool {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	return sw.writeLocked(b)
+}
+
 func (sw *sseWriter) writeLocked(b []byte) bool {
 	if sw.failed {
 		return false

@@ -130,33 +130,51 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := openSSE(w, s.cfg.KeepAlive, cancel)
 	defer sw.close()
-	st := &streamState{sw: sw, agentID: a.ID(), messageID: memory.NewID(), runID: ev.RunID,
-		threadID: ev.ThreadID, resourceID: ev.ResourceID}
-	if m := a.Config().Model; m != nil {
-		st.modelName = m.Name()
-	}
-	for {
-		if err != nil {
-			st.fail(err)
-			break
-		}
-		if ev.Type == agent.EventRecovery {
-			s.logRecovery(r, a.ID(), st.runID, st.threadID, st.resourceID, ev.Recovery)
-		}
-		if !st.event(ev) {
-			cancel()
-			return
-		}
-		if ev, err, ok = next(); !ok {
-			break
-		}
+	if !s.relay(r, newStreamState(sw, a, ev), ev, err, next) {
+		cancel()
+		return
 	}
 	sw.done()
 }
 
+// relay sends a run's events, from its first (ev, err) on, as Mastra's
+// chunks through st, and logs each recovery; false means st's sink is
+// gone. A failure ends the chunks with an error and a finish.
+func (s *Server) relay(r *http.Request, st *streamState, ev agent.Event, err error, next func() (agent.Event, error, bool)) bool {
+	for ok := true; ok; ev, err, ok = next() {
+		if err != nil {
+			st.fail(err)
+			return true
+		}
+		if ev.Type == agent.EventRecovery {
+			s.logRecovery(r, st.agentID, st.runID, st.threadID, st.resourceID, ev.Recovery)
+		}
+		if !st.event(ev) {
+			return false
+		}
+	}
+	return true
+}
+
+// eventSink takes a stream's chunks: an SSE response, or the subscribers
+// of a thread. event returning false means nobody reads any more.
+type eventSink interface {
+	event(v any) bool
+}
+
+// newStreamState is the state of a run of a whose first event is ev.
+func newStreamState(sink eventSink, a *agent.Agent, ev agent.Event) *streamState {
+	st := &streamState{sw: sink, agentID: a.ID(), messageID: memory.NewID(), runID: ev.RunID,
+		threadID: ev.ThreadID, resourceID: ev.ResourceID}
+	if m := a.Config().Model; m != nil {
+		st.modelName = m.Name()
+	}
+	return st
+}
+
 // streamState turns agent events into Mastra's chunks.
 type streamState struct {
-	sw                                              *sseWriter
+	sw                                              eventSink
 	agentID, messageID, runID, threadID, resourceID string
 	modelName                                       string
 	textOpen                                        bool
