@@ -27,6 +27,12 @@ if [ -f test/mastra-client/package-lock.json ]; then
 	say "installing the Mastra client test's npm packages from its lockfile"
 	npm ci --prefix test/mastra-client --no-audit --no-fund --loglevel=error
 fi
+if [ -f test/mastra-studio/package-lock.json ]; then
+	# Mastra Studio runs none of its packages' install scripts (they fetch
+	# or build native tools it does not use): skipping them saves time.
+	say "installing Mastra Studio (the mastra CLI) from its lockfile"
+	npm ci --prefix test/mastra-studio --ignore-scripts --no-audit --no-fund --loglevel=error
+fi
 
 say "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))

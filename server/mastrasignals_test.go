@@ -115,7 +115,9 @@ func chunkText(chunks []map[string]any) string {
 const studioSend = `{"message":{"contents":%q,"metadata":{"clientMessageId":"client-1"}},"resourceId":"support","threadId":"t1",` +
 	`"ifIdle":{"streamOptions":{"maxSteps":15,"modelSettings":{"maxRetries":2},"requestContext":{}}}}`
 
-func sendBody(text string) string { return strings.Replace(studioSend, "%q", string(must(json.Marshal(text))), 1) }
+func sendBody(text string) string {
+	return strings.Replace(studioSend, "%q", string(must(json.Marshal(text))), 1)
+}
 
 // A message sent reaches every subscriber of the thread as Mastra's
 // chunks, with the user's message after the start, and is stored.

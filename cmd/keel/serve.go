@@ -127,6 +127,9 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
 	fmt.Fprintf(std.err, "keel serve: studio at http://%s/\n", addr)
+	if line := mastraStudioLine(addr, auth.CORSOrigins); line != "" {
+		fmt.Fprintf(std.err, "keel serve: %s\n", line)
+	}
 	// Last, so that whoever waits for it knows the rest was said.
 	fmt.Fprintf(std.err, "keel serve: listening on http://%s/api\n", addr)
 }
