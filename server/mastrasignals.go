@@ -6,6 +6,7 @@ import (
 	"errors"
 	"iter"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/keel-go/keel"
@@ -213,6 +214,9 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 			} else {
 				msgs, e = decodeMessages([]any{map[string]any{"role": "user", "content": contents}}, s.cfg.MaxFiles)
 			}
+			if e == nil && blank(msgs[0]) {
+				e = badRequest("invalid request body", Issue{Field: "message.contents", Message: "is empty: send some text or a file"})
+			}
 		}
 	}
 	if e != nil {
@@ -274,4 +278,14 @@ func (s *Server) runTurn(ctx context.Context, r *http.Request, a *agent.Agent, s
 		return
 	}
 	s.relay(r, newStreamState(sink, a, ev), ev, nil, next)
+}
+
+// blank tells a message with neither text nor any other part.
+func blank(m keel.Message) bool {
+	for _, p := range m.Parts {
+		if t, ok := p.(keel.TextPart); !ok || strings.TrimSpace(t.Text) != "" {
+			return false
+		}
+	}
+	return true
 }
