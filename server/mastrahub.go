@@ -9,7 +9,7 @@ import (
 // subscriberBuffer is how many events a subscriber may lag behind a run
 // before it is dropped: a reader that slow is cut, and reconnects, rather
 // than hold the run of every other subscriber.
-const subscriberBuffer = 512
+const subscriberBuffer = 256
 
 // threadKey names the subscribers and runs of one agent's thread of one
 // resource.
