@@ -23,6 +23,21 @@
 //	DELETE /api/memory/threads/{tid}            {"result":"Thread deleted"}
 //	GET    /api/keel/refusals                   {"refusals":[{provider, model, mediaType, learnedAt, expiresAt, expired, status, reason}]}
 //	DELETE /api/keel/refusals?provider=P&model=M&mediaType=T   {"forgotten": n}; model and mediaType optional; all=true for everything
+//	GET    /                                    {"name":"keel","api":"/api"}: the server answers
+//
+// Mastra Studio's pages call these too (see "Mastra Studio"):
+//
+//	POST   /api/agents/{id}/threads/subscribe   {resourceId, threadId}: Server-Sent Events of every turn sent to the thread
+//	POST   /api/agents/{id}/send-message        {message:{contents, metadata?}, resourceId, threadId, ifIdle?}: {accepted, runId, signal}
+//	POST   /api/agents/{id}/queue-message       the same
+//	POST   /api/agents/{id}/threads/abort       {resourceId, threadId, expectedRunId?}: {aborted}
+//	GET    /api/auth/capabilities               {enabled:false, login:null, keel:{auth}}; no token needed
+//	GET    /api/agents/providers                keel's providers, their key variables and whether the environment holds one
+//	GET    /api/memory/status, /api/memory/config, /api/memory/threads/{tid}/working-memory
+//	GET    /api/tools, /api/processors, /api/system/packages
+//	GET    /api/workflows, /api/scores/scorers, /api/mcp/v0/servers, /api/workspaces, /api/channels/platforms,
+//	       /api/experiments/review-summary, /api/observability/feedback, /api/editor/builder/settings,
+//	       /api/editor/builder/models/available, /api/agents/{id}/voice/speakers: empty, in Mastra's shapes
 //
 // The routes under /api/keel are keel's own: the file types each model is
 // remembered to refuse (Config.Refusals), to list and forget; 501 when the
@@ -162,6 +177,28 @@
 // discard, error}) when the agent's next model takes over. A result names
 // the model that answered in response.model (generate) and in the finish
 // event's metadata.model (stream).
+//
+// # Mastra Studio
+//
+// Studio's chat runs on Mastra's agent signals. A subscription
+// (threads/subscribe) is a stream that begins with the comment
+// ": connected" and carries, for as long as the client stays, the chunks
+// of every turn sent to that resource's thread with send-message, in the
+// format of /stream (without "data: [DONE]", since the stream outlives
+// each turn), with a transient "data-user-message" {type, data:{id,
+// contents, ...}, transient:true, runId} after each start, and keel's
+// recovery events. send-message checks the message, the resource and the
+// thread (another resource's is 404, as elsewhere) and that the model can
+// answer, then answers at once; the turn runs through the agent as a
+// /stream run does, stored whether or not anyone listens. Turns on one
+// thread run one at a time in the order they were sent: a message sent
+// during a turn waits for it (Mastra adds it to the running turn; keel
+// cannot). abort stops the running turn, which ends with an error and a
+// finish. A subscriber that falls 256 chunks behind is dropped, and
+// Studio reconnects; one that goes away leaves nothing behind. Studio's
+// first call, /api/auth/capabilities, needs no token, so that Studio
+// loads and can be given one in its request headers; it tells only the
+// auth mode ("none", "token" or "users").
 //
 // # Operation
 //
