@@ -83,6 +83,12 @@ func (e *env) do(method, path string, body any, header ...string) (int, []byte) 
 
 func (e *env) send(method, path string, body any, header ...string) *http.Response {
 	e.t.Helper()
+	return e.sendCtx(context.Background(), method, path, body, header...)
+}
+
+// sendCtx is send with ctx, to end a long response early.
+func (e *env) sendCtx(ctx context.Context, method, path string, body any, header ...string) *http.Response {
+	e.t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -97,7 +103,7 @@ func (e *env) send(method, path string, body any, header ...string) *http.Respon
 		}
 		rd = bytes.NewReader(j)
 	}
-	req, err := http.NewRequestWithContext(context.Background(), method, e.srv.URL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, e.srv.URL+path, rd)
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -76,11 +76,12 @@ func (s *Server) threadOf(w http.ResponseWriter, r *http.Request, a *agent.Agent
 	return threadKey{agent: a.ID(), resource: resource, thread: b.ThreadID}, true
 }
 
-// readThreadRef reads the body of subscribe or abort.
-func (s *Server) readThreadRef(w http.ResponseWriter, r *http.Request) (*agent.Agent, *threadRef, bool) {
+// threadRequest reads the body of subscribe or abort and binds it (see
+// threadOf); false means the answer was written.
+func (s *Server) threadRequest(w http.ResponseWriter, r *http.Request) (threadKey, *threadRef, bool) {
 	a, ok := s.agent(w, r)
 	if !ok {
-		return nil, nil, false
+		return threadKey{}, nil, false
 	}
 	body, e := s.readBody(w, r)
 	var b threadRef
@@ -89,9 +90,10 @@ func (s *Server) readThreadRef(w http.ResponseWriter, r *http.Request) (*agent.A
 	}
 	if e != nil {
 		writeRequestError(w, e)
-		return nil, nil, false
+		return threadKey{}, nil, false
 	}
-	return a, &b, true
+	k, ok := s.threadOf(w, r, a, &b)
+	return k, &b, ok
 }
 
 // subscribeThread answers POST /api/agents/{id}/threads/subscribe
@@ -100,11 +102,7 @@ func (s *Server) readThreadRef(w http.ResponseWriter, r *http.Request) (*agent.A
 // ": ping" every Config.KeepAlive. A subscriber that falls
 // subscriberBuffer chunks behind is cut (Studio reconnects).
 func (s *Server) subscribeThread(w http.ResponseWriter, r *http.Request) {
-	a, b, ok := s.readThreadRef(w, r)
-	if !ok {
-		return
-	}
-	k, ok := s.threadOf(w, r, a, b)
+	k, _, ok := s.threadRequest(w, r)
 	if !ok {
 		return
 	}
@@ -145,11 +143,7 @@ func (s *Server) subscribeThread(w http.ResponseWriter, r *http.Request) {
 // threadId, expectedRunId?}: {"aborted": true} when it stopped the
 // thread's running turn. The turn ends with an error and a finish.
 func (s *Server) abortThread(w http.ResponseWriter, r *http.Request) {
-	a, b, ok := s.readThreadRef(w, r)
-	if !ok {
-		return
-	}
-	k, ok := s.threadOf(w, r, a, b)
+	k, b, ok := s.threadRequest(w, r)
 	if !ok {
 		return
 	}

@@ -28,22 +28,7 @@ type subscription struct {
 func (e *env) subscribe(t *testing.T, body string, header ...string) *subscription {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, "POST", e.srv.URL+"/api/agents/support/threads/subscribe", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	if e.token != "" {
-		req.Header.Set("Authorization", "Bearer "+e.token)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := e.srv.Client().Do(req)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
+	resp := e.sendCtx(ctx, "POST", "/api/agents/support/threads/subscribe", body, header...)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
 		cancel()
 		b := new(bytes.Buffer)

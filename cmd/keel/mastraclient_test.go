@@ -75,24 +75,33 @@ func TestMastraClient(t *testing.T) {
 // clientSetup returns node, with the client installed from the lockfile.
 func clientSetup(t *testing.T) string {
 	t.Helper()
+	return npmInstalled(t, "the Mastra client test", clientDir, filepath.Join("node_modules", "@mastra", "client-js"))
+}
+
+// npmInstalled returns node, with dir's lockfile installed by npm ci
+// (with flags) unless marker, a path under dir, shows it is already.
+// Without node and npm the test is skipped, or fails under CI, whose test
+// command installs them.
+func npmInstalled(t *testing.T, what, dir, marker string, flags ...string) string {
+	t.Helper()
 	node, nodeErr := exec.LookPath("node")
 	npm, npmErr := exec.LookPath("npm")
 	if nodeErr != nil || npmErr != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("Got(node, npm) = %v, %v; want both installed: CI runs the Mastra client test", nodeErr, npmErr)
+			t.Fatalf("Got(node, npm) = %v, %v; want both installed: CI runs %s", nodeErr, npmErr, what)
 		}
-		t.Skipf("skipped: the Mastra client test needs node and npm (Debian: apt-get install nodejs npm): %v %v", nodeErr, npmErr)
+		t.Skipf("skipped: %s needs node and npm (Debian: apt-get install nodejs npm): %v %v", what, nodeErr, npmErr)
 	}
-	dir, err := filepath.Abs(clientDir)
+	dir, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@mastra", "client-js")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		install := exec.CommandContext(ctx, npm, "ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error")
-		if out, err := install.CombinedOutput(); err != nil {
-			t.Fatalf("Got(npm ci --prefix %s) = %v; want the lockfile installed\n%s", dir, err, out)
+		args := append([]string{"ci", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error"}, flags...)
+		if out, err := exec.CommandContext(ctx, npm, args...).CombinedOutput(); err != nil {
+			t.Fatalf("Got(npm %s) = %v; want the lockfile installed\n%s", strings.Join(args, " "), err, out)
 		}
 	}
 	return node

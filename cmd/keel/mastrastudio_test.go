@@ -106,28 +106,12 @@ func TestMastraStudio(t *testing.T) {
 	}
 }
 
-// studioSetup returns node, with Studio installed from its lockfile.
+// studioSetup returns node, with Studio installed from its lockfile. Its
+// packages' install scripts build or fetch native tools Studio does not
+// use: skipping them saves time.
 func studioSetup(t *testing.T) string {
 	t.Helper()
-	node, nodeErr := exec.LookPath("node")
-	npm, npmErr := exec.LookPath("npm")
-	if nodeErr != nil || npmErr != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Got(node, npm) = %v, %v; want both installed: CI runs the Mastra Studio test", nodeErr, npmErr)
-		}
-		t.Skipf("skipped: the Mastra Studio test needs node and npm (Debian: apt-get install nodejs npm): %v %v", nodeErr, npmErr)
-	}
-	if _, err := os.Stat(filepath.Join(studioDir, "node_modules", "mastra", "dist", "studio", "index.html")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		// Studio needs no install script (they build native tools it
-		// does not use): skipping them saves time.
-		install := exec.CommandContext(ctx, npm, "ci", "--prefix", studioDir, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
-		if out, err := install.CombinedOutput(); err != nil {
-			t.Fatalf("Got(npm ci --prefix %s) = %v; want the lockfile installed\n%s", studioDir, err, out)
-		}
-	}
-	return node
+	return npmInstalled(t, "the Mastra Studio test", studioDir, filepath.Join("node_modules", "mastra", "dist", "studio", "index.html"), "--ignore-scripts")
 }
 
 // chromium returns the browser to drive: $KEEL_CHROMIUM, else Debian's
