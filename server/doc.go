@@ -23,7 +23,6 @@
 //	DELETE /api/memory/threads/{tid}            {"result":"Thread deleted"}
 //	GET    /api/keel/refusals                   {"refusals":[{provider, model, mediaType, learnedAt, expiresAt, expired, status, reason}]}
 //	DELETE /api/keel/refusals?provider=P&model=M&mediaType=T   {"forgotten": n}; model and mediaType optional; all=true for everything
-//	GET    /                                    {"name":"keel","api":"/api"}: the server answers
 //
 // Mastra Studio's pages call these too (see "Mastra Studio"):
 //
@@ -195,10 +194,12 @@
 // during a turn waits for it (Mastra adds it to the running turn; keel
 // cannot). abort stops the running turn, which ends with an error and a
 // finish. A subscriber that falls 256 chunks behind is dropped, and
-// Studio reconnects; one that goes away leaves nothing behind. Studio's
-// first call, /api/auth/capabilities, needs no token, so that Studio
-// loads and can be given one in its request headers; it tells only the
-// auth mode ("none", "token" or "users").
+// Studio reconnects; one that goes away leaves nothing behind. Studio
+// first fetches the server's root and needs a 2xx there: Config.Studio
+// (keel's own studio, which keel serve mounts) answers it. Its next
+// call, /api/auth/capabilities, needs no token, so that Studio loads and
+// can be given one in its request headers; it tells only the auth mode
+// ("none", "token" or "users").
 //
 // # Operation
 //
