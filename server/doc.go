@@ -182,8 +182,8 @@
 // Studio's chat runs on Mastra's agent signals. A subscription
 // (threads/subscribe) is a stream that begins with the comment
 // ": connected" and carries, for as long as the client stays, the chunks
-// of every turn sent to that resource's thread with send-message, in the
-// format of /stream (without "data: [DONE]", since the stream outlives
+// of every turn sent to that resource's thread with send-message (and of
+// every /stream run in it, from any client), in the format of /stream (without "data: [DONE]", since the stream outlives
 // each turn), with a transient "data-user-message" {type, data:{id,
 // contents, ...}, transient:true, runId} after each start, and keel's
 // recovery events. send-message checks the message, the resource and the

@@ -86,6 +86,13 @@ func (h *signalHub) unsubscribe(k threadKey, sub *subscriber) {
 // publish sends v, one chunk, to every subscriber of k without waiting
 // for any: one whose buffer is full is dropped.
 func (h *signalHub) publish(k threadKey, v any) {
+	h.mu.Lock()
+	t := h.threads[k]
+	listened := t != nil && len(t.subs) > 0
+	h.mu.Unlock()
+	if !listened {
+		return // nobody to encode it for
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		b, _ = json.Marshal(map[string]any{"type": "error", "from": "AGENT",
@@ -95,8 +102,7 @@ func (h *signalHub) publish(k threadKey, v any) {
 	block = append(append(append(block, "data: "...), b...), "\n\n"...)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	t := h.threads[k]
-	if t == nil {
+	if t = h.threads[k]; t == nil {
 		return
 	}
 	for sub := range t.subs {
@@ -184,4 +190,16 @@ func (s *hubSink) event(v any) bool {
 		s.afterTop = nil
 	}
 	return true
+}
+
+// teeSink sends a stream's chunks to its client and to the subscribers of
+// its thread; only the client going away ends the stream.
+type teeSink struct {
+	client eventSink
+	thread *hubSink
+}
+
+func (s teeSink) event(v any) bool {
+	s.thread.event(v)
+	return s.client.event(v)
 }

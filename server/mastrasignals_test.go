@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"iter"
 	"net/http"
 	"runtime"
@@ -289,5 +290,27 @@ func TestStudioSubscriberLeavesNothing(t *testing.T) {
 	if after := settle(before); after > before {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("Got(goroutines after the subscribers left) = %d; want at most %d\n%s", after, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// A run of /stream on the thread reaches its subscribers too, such as a
+// Studio open on a thread another client chats in.
+func TestStudioSubscriberSeesStreamRuns(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "from another client"})})
+	sub := e.subscribe(t, `{"resourceId":"support","threadId":"t1"}`)
+	other := e.subscribe(t, `{"resourceId":"support","threadId":"t2"}`)
+	resp := e.send("POST", "/api/agents/support/stream", `{"messages":"hi","memory":{"thread":"t1","resource":"support"}}`)
+	events, _ := parseSSE(t, must(io.ReadAll(resp.Body)))
+	resp.Body.Close()
+	chunks := sub.turn()
+	if got, want := chunkTypes(chunks), types(events); got != want || chunkText(chunks) != "from another client" {
+		t.Errorf("Got(subscriber of t1) = %s %q; want the stream's own chunks %s", got, chunkText(chunks), want)
+	}
+	select {
+	case b := <-other.blocks:
+		if b != ": ping" {
+			t.Errorf("Got(subscriber of t2) = %q; want nothing of t1's run", b)
+		}
+	default:
 	}
 }

@@ -130,7 +130,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	sw := openSSE(w, s.cfg.KeepAlive, cancel)
 	defer sw.close()
-	if !s.relay(r, newStreamState(sw, a, ev), ev, err, next) {
+	// The thread's subscribers (Studio's chat) see the run too.
+	var sink eventSink = sw
+	if ev.ThreadID != "" {
+		sink = teeSink{sw, &hubSink{hub: &s.signals, key: threadKey{agent: a.ID(), resource: ev.ResourceID, thread: ev.ThreadID}, run: ev.RunID}}
+	}
+	if !s.relay(r, newStreamState(sink, a, ev), ev, err, next) {
 		cancel()
 		return
 	}
