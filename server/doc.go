@@ -193,7 +193,10 @@
 // thread run one at a time in the order they were sent: a message sent
 // during a turn waits for it (Mastra adds it to the running turn; keel
 // cannot). abort stops the running turn, which ends with an error and a
-// finish. A subscriber that falls 256 chunks behind is dropped, and
+// finish. [Server.Serve]'s shutdown ends every subscription at once
+// (they never go idle; a server of your own that mounts [Server.Handler]
+// keeps them until their clients leave). A subscriber that falls 256
+// chunks behind is dropped, and
 // Studio reconnects; one that goes away leaves nothing behind. Studio
 // first fetches the server's root and needs a 2xx there: Config.Studio
 // (keel's own studio, which keel serve mounts) answers it. Its next

@@ -22,6 +22,27 @@ type threadKey struct{ agent, resource, thread string }
 type signalHub struct {
 	mu      sync.Mutex
 	threads map[threadKey]*threadSignals
+	// closing is closed when the server shuts down: subscriptions never
+	// go idle, so they end then, rather than hold the shutdown for its
+	// whole grace.
+	closing  chan struct{}
+	shutOnce sync.Once
+}
+
+// done is closed once the server shuts down.
+func (h *signalHub) done() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closing == nil {
+		h.closing = make(chan struct{})
+	}
+	return h.closing
+}
+
+// shutdown ends every subscription (http.Server.RegisterOnShutdown).
+func (h *signalHub) shutdown() {
+	h.done()
+	h.shutOnce.Do(func() { close(h.closing) })
 }
 
 // threadSignals is one thread's subscribers and turns. An entry with no

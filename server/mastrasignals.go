@@ -108,6 +108,7 @@ func (s *Server) subscribeThread(w http.ResponseWriter, r *http.Request) {
 	}
 	sub := s.signals.subscribe(k)
 	defer s.signals.unsubscribe(k, sub)
+	closing := s.signals.done()
 	// No keep-alive goroutine of its own: this loop writes the pings, so
 	// that an idle subscription is one goroutine.
 	sw := openSSE(w, -1, nil)
@@ -132,6 +133,8 @@ func (s *Server) subscribeThread(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-sub.dropped:
+			return
+		case <-closing:
 			return
 		case <-r.Context().Done():
 			return

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"iter"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -14,7 +15,9 @@ import (
 	"time"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
 )
@@ -312,5 +315,38 @@ func TestStudioSubscriberSeesStreamRuns(t *testing.T) {
 			t.Errorf("Got(subscriber of t2) = %q; want nothing of t1's run", b)
 		}
 	default:
+	}
+}
+
+// A subscription never goes idle: a shutdown ends it, rather than wait
+// for it the whole grace and fail.
+func TestStudioSubscriptionEndsOnShutdown(t *testing.T) {
+	mem := memory.NewInMemory()
+	a := must(agent.New(agent.Config{ID: "support", Model: keeltest.NewModel(), Memory: mem, Logger: quietLogger()}))
+	srv := must(server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Logger: quietLogger(), ShutdownGrace: 30 * time.Second}))
+	ln := must(net.Listen("tcp", "127.0.0.1:0"))
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/api/agents/support/threads/subscribe", "application/json",
+		strings.NewReader(`{"resourceId":"support","threadId":"t1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	blocks := readBlocks(resp.Body)
+	if b := <-blocks; b != ": connected" {
+		t.Fatalf("Got(first block) = %q; want : connected", b)
+	}
+	cancel()
+	for range blocks { // the stream ends
+	}
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Got(Serve) = %v; want nil: the subscription ended with the shutdown", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Got(Serve) still running a minute after the shutdown; want it returned")
 	}
 }

@@ -257,6 +257,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		"memory", s.cfg.Memory != nil, "max_body_bytes", s.cfg.MaxBodyBytes, "max_files", s.cfg.MaxFiles,
 		"header_timeout", s.cfg.HeaderTimeout, "body_grace", s.cfg.BodyGrace, "min_body_rate", s.cfg.MinBodyRate,
 		"write_timeout", s.cfg.WriteTimeout)
+	hs.RegisterOnShutdown(s.signals.shutdown)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
