@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -26,16 +27,31 @@ const studioDir = "../../test/mastra-studio"
 // whose model is a local Gemini-protocol server, and drives it in
 // chromium: the agents page lists keel's agent; its chat sends a message
 // and shows the streamed answer; after a reload the thread is listed and
-// its history shown; no page error, no failed call to keel. Screenshots
+// its history shown; no page error, no failed call to keel. Without
+// auth, and with the shared token, which Studio sends as the
+// Authorization header it is given in its address (auth_header). Screenshots
 // go to cmd/keel/testoutput/.
 func TestMastraStudio(t *testing.T) {
 	node := studioSetup(t)
 	browsertest.Chromium(t)
+	t.Run("no auth", func(t *testing.T) { driveStudio(t, node, "") })
+	t.Run("shared token", func(t *testing.T) { driveStudio(t, node, "studio-test-token") })
+}
+
+func driveStudio(t *testing.T, node, token string) {
 	const answer = "keel answers Studio 7319"
 	gem := googletest.NewServer(t, googletest.Options{Text: answer})
 	port := freePort(t)
 	studioOrigin := "http://localhost:" + port
-	s := startServe(t, t.TempDir(), geminiEnv(gem, "KEEL_CORS_ORIGINS="+studioOrigin), loopback...)
+	environ := geminiEnv(gem, "KEEL_CORS_ORIGINS="+studioOrigin)
+	// Studio takes the header from its address on each page load, and
+	// keeps it for that page only.
+	query, name := "", "mastra-studio"
+	if token != "" {
+		environ = append(environ, "KEEL_API_TOKEN="+token)
+		query, name = "?auth_header="+neturl.QueryEscape("Bearer "+token), "mastra-studio-token"
+	}
+	s := startServe(t, t.TempDir(), environ, loopback...)
 
 	// The command keel serve prints, with the installed CLI for npx.
 	_, line, ok := strings.Cut(s.Stderr(), "keel serve: Mastra Studio: npx mastra ")
@@ -76,20 +92,20 @@ func TestMastraStudio(t *testing.T) {
 	}
 
 	// The agents page lists keel's agent.
-	tab.Do("open the agents page", chromedp.Navigate(studioOrigin+"/agents"))
+	tab.Do("open the agents page", chromedp.Navigate(studioOrigin+"/agents"+query))
 	waitText("the agents page listing keel's agent", "Assistant", "You are a helpful assistant.")
-	tab.Shot("mastra-studio-agents")
+	tab.Shot(name + "-agents")
 
 	// Its chat sends a message and shows the streamed answer.
 	const question = "hello from Mastra Studio 5521"
 	calls.setUnborn(true)
-	tab.Do("open the chat", chromedp.Navigate(studioOrigin+"/agents/assistant/threads/new"))
+	tab.Do("open the chat", chromedp.Navigate(studioOrigin+"/agents/assistant/threads/new"+query))
 	composer := chromedp.CSS(`textarea, [contenteditable="true"]`)
 	tab.Do("type the message", chromedp.WaitVisible(composer), chromedp.Click(composer),
 		chromedp.SendKeys(composer, question), chromedp.SendKeys(composer, "\r"))
 	waitText("the streamed answer", question, answer)
 	calls.setUnborn(false)
-	tab.Shot("mastra-studio-chat")
+	tab.Shot(name + "-chat")
 	if n := len(gem.Requests()); n == 0 {
 		t.Fatal("Got(model calls) = 0; want the message to have reached the model")
 	}
@@ -99,7 +115,11 @@ func TestMastraStudio(t *testing.T) {
 	if !strings.Contains(url, "/threads/") || strings.HasSuffix(url, "/threads/new") {
 		t.Fatalf("Got(address after the first message) = %s; want the thread's own", url)
 	}
-	tab.Do("reload", chromedp.Reload())
+	if token == "" {
+		tab.Do("reload", chromedp.Reload())
+	} else {
+		tab.Do("load the thread's page again", chromedp.Navigate(url+query))
+	}
 	waitText("the thread and its history after a reload", question, answer)
 	listed := browsertest.Eval[bool](tab, fmt.Sprintf(
 		`[...document.querySelectorAll('a')].some(a => a.href.includes(%q) && a.innerText.includes(%q))`,
@@ -107,7 +127,7 @@ func TestMastraStudio(t *testing.T) {
 	if !listed {
 		t.Errorf("Got(thread list) without a link to %s titled by the message; want the thread listed", url)
 	}
-	tab.Shot("mastra-studio-reloaded")
+	tab.Shot(name + "-reloaded")
 
 	for _, e := range tab.ConsoleErrors() {
 		t.Errorf("Got(console) %s; want no page error", e)
