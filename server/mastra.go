@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
@@ -93,12 +94,20 @@ var keelProviders = []struct {
 
 // listProviders answers GET /api/agents/providers: keel's three providers,
 // whether the server's environment holds a key for each ("connected"; the
-// key itself is never shown), and as models the ones keel's agents use.
+// key itself is never shown), and as models the ones keel's agents use,
+// fallbacks included.
 func (s *Server) listProviders(w http.ResponseWriter, r *http.Request) {
 	used := map[string][]string{}
 	for _, a := range s.order {
-		if m := a.Config().Model; m != nil {
-			used[m.Provider()] = appendNew(used[m.Provider()], m.Name())
+		cfg := a.Config()
+		models := []keel.Model{cfg.Model}
+		for _, e := range cfg.Models {
+			models = append(models, e.Model)
+		}
+		for _, m := range models {
+			if m != nil {
+				used[m.Provider()] = appendNew(used[m.Provider()], m.Name())
+			}
 		}
 	}
 	out := make([]studioProvider, 0, len(keelProviders))

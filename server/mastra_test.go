@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/provider/google/googletest"
 )
 
 // The routes of Studio's pages answer keel's data in the shapes of
@@ -170,4 +172,30 @@ func texts(msgs []keel.Message) []string {
 		out = append(out, m.Text())
 	}
 	return out
+}
+
+// The providers page lists, as a provider's models, those keel's agents
+// use.
+func TestStudioProvidersModels(t *testing.T) {
+	model, _ := geminiModel(t, googletest.Options{})
+	e := newEnv(t, envOptions{model: model})
+	status, body := e.do("GET", "/api/agents/providers", nil)
+	var got struct {
+		Providers []struct {
+			ID     string
+			Models []string
+		}
+	}
+	if status != http.StatusOK || json.Unmarshal(body, &got) != nil || len(got.Providers) != 3 {
+		t.Fatalf("Got(providers) = %d %s; want keel's three", status, body)
+	}
+	for _, p := range got.Providers {
+		want := "[]"
+		if p.ID == "google" {
+			want = "[gemini-2.5-flash]"
+		}
+		if fmt.Sprint(p.Models) != want {
+			t.Errorf("Got(%s models) = %v; want %s", p.ID, p.Models, want)
+		}
+	}
 }
