@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -120,12 +121,9 @@ func (a *Agent) generateTitle(ctx context.Context, job *titleJob) error {
 	if r := []rune(text); len(r) > maxTitleInput {
 		text = string(r[:maxTitleInput])
 	}
-	resp, err := a.cfg.Model.Generate(ctx, &keel.Request{Messages: []keel.Message{keel.SystemText(titlePrompt), keel.UserText(text)}})
+	resp, err := a.titleModelCall(ctx, text)
 	if err != nil {
-		return fmt.Errorf("model: %w", err)
-	}
-	if resp == nil {
-		return fmt.Errorf("model returned no response")
+		return err
 	}
 	title := cutTitle(strings.Trim(firstLine(resp.Text()), " \t\"'`*#"))
 	if title == "" {
@@ -134,6 +132,27 @@ func (a *Agent) generateTitle(ctx context.Context, job *titleJob) error {
 	th.Title = title
 	_, err = mem.UpdateThread(ctx, th)
 	return err
+}
+
+// titleModelCall asks the agent's models, in order, for a title of text:
+// a thread whose first model is down still gets its title from the one
+// that answered the turn. It stops at the first answer, or when ctx ends.
+func (a *Agent) titleModelCall(ctx context.Context, text string) (*keel.Response, error) {
+	var errs []error
+	for _, m := range a.models {
+		resp, err := m.model.Generate(ctx, &keel.Request{Messages: []keel.Message{keel.SystemText(titlePrompt), keel.UserText(text)}})
+		switch {
+		case err == nil && resp != nil:
+			return resp, nil
+		case err == nil:
+			err = fmt.Errorf("returned no response")
+		}
+		errs = append(errs, fmt.Errorf("model %s: %w", m.name, err))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, errors.Join(errs...)
 }
 
 func firstLine(s string) string {

@@ -163,3 +163,24 @@ func (r *records) has(s string) bool {
 	}
 	return false
 }
+
+// With a list of models, the title comes from the first that answers: a
+// thread whose first model is down is still titled.
+func TestGenerateTitleFallsBack(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.NewInMemory()
+	down := always("down", keelReply{Err: unavailable503()})
+	up := keeltest.NewModel(keelReply{Text: "Answer."}, keelReply{Text: "Greeting thread"})
+	a := must(agent.New(agent.Config{ID: "a", Models: []agent.ModelEntry{{Model: down, MaxRetries: -1}, {Model: named{up, "up"}}},
+		Memory: mem, GenerateTitle: true}))
+	res, err := a.Generate(ctx, []keel.Message{keel.UserText("Hi there")}, agent.WithThread("t"), agent.WithResource("r"))
+	if err != nil || res.Text != "Answer." {
+		t.Fatalf("Got(turn) = %v, %v; want the second model's answer", res, err)
+	}
+	if got := must(mem.GetThread(ctx, "r", "t")).Title; got != "Greeting thread" {
+		t.Errorf("Got(title) = %q; want the second model's title, Greeting thread", got)
+	}
+	if down.Calls() != 2 || up.Calls() != 2 {
+		t.Errorf("Got(calls) = %d down, %d up; want the turn and the title tried on each", down.Calls(), up.Calls())
+	}
+}
