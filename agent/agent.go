@@ -9,6 +9,7 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/fetch"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/observe"
 	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/tool"
 	"github.com/keel-go/keel/workspace"
@@ -123,6 +124,12 @@ type Config struct {
 	// Logger receives the agent's and its processors' logs; nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// Observer is told of each run, step, model call, processor hook and
+	// tool call, and, through the run's context, of its sandbox commands
+	// and uploads (see package observe). Nil means the observer the run's
+	// context carries (observe.NewContext; a server's), if any; without
+	// either, nothing is reported and nothing is measured.
+	Observer observe.Observer
 }
 
 // Agent runs a model with tools, memory, a workspace and processors. It is

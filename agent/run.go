@@ -32,7 +32,7 @@ var errStopped = errors.New("agent: stream consumer stopped")
 // the model surface unchanged once the processors gave up, so errors.As
 // finds the provider's error; the turn's input is stored even then.
 func (a *Agent) Generate(ctx context.Context, input []keel.Message, opts ...RunOption) (*Result, error) {
-	res, err := a.run(ctx, input, opts, nil)
+	res, err := a.observedRun(ctx, input, opts, nil)
 	if err == nil {
 		a.titleAfterTurn(ctx, res)
 	}
@@ -58,7 +58,7 @@ func (a *Agent) Stream(ctx context.Context, input []keel.Message, opts ...RunOpt
 			}
 			return !stopped
 		}
-		res, err := a.run(ctx, input, opts, emit)
+		res, err := a.observedRun(ctx, input, opts, emit)
 		if stopped {
 			return
 		}
@@ -120,7 +120,7 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	}
 
 	in := &processor.Input{Run: r.run, Messages: input}
-	if err := a.pipeline.ProcessInput(ctx, in); err != nil {
+	if err := r.processInput(ctx, in); err != nil {
 		return nil, err
 	}
 	// The input is stored before the model is called, so that nothing
@@ -139,7 +139,7 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 
 	res := &Result{RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID}
 	for step := 0; ; step++ {
-		st, resp, err := r.step(ctx, step)
+		st, resp, err := r.observedStep(ctx, step)
 		if err != nil {
 			r.keepRecoveries(ctx)
 			return nil, err
@@ -185,7 +185,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step, Model: slot.model}
 		err := r.resolveLinks(ctx, lreq.Prompt, slot.model)
 		if err == nil {
-			err = slot.pipeline.RewriteLLMRequest(ctx, lreq)
+			err = r.rewrite(ctx, slot.pipeline, lreq)
 		}
 		r.flushRecoveries(step)
 		if err != nil {
@@ -196,7 +196,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		}
 		req := &keel.Request{Messages: lreq.Prompt, Tools: r.a.defs}
 		var sent bool
-		resp, sent, err = r.call(ctx, step, req)
+		resp, sent, err = r.observedCall(ctx, step, st.Attempts, req)
 		if err == nil {
 			slot.pipeline.ObserveResponse(ctx, &processor.LLMResponse{Run: r.run, Prompt: lreq.Prompt, Step: step, Model: slot.model})
 			break
@@ -204,7 +204,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		if errors.Is(err, errStopped) {
 			return st, nil, err
 		}
-		d := slot.pipeline.HandleAPIError(ctx, &processor.APIErrorEvent{
+		d := r.handleAPIError(ctx, slot.pipeline, &processor.APIErrorEvent{
 			Run: r.run, Err: err, Prompt: lreq.Prompt, Step: step, OutputSent: sent, Model: slot.model,
 		})
 		if !d.Retry {
@@ -231,7 +231,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 	if len(st.ToolCalls) > 0 {
 		results := make([]keel.Part, 0, len(st.ToolCalls))
 		for _, call := range st.ToolCalls {
-			tr := r.a.execTool(ctx, r.run, call)
+			tr := r.observedTool(ctx, call)
 			st.ToolResults = append(st.ToolResults, tr)
 			results = append(results, tr)
 			if !r.send(Event{Type: EventToolResult, Step: step, ToolResult: tr}) {

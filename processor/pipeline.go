@@ -143,6 +143,7 @@ func (p *Pipeline) HandleAPIError(ctx context.Context, e *APIErrorEvent) Decisio
 		}
 		if d.Retry {
 			e.Run.incRetry()
+			d.Processor = h.ID()
 			return d
 		}
 	}

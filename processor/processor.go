@@ -108,6 +108,9 @@ type Decision struct {
 	// Delay is how long to wait first. The wait ends early, with the
 	// context's error, when the run's context is cancelled.
 	Delay time.Duration
+	// Processor is the ID of the handler that decided, set by
+	// [Pipeline.HandleAPIError]; handlers need not set it.
+	Processor string
 }
 
 // RetrierAfterOutput is implemented by API-error handlers that may retry a

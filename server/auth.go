@@ -63,7 +63,7 @@ type authFailure struct {
 // be the shared token (compared in constant time: digests, so the lengths
 // do not show) or one Config.Users accepts.
 func (s *Server) authenticate(r *http.Request) (caller, *authFailure) {
-	if !isAPI(r.URL.Path) || s.cfg.Token == "" && s.cfg.Users == nil || isCapabilities(r) {
+	if !isAPI(r.URL.Path) && (s.cfg.Metrics == nil || r.URL.Path != MetricsPath) || s.cfg.Token == "" && s.cfg.Users == nil || isCapabilities(r) {
 		return caller{}, nil
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")

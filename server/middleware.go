@@ -17,11 +17,13 @@ const StatusClientClosed = 499
 // answered before any of the body is read; the body's rate rule; the
 // per-write deadline; after the route, the draining of a body it did not
 // read; and one log line, with the status the client saw:
-// [StatusClientClosed] when it went away first. Probes of /health and
-// /ready are logged at debug level.
+// [StatusClientClosed] when it went away first, also told to the
+// Config.Observer. Probes of /health, /ready and /metrics are logged at
+// debug level.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		r, op, span := s.observeRequest(r)
 		rec := &recorder{ResponseWriter: w, rc: http.NewResponseController(w), writeTimeout: s.cfg.WriteTimeout}
 		rec.extendDeadline() // also covers the server's own "100 Continue"
 		var body *guardedBody
@@ -63,11 +65,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			bodyFailed = body.failed()
 		}
 		gone := rec.writeErr != nil || r.Context().Err() != nil && !bodyFailed
-		s.logRequest(r, rec, who, gone, time.Since(start))
+		status := s.logRequest(r, rec, who, gone, time.Since(start))
+		endRequest(r, op, span, status)
 	})
 }
 
-func (s *Server) logRequest(r *http.Request, rec *recorder, who caller, gone bool, d time.Duration) {
+// logRequest logs the request and returns the status it logged.
+func (s *Server) logRequest(r *http.Request, rec *recorder, who caller, gone bool, d time.Duration) int {
 	status := rec.status
 	switch {
 	case gone:
@@ -79,7 +83,7 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, who caller, gone boo
 	switch {
 	case status >= 500 && status != StatusClientClosed:
 		level = slog.LevelError
-	case r.URL.Path == "/health" || r.URL.Path == "/ready":
+	case r.URL.Path == "/health" || r.URL.Path == "/ready" || r.URL.Path == MetricsPath:
 		level = slog.LevelDebug
 	}
 	attrs := []slog.Attr{
@@ -99,6 +103,7 @@ func (s *Server) logRequest(r *http.Request, rec *recorder, who caller, gone boo
 		}
 	}
 	s.logger.LogAttrs(r.Context(), level, "request", attrs...)
+	return status
 }
 
 // recorder notes the status and size of a response, and whether a write

@@ -12,6 +12,7 @@ import (
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/observe"
 	"github.com/keel-go/keel/processor"
 )
 
@@ -106,8 +107,8 @@ type Config struct {
 	// config.Built), so that what the route forgets stops counting at
 	// once. Nil answers the route with 501.
 	Refusals *processor.RememberedRefusals
-	// Studio, when not nil, answers every request outside /api, /health
-	// and /ready: the web studio (package studio), which keel serve
+	// Studio, when not nil, answers every request outside /api, /health,
+	// /ready and /metrics (when Metrics is set): the web studio (package studio), which keel serve
 	// mounts. Nil answers them 404. The API's rules (token, limits, logs)
 	// apply to it as to any request, but it needs no token itself: the
 	// page holds no data, and asks for the token to call the API.
@@ -120,6 +121,16 @@ type Config struct {
 	// is not listed at all, since it may hold other users' files.
 	// Nil means no agent's mode is known.
 	SandboxModes map[string]string
+	// Observer, when not nil, is told of every request (method, route,
+	// the status the client saw), and the request's context carries it,
+	// so that the agents report their runs, steps, model calls,
+	// processor decisions, tool calls, sandbox commands and uploads to it
+	// (see package observe). Nil reports nothing and costs nothing.
+	Observer observe.Observer
+	// Metrics, when not nil, is served at GET /metrics ([MetricsPath]),
+	// such as a Prometheus handler. With Token or Users set it needs the
+	// shared Token, like /api; a user's token is 403. Nil: no route.
+	Metrics http.Handler
 }
 
 // Server answers the HTTP API of @mastra/client-js for a set of agents and
@@ -202,6 +213,9 @@ func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", s.health)
 	mux.HandleFunc("GET /ready", s.ready)
+	if s.cfg.Metrics != nil {
+		mux.HandleFunc("GET "+MetricsPath, s.metrics)
+	}
 	mux.HandleFunc("GET /api/agents", s.listAgents)
 	mux.HandleFunc("GET /api/agents/{id}", s.getAgent)
 	mux.HandleFunc("POST /api/agents/{id}/generate", s.generate)

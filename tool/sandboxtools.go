@@ -87,7 +87,7 @@ func executeRunCommand(ctx context.Context, call Call) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("tool: run_command: sandbox %s cannot run commands", sb.ID())
 	}
-	res, err := r.RunCommand(ctx, cmd)
+	res, err := workspace.RunCommand(ctx, r, cmd)
 	if err != nil {
 		if res != nil && len(res.Stdout)+len(res.Stderr) > 0 {
 			// What a command printed before its time ran out often tells
@@ -212,7 +212,7 @@ func readHead(ctx context.Context, sb workspace.Sandbox, rel string, limit int) 
 	q := workspace.ShellQuote(rel)
 	line := "if [ -d " + q + " ]; then echo " + workspace.ShellQuote(rel+" is a directory; use list_files") + " >&2; exit 2; fi; " +
 		"wc -c < " + q + " && head -c " + strconv.Itoa(limit) + " < " + q
-	res, err := r.RunCommand(ctx, workspace.Command{Line: line})
+	res, err := workspace.RunCommand(ctx, r, workspace.Command{Line: line})
 	if err != nil {
 		return nil, 0, err
 	}

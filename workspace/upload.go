@@ -96,6 +96,7 @@ type Uploader struct {
 	fsys    FileSystem
 	runner  CommandRunner
 	workDir string
+	id      string // the sandbox's, for reports
 }
 
 // NewUploader returns an uploader into sb. A nil sandbox gives
@@ -105,7 +106,7 @@ func NewUploader(sb Sandbox) (*Uploader, error) {
 	if sb == nil {
 		return nil, ErrNoSandbox
 	}
-	u := &Uploader{}
+	u := &Uploader{id: sb.ID()}
 	u.fsys, _ = sb.(FileSystem)
 	u.runner, _ = sb.(CommandRunner)
 	if u.fsys == nil && u.runner == nil {
@@ -128,26 +129,8 @@ func Upload(ctx context.Context, sb Sandbox, threadID, resourceID string, f File
 	return u.Upload(ctx, threadID, resourceID, f)
 }
 
-// Upload writes f at uploads/<UploadDir(threadID, resourceID)>/
-// <sha256>.<ext> (see [UploadDir] and [Extension]) and says where it went.
-//
-// The file is written to PATH.<8 hex>.part and renamed over PATH, so a
-// reader never sees half a file and two uploads of the same file at once
-// leave one intact copy. A regular file of the same size already at PATH
-// is the same content, since the name is its digest: nothing is written and
-// Written is false. When a step fails, the part file is removed, even if
-// ctx was cancelled.
-//
-// A [FileSystem] sandbox gets f.Data as is, without a copy. Otherwise the
-// [CommandRunner] gets the data as base64 in commands of at most 96,000
-// characters of it, decoded by base64 -d inside the sandbox; every value in
-// those commands is quoted with [ShellQuote], and only one chunk is encoded
-// at a time.
-//
-// A file over [MaxUploadSize] gives an error wrapping a
-// *[FileTooLargeError], and nothing is written. Errors from the sandbox are
-// wrapped; errors.Is finds context.Canceled when ctx ended the upload.
-func (u *Uploader) Upload(ctx context.Context, threadID, resourceID string, f File) (Uploaded, error) {
+// upload is [Uploader.Upload] without its report.
+func (u *Uploader) upload(ctx context.Context, threadID, resourceID string, f File) (Uploaded, error) {
 	if err := ctx.Err(); err != nil {
 		return Uploaded{}, fmt.Errorf("workspace: upload: %w", err)
 	}
@@ -331,7 +314,7 @@ func chunkCommand(head string, chunk []byte, tail string) string {
 // runCommand runs line and returns its standard output. A command that
 // could not run or exited non-zero is an error naming op and target.
 func runCommand(ctx context.Context, r CommandRunner, op, target, line string) ([]byte, error) {
-	res, err := r.RunCommand(ctx, Command{Line: line})
+	res, err := RunCommand(ctx, r, Command{Line: line})
 	if err != nil {
 		return nil, fmt.Errorf("workspace: upload: %s %s: %w", op, target, err)
 	}
