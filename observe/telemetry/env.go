@@ -1,0 +1,70 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+)
+
+// TracingEnabled reports whether the OTEL_* variables ask for traces:
+// OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or
+// OTEL_TRACES_EXPORTER=otlp is set, and neither OTEL_SDK_DISABLED=true nor
+// OTEL_TRACES_EXPORTER=none. getenv is os.Getenv, or a test's.
+func TracingEnabled(getenv func(string) string) bool {
+	if strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") {
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(getenv("OTEL_TRACES_EXPORTER"))) {
+	case "none":
+		return false
+	case "otlp":
+		return true
+	}
+	return getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != ""
+}
+
+// FromEnv returns a tracer provider that exports spans over OTLP/HTTP
+// (protobuf) in batches, as the standard OTEL_* variables say, or nil
+// when they ask for no traces ([TracingEnabled]). The exporter reads
+// OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT (default http://localhost:4318),
+// _HEADERS, _TIMEOUT, _COMPRESSION, _CERTIFICATE and _INSECURE; the
+// provider OTEL_TRACES_SAMPLER and _ARG (default: parent-based, always
+// on), OTEL_BSP_* and OTEL_SPAN_*; the resource OTEL_SERVICE_NAME
+// (default "keel") and OTEL_RESOURCE_ATTRIBUTES. OTEL_TRACES_EXPORTER
+// other than otlp or none, and an OTLP protocol other than
+// http/protobuf, are errors saying what to set. Call Shutdown on the
+// provider before exit, so that the last spans are sent.
+func FromEnv(ctx context.Context) (*sdktrace.TracerProvider, error) {
+	if !TracingEnabled(os.Getenv) {
+		return nil, nil
+	}
+	if e := strings.ToLower(strings.TrimSpace(os.Getenv("OTEL_TRACES_EXPORTER"))); e != "" && e != "otlp" {
+		return nil, fmt.Errorf("telemetry: OTEL_TRACES_EXPORTER=%s: keel exports traces over OTLP only: set it to otlp or none", e)
+	}
+	proto := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+	if proto == "" {
+		proto = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
+	}
+	if proto != "" && proto != "http/protobuf" {
+		return nil, fmt.Errorf("telemetry: OTLP protocol %q: keel sends traces over OTLP/HTTP only: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf "+
+			"and an endpoint such as http://collector:4318", proto)
+	}
+	exp, err := otlptracehttp.New(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: OTLP/HTTP exporter: %w", err)
+	}
+	// The variables come last, so that OTEL_SERVICE_NAME wins over the
+	// default name.
+	res, err := resource.New(ctx, resource.WithAttributes(attribute.String("service.name", "keel")),
+		resource.WithTelemetrySDK(), resource.WithFromEnv())
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: resource from OTEL_RESOURCE_ATTRIBUTES: %w", err)
+	}
+	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
+}

@@ -1,0 +1,112 @@
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/keel-go/keel/observe"
+)
+
+// Options say what a [Telemetry] records.
+type Options struct {
+	// Metrics turns the Prometheus metrics on: [Telemetry.Handler] serves
+	// them.
+	Metrics bool
+	// Registry receives the metrics; nil means a new registry holding
+	// keel's metrics and the Go runtime's and the process's.
+	Registry *prometheus.Registry
+	// TracerProvider, when not nil, traces: a span per operation (see the
+	// package documentation). [FromEnv] makes one from the OTEL_*
+	// variables.
+	TracerProvider trace.TracerProvider
+}
+
+// Telemetry is an observe.Observer that counts and times what keel does
+// in Prometheus metrics and traces it with OpenTelemetry. It is safe for
+// concurrent use.
+type Telemetry struct {
+	metrics  *metrics
+	registry *prometheus.Registry
+	tracer   trace.Tracer
+	prop     propagation.TextMapPropagator
+}
+
+// ErrNothingOn is returned by [New] when Options turn neither metrics nor
+// tracing on: such a Telemetry would only cost time, so callers should
+// leave the Observer nil instead.
+var ErrNothingOn = errors.New("telemetry: neither metrics nor tracing is on: leave the observer nil")
+
+// New returns a Telemetry as opts say.
+func New(opts Options) (*Telemetry, error) {
+	if !opts.Metrics && opts.TracerProvider == nil {
+		return nil, ErrNothingOn
+	}
+	t := &Telemetry{prop: propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})}
+	if opts.Metrics {
+		t.registry = opts.Registry
+		if t.registry == nil {
+			t.registry = prometheus.NewRegistry()
+			t.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+		}
+		m, err := newMetrics(t.registry)
+		if err != nil {
+			return nil, err
+		}
+		t.metrics = m
+	}
+	if opts.TracerProvider != nil {
+		t.tracer = opts.TracerProvider.Tracer(instrumentation)
+	}
+	return t, nil
+}
+
+// instrumentation names keel's tracer (the spans' instrumentation scope).
+const instrumentation = "github.com/keel-go/keel"
+
+// Handler serves the metrics in Prometheus's text format; it answers 404
+// when metrics are off.
+func (t *Telemetry) Handler() http.Handler {
+	if t.registry == nil {
+		return http.NotFoundHandler()
+	}
+	return promhttp.HandlerFor(t.registry, promhttp.HandlerOpts{})
+}
+
+// Start implements observe.Observer: it starts op's span, when tracing,
+// continuing the W3C trace context (traceparent, and baggage) of an
+// incoming request, and notes the time for the metrics.
+func (t *Telemetry) Start(ctx context.Context, op *observe.Op) (context.Context, observe.Span) {
+	s := &span{t: t, op: op, start: time.Now()}
+	if t.tracer != nil {
+		if op.Kind == observe.Request && op.Header != nil {
+			ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(op.Header))
+		}
+		ctx, s.span = t.tracer.Start(ctx, spanName(op), trace.WithSpanKind(spanKind(op)), trace.WithAttributes(startAttrs(op)...))
+	}
+	return ctx, s
+}
+
+// span is one operation under way.
+type span struct {
+	t     *Telemetry
+	op    *observe.Op
+	start time.Time
+	span  trace.Span
+}
+
+func (s *span) End(err error) {
+	if s.t.metrics != nil {
+		s.t.metrics.record(s.op, err, time.Since(s.start))
+	}
+	if s.span != nil {
+		endSpan(s.span, s.op, err)
+	}
+}
