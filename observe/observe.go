@@ -64,9 +64,9 @@ const (
 type Op struct {
 	Kind Kind
 
-	// Method is the HTTP method, Route the pattern the request matched
-	// ("POST /api/agents/{id}/generate"; "" when it matched none, such as
-	// a request refused before routing), Header the request's headers
+	// Method is the HTTP method, Route the path template of the route
+	// the request matched ("/api/agents/{id}/generate"; "" when it
+	// matched none, such as a request refused before routing), Header the request's headers
 	// (for a trace context it continues), and Status the status the
 	// client saw: 499 when it went away first.
 	Method string

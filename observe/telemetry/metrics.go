@@ -43,7 +43,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "keel", Name: name, Help: help}, labels)
 	}
 	m := &metrics{
-		requests: hist("http_request_duration_seconds", "HTTP requests by method, route pattern and the status the client saw (499: it went away first).",
+		requests: hist("http_request_duration_seconds", "HTTP requests by method, route (path template) and the status the client saw (499: it went away first).",
 			callBuckets, "method", "route", "status"),
 		runs: hist("run_duration_seconds", "Agent runs (generate and stream) by agent and outcome.", callBuckets, "agent", "status"),
 		modelCalls: hist("model_call_duration_seconds", "Model calls (each attempt) by provider, model and outcome: ok, the provider's HTTP status, timeout, canceled, unsupported, no-answer or error.",

@@ -47,10 +47,10 @@ func TestMetricsAfterRun(t *testing.T) {
 		labels map[string]string
 		want   float64
 	}{
-		{"keel_http_request_duration_seconds", map[string]string{"method": "POST", "route": "POST /api/agents/{id}/generate", "status": "200"}, 1},
-		{"keel_http_request_duration_seconds", map[string]string{"method": "GET", "route": "GET /health", "status": "200"}, 1},
+		{"keel_http_request_duration_seconds", map[string]string{"method": "POST", "route": "/api/agents/{id}/generate", "status": "200"}, 1},
+		{"keel_http_request_duration_seconds", map[string]string{"method": "GET", "route": "/health", "status": "200"}, 1},
 		{"keel_http_request_duration_seconds", map[string]string{"method": "GET", "route": "none", "status": "401"}, 1}, // refused before routing
-		{"keel_http_request_duration_seconds", map[string]string{"method": "GET", "route": "GET /metrics", "status": "403"}, 1},
+		{"keel_http_request_duration_seconds", map[string]string{"method": "GET", "route": "/metrics", "status": "403"}, 1},
 		{"keel_run_duration_seconds", map[string]string{"agent": "analyst", "status": "ok"}, 1},
 		{"keel_model_call_duration_seconds", map[string]string{"provider": "keeltest", "model": "scripted", "status": "unsupported"}, 1},
 		{"keel_model_call_duration_seconds", map[string]string{"provider": "keeltest", "model": "scripted", "status": "ok"}, 2},

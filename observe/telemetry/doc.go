@@ -1,0 +1,62 @@
+// Package telemetry is keel's observe.Observer for operators: Prometheus
+// metrics and OpenTelemetry traces of what the server, the agents and
+// their sandboxes do.
+//
+//	tp, err := telemetry.FromEnv(ctx) // nil unless OTEL_* ask for traces
+//	tel, err := telemetry.New(telemetry.Options{Metrics: true, TracerProvider: tp})
+//	store = tel.Store(store)           // the store's latency
+//	srv, err := server.New(server.Config{..., Memory: store, Observer: tel, Metrics: tel.Handler()})
+//	defer tp.Shutdown(ctx)             // sends the last spans
+//
+// # Metrics
+//
+// All under the keel_ namespace; each latency histogram's _count is the
+// number of operations by its labels:
+//
+//	keel_http_request_duration_seconds{method, route, status}   route: the path template, "none" before routing; status 499: the client went away
+//	keel_run_duration_seconds{agent, status}
+//	keel_model_call_duration_seconds{provider, model, status}   each attempt; status: ok, the provider's HTTP status, timeout, canceled, unsupported, no-answer, error
+//	keel_model_tokens_total{provider, model, type}              type: input, output
+//	keel_model_retries_total{processor}                         failed calls a processor chose to try again
+//	keel_recoveries_total{processor, action, cause}             cause: api-error, unsupported-functionality, remembered-refusal, none
+//	keel_tool_call_duration_seconds{tool, status}               status: ok, error
+//	keel_sandbox_command_duration_seconds{status}               status: ok, nonzero, timeout, canceled, error
+//	keel_sandbox_uploads_total{status}, keel_sandbox_upload_bytes_total   status: written, present, error
+//	keel_store_duration_seconds{op, status}                     op: get_thread, save_messages, start_thread, ...
+//
+// with the Go runtime's (go_*) and the process's (process_*). Labels take
+// values from bounded sets — route templates, never paths; agent, tool,
+// provider and model names from the configuration — so the number of
+// series stays fixed whatever the traffic.
+//
+// # Traces
+//
+// A span per operation the observe package names, with the names and
+// attributes of OpenTelemetry's conventions where they have some: a
+// request is "{method} {route}" (server; http.request.method, http.route,
+// http.response.status_code), continuing the caller's W3C traceparent
+// (and baggage); a run "invoke_agent {agent}" (gen_ai.agent.id,
+// gen_ai.conversation.id, keel.run.id, keel.thread.id, keel.resource.id,
+// token usage); a model call "chat {model}" (client; gen_ai.system and
+// gen_ai.provider.name, gen_ai.request.model, gen_ai.response.model,
+// gen_ai.response.id, gen_ai.response.finish_reasons,
+// gen_ai.usage.input_tokens and output_tokens, error.type); a tool call
+// "execute_tool {tool}" (gen_ai.tool.name, gen_ai.tool.call.id). keel's
+// own: "keel.step" (keel.step, keel.attempts); "keel.processor {hook}"
+// with keel.decision.retry, .processor and .delay_ms for an API error,
+// and per recovery the keel.recovery.processor, .action and .cause
+// attributes (one value each, in order) and a "keel.recovery" event;
+// "keel.sandbox.command" (keel.sandbox.id, process.exit.code);
+// "keel.sandbox.upload" (keel.upload.path, .size, .written); "store {op}"
+// (db.operation.name). Neither prompts, answers, files nor command lines
+// are recorded: they are the users'.
+//
+// [FromEnv] reads the standard OTEL_* variables and turns tracing on only
+// when they ask for it; traces go over OTLP/HTTP in batches.
+//
+// # Cost
+//
+// Each operation costs a clock read and, per label set, a map lookup in
+// the metric's vector; a span is allocated only when tracing. The
+// figures are in BENCHMARKS.md.
+package telemetry
