@@ -191,6 +191,9 @@ type Server struct {
 	Auth Auth `yaml:"auth"`
 	// CORS lets apps in a browser call the server.
 	CORS CORS `yaml:"cors"`
+	// Metrics configures the Prometheus metrics at /metrics: on by
+	// default, behind the API's auth.
+	Metrics Metrics `yaml:"metrics"`
 }
 
 // DefaultInstructions are the instructions of the agent of [Default].

@@ -101,9 +101,11 @@ func (f *File) validate(root *yaml.Node) error {
 			add("server.addr", []any{"server", "addr"}, "%q: write host:port, such as %s", s.Addr, DefaultAddr)
 		}
 	}
-	validateAuth(s, func(path []any, format string, args ...any) {
+	belowServer := func(path []any, format string, args ...any) {
 		add(fieldName(path), append([]any{"server"}, path...), format, args...)
-	})
+	}
+	validateAuth(s, belowServer)
+	validateMetrics(s.Metrics, belowServer)
 	if s.MaxBodyBytes < 0 {
 		add("server.maxBodyBytes", []any{"server", "maxBodyBytes"}, "%d: use a positive number of bytes, or leave it out for 50 MiB", s.MaxBodyBytes)
 	}

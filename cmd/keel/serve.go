@@ -58,11 +58,17 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 			addr, auth.TokenEnv, config.DefaultJWTSecretEnv, config.DefaultAddr)
 	}
 
+	tel, err := loadTelemetry(ctx, f.Server.Metrics)
+	if err != nil {
+		return err
+	}
+	defer tel.shutdown(logger)
 	store, where, err := c.storage.open(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	store = tel.store(store)
 	built, err := c.agents.build(f, store, logger, "serve", "")
 	if err != nil {
 		return err
@@ -81,6 +87,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		SandboxModes: sandboxModes(f),
 	}
 	auth.serverConfig(&cfg)
+	tel.serverConfig(&cfg)
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
@@ -89,7 +96,13 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (is another keel serve running? choose another port with --addr)", addr, err)
 	}
-	c.announce(std, ln.Addr().String(), built, where, auth)
+	stopMetrics, err := tel.listen(ln.Addr().String(), auth, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopMetrics()
+	c.announce(std, ln.Addr().String(), built, where, auth, tel.lines)
 	stopping := make(chan struct{})
 	defer close(stopping)
 	go func() {
@@ -108,7 +121,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 
 // announce says with what keel serves, how it is protected, and where it
 // listens.
-func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where string, auth *serveAuth) {
+func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where string, auth *serveAuth, telemetry []string) {
 	ids := make([]string, len(built.Agents))
 	for i, a := range built.Agents {
 		var names []string
@@ -123,7 +136,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 	fmt.Fprintf(std.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
 	fmt.Fprintf(std.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
 	printBuilt(std.err, "serve", built)
-	for _, line := range auth.lines(addr, c.insecureBind) {
+	for _, line := range append(auth.lines(addr, c.insecureBind), telemetry...) {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
 	fmt.Fprintf(std.err, "keel serve: studio at http://%s/\n", addr)
