@@ -11,6 +11,7 @@
 //
 //	GET    /health                              {"status":"ok"}: the process serves; no token needed
 //	GET    /ready                               {"status":"ok"}, or 503 when the memory store does not answer; no token needed
+//	GET    /metrics                             Config.Metrics (Prometheus's text), when set; the shared token, as /api
 //	GET    /api/agents                          agents keyed by id, in configured order
 //	GET    /api/agents/{id}                     one agent; unknown: 404 {"error":"Agent with id X not found"}
 //	POST   /api/agents/{id}/generate            {messages, memory?:{thread, resource, options?:{lastMessages}}, maxSteps?, runId?}
@@ -248,4 +249,13 @@
 // thread, resource, processor, action, file, mediaType, size, sha256,
 // outcome, path or reason, and the cause group: kind, provider, status,
 // code, message, mediaType).
+//
+// Metrics and traces: Config.Observer is told of every request (its
+// method, route and the status the client saw, 499 included), and the
+// request's context carries it, so that the agents report their runs to
+// it (see package observe; observe/telemetry is the Prometheus and
+// OpenTelemetry observer). Config.Metrics is served at GET /metrics to
+// trusted callers: with Token or Users set it needs the shared token, and
+// a user's token is 403, since the metrics tell about every user's
+// traffic.
 package server

@@ -2,6 +2,7 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/keel-go/keel/observe"
 )
@@ -39,6 +40,12 @@ func endRequest(r *http.Request, op *observe.Op, span observe.Span, status int) 
 	if op == nil {
 		return
 	}
-	op.Route, op.Status = r.Pattern, status
+	// A pattern is "[METHOD ][HOST]/PATH"; the route is the path's
+	// template, as OpenTelemetry's http.route.
+	route := r.Pattern
+	if i := strings.IndexByte(route, '/'); i >= 0 {
+		route = route[i:]
+	}
+	op.Route, op.Status = route, status
 	span.End(nil)
 }

@@ -28,6 +28,7 @@ type config struct {
 	store                  string
 	cpuProfile             string
 	model                  modelSpec
+	telemetry              telemetrySpec
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -51,7 +52,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.model.kind, "model", modelInstant, "the model server: instant (answers at once), delay (answers after -model-delay) or stream (streams at -tokens-per-second)")
 	fs.DurationVar(&c.model.delay, "model-delay", 20*time.Millisecond, "how long the delay model takes to answer")
 	fs.Float64Var(&c.model.tokensPerSecond, "tokens-per-second", 50, "how fast the stream model streams")
+	fs.StringVar(&c.telemetry.mode, "telemetry", telemetryOff, "what the started server records: off, metrics, traces (sent over OTLP/HTTP to a receiver keelbench starts) or both")
+	fs.StringVar(&c.telemetry.otlpURL, "otlp-url", "", "internal: the OTLP/HTTP receiver of the server child")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := checkTelemetryMode(c.telemetry.mode); err != nil {
+		fmt.Fprintln(stderr, "keelbench:", err)
 		return 2
 	}
 	if err := c.defaults(fs); err != nil {
@@ -63,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if c.child {
-		if err := serveChild(ctx, c.modelURL, fs.Arg(0), c.store, c.logs, c.cpuProfile, stdout); err != nil {
+		if err := serveChild(ctx, c.modelURL, fs.Arg(0), c.store, c.logs, c.cpuProfile, c.telemetry, stdout); err != nil {
 			fmt.Fprintln(stderr, "keelbench: serve:", err)
 			return 1
 		}
@@ -144,12 +151,22 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 	}
 	db := filepath.Join(dir, "keel.db")
 	cleanup := func() { model.Close(); os.RemoveAll(dir) }
+	if c.telemetry.traces() {
+		col, err := startCollector()
+		if err != nil {
+			cleanup()
+			return nil, err
+		}
+		c.telemetry.otlpURL = col.url
+		prev := cleanup
+		cleanup = func() { prev(); col.close(stderr) }
+	}
 	if c.inprocess {
 		var logs io.Writer
 		if c.logs {
 			logs = stderr
 		}
-		ks, err := startKeel(ctx, model.URL(), db, c.store, logs)
+		ks, err := startKeel(ctx, model.URL(), db, c.store, logs, c.telemetry)
 		if err != nil {
 			cleanup()
 			return nil, err
@@ -163,7 +180,7 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 		cleanup()
 		return nil, err
 	}
-	args := []string{"-serve-child", "-model-url", model.URL(), "-store", c.store}
+	args := []string{"-serve-child", "-model-url", model.URL(), "-store", c.store, "-telemetry", c.telemetry.mode, "-otlp-url", c.telemetry.otlpURL}
 	if c.logs {
 		args = append(args, "-logs")
 	}

@@ -24,7 +24,7 @@ type keelServer struct {
 	close func()
 }
 
-func startKeel(ctx context.Context, modelURL, dbPath, kind string, logs io.Writer) (*keelServer, error) {
+func startKeel(ctx context.Context, modelURL, dbPath, kind string, logs io.Writer, spec telemetrySpec) (*keelServer, error) {
 	var store memory.Store = memory.NewInMemory()
 	if kind == "sqlite" {
 		s, err := sqlitestore.Open(dbPath)
@@ -38,16 +38,28 @@ func startKeel(ctx context.Context, modelURL, dbPath, kind string, logs io.Write
 		store.Close()
 		return nil, err
 	}
-	logger := slog.New(slog.DiscardHandler)
-	if logs != nil {
-		logger = slog.New(slog.NewTextHandler(logs, nil))
-	}
-	a, err := agent.New(agent.Config{ID: "assistant", Instructions: "You are a helpful assistant.", Model: model, Memory: store, Logger: logger})
+	tel, stopTelemetry, err := newTelemetry(ctx, spec)
 	if err != nil {
 		store.Close()
 		return nil, err
 	}
-	srv, err := server.New(server.Config{Agents: []*agent.Agent{a}, Memory: store, Logger: logger})
+	mem := store
+	var cfg server.Config
+	if tel != nil {
+		mem = tel.Store(store)
+		cfg.Observer, cfg.Metrics = tel, tel.Handler()
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if logs != nil {
+		logger = slog.New(slog.NewTextHandler(logs, nil))
+	}
+	a, err := agent.New(agent.Config{ID: "assistant", Instructions: "You are a helpful assistant.", Model: model, Memory: mem, Logger: logger})
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	cfg.Agents, cfg.Memory, cfg.Logger = []*agent.Agent{a}, mem, logger
+	srv, err := server.New(cfg)
 	if err != nil {
 		store.Close()
 		return nil, err
@@ -68,13 +80,14 @@ func startKeel(ctx context.Context, modelURL, dbPath, kind string, logs io.Write
 	return &keelServer{url: "http://" + ln.Addr().String(), close: func() {
 		cancel()
 		<-done
+		stopTelemetry()
 		store.Close()
 	}}, nil
 }
 
 // serveChild is the child process: it serves keel, prints its URL on
 // stdout, and runs until stdin closes (the parent went away or is done).
-func serveChild(ctx context.Context, modelURL, dbPath, kind string, logs bool, cpuProfile string, stdout io.Writer) error {
+func serveChild(ctx context.Context, modelURL, dbPath, kind string, logs bool, cpuProfile string, spec telemetrySpec, stdout io.Writer) error {
 	var w io.Writer
 	if logs {
 		w = os.Stderr
@@ -90,7 +103,7 @@ func serveChild(ctx context.Context, modelURL, dbPath, kind string, logs bool, c
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ks, err := startKeel(ctx, modelURL, dbPath, kind, w)
+	ks, err := startKeel(ctx, modelURL, dbPath, kind, w, spec)
 	if err != nil {
 		return err
 	}

@@ -47,9 +47,14 @@
 // and per recovery the keel.recovery.processor, .action and .cause
 // attributes (one value each, in order) and a "keel.recovery" event;
 // "keel.sandbox.command" (keel.sandbox.id, process.exit.code);
-// "keel.sandbox.upload" (keel.upload.path, .size, .written); "store {op}"
-// (db.operation.name). Neither prompts, answers, files nor command lines
-// are recorded: they are the users'.
+// "keel.sandbox.upload" (keel.upload.path, .size, .written). Neither
+// prompts, answers, files nor command lines are recorded: they are the
+// users'.
+//
+// An API-error hook always has its span (it decides); an input or
+// LLM-request hook only when it did something — reported a recovery,
+// failed, or started an upload, which is then its child — since most do
+// nothing on most calls. Store calls have no spans, only the metric.
 //
 // [FromEnv] reads the standard OTEL_* variables and turns tracing on only
 // when they ask for it; traces go over OTLP/HTTP in batches.
@@ -57,6 +62,6 @@
 // # Cost
 //
 // Each operation costs a clock read and, per label set, a map lookup in
-// the metric's vector; a span is allocated only when tracing. The
-// figures are in BENCHMARKS.md.
+// the metric's vector; a span is made only when tracing. The figures are
+// in BENCHMARKS.md.
 package telemetry

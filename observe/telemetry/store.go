@@ -4,23 +4,20 @@ import (
 	"context"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 )
 
-// Store returns s, each call timed in keel_store_duration_seconds and,
-// when tracing, traced as a "store {op}" span under the caller's. What s
-// implements of memory.ThreadStarter and processor.RefusalLedger, the
+// Store returns s, each call timed in keel_store_duration_seconds. What
+// s implements of memory.ThreadStarter and processor.RefusalLedger, the
 // returned store implements too (the ledger's calls untimed), so that
-// agents and the remembered refusals use it as they would s. With neither
-// metrics nor tracing on it returns s itself.
+// agents and the remembered refusals use it as they would s. Store calls
+// are not traced: a run makes three or more, and their spans would cost
+// every traced request more than the rest of its spans (their time shows
+// in the run's span and in the metric). With metrics off it returns s.
 func (t *Telemetry) Store(s memory.Store) memory.Store {
-	if t == nil || t.metrics == nil && t.tracer == nil {
+	if t == nil || t.metrics == nil {
 		return s
 	}
 	base := &store{Store: s, t: t}
@@ -62,88 +59,74 @@ type storeCall struct {
 	t     *Telemetry
 	op    string
 	start time.Time
-	span  trace.Span
 }
 
-func (s *store) begin(ctx context.Context, op string) (context.Context, storeCall) {
-	c := storeCall{t: s.t, op: op, start: time.Now()}
-	if s.t.tracer != nil {
-		ctx, c.span = s.t.tracer.Start(ctx, "store "+op, trace.WithAttributes(attribute.String("db.operation.name", op)))
-	}
-	return ctx, c
+func (s *store) begin(op string) storeCall {
+	return storeCall{t: s.t, op: op, start: time.Now()}
 }
 
 func (c storeCall) end(err error) {
-	if c.t.metrics != nil {
-		c.t.metrics.store.WithLabelValues(c.op, errorClass(err)).Observe(time.Since(c.start).Seconds())
-	}
-	if c.span != nil {
-		if err != nil {
-			c.span.SetStatus(codes.Error, errorClass(err))
-			c.span.SetAttributes(attribute.String("error.type", errorClass(err)))
-		}
-		c.span.End()
-	}
+	c.t.metrics.store.WithLabelValues(c.op, errorClass(err)).Observe(time.Since(c.start).Seconds())
 }
 
 func (s *store) CreateThread(ctx context.Context, th memory.Thread) (memory.Thread, error) {
-	ctx, c := s.begin(ctx, "create_thread")
+	c := s.begin("create_thread")
 	out, err := s.Store.CreateThread(ctx, th)
 	c.end(err)
 	return out, err
 }
 
 func (s *store) GetThread(ctx context.Context, resourceID, threadID string) (memory.Thread, error) {
-	ctx, c := s.begin(ctx, "get_thread")
+	c := s.begin("get_thread")
 	out, err := s.Store.GetThread(ctx, resourceID, threadID)
 	c.end(err)
 	return out, err
 }
 
 func (s *store) ThreadOwner(ctx context.Context, threadID string) (string, error) {
-	ctx, c := s.begin(ctx, "thread_owner")
+	c := s.begin("thread_owner")
 	out, err := s.Store.ThreadOwner(ctx, threadID)
 	c.end(err)
 	return out, err
 }
 
 func (s *store) ListThreads(ctx context.Context, resourceID string, opts memory.ListThreadsOptions) (memory.ThreadPage, error) {
-	ctx, c := s.begin(ctx, "list_threads")
+	c := s.begin("list_threads")
 	out, err := s.Store.ListThreads(ctx, resourceID, opts)
 	c.end(err)
 	return out, err
 }
 
 func (s *store) UpdateThread(ctx context.Context, th memory.Thread) (memory.Thread, error) {
-	ctx, c := s.begin(ctx, "update_thread")
+	c := s.begin("update_thread")
 	out, err := s.Store.UpdateThread(ctx, th)
 	c.end(err)
 	return out, err
 }
 
 func (s *store) DeleteThread(ctx context.Context, resourceID, threadID string) error {
-	ctx, c := s.begin(ctx, "delete_thread")
+	c := s.begin("delete_thread")
 	err := s.Store.DeleteThread(ctx, resourceID, threadID)
 	c.end(err)
 	return err
 }
 
 func (s *store) SaveMessages(ctx context.Context, resourceID, threadID string, msgs []keel.Message) ([]keel.Message, error) {
-	ctx, c := s.begin(ctx, "save_messages")
+	c := s.begin("save_messages")
 	out, err := s.Store.SaveMessages(ctx, resourceID, threadID, msgs)
 	c.end(err)
 	return out, err
 }
 
 func (s *store) ListMessages(ctx context.Context, resourceID, threadID string, opts memory.ListMessagesOptions) (memory.MessagePage, error) {
-	ctx, c := s.begin(ctx, "list_messages")
+	c := s.begin("list_messages")
 	out, err := s.Store.ListMessages(ctx, resourceID, threadID, opts)
 	c.end(err)
 	return out, err
 }
 
 func (s *starterStore) StartThread(ctx context.Context, th memory.Thread, msgs []keel.Message) (memory.Thread, []keel.Message, error) {
-	ctx, c := s.begin(ctx, "start_thread")
+	c := s.begin("start_thread")
 	out, saved, err := s.starter.StartThread(ctx, th, msgs)
 	c.end(err)
 	return out, saved, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -83,16 +84,37 @@ func (t *Telemetry) Handler() http.Handler {
 // Start implements observe.Observer: it starts op's span, when tracing,
 // continuing the W3C trace context (traceparent, and baggage) of an
 // incoming request, and notes the time for the metrics.
+//
+// The span of an input or LLM-request hook is made only when the hook
+// did something: reported a recovery, failed, or started an operation of
+// its own (an upload), which is then its child. Most hooks do nothing on
+// most calls, and a span for each would cost every request without
+// telling anything.
 func (t *Telemetry) Start(ctx context.Context, op *observe.Op) (context.Context, observe.Span) {
 	s := &span{t: t, op: op, start: time.Now()}
-	if t.tracer != nil {
-		if op.Kind == observe.Request && op.Header != nil {
-			ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(op.Header))
-		}
-		ctx, s.span = t.tracer.Start(ctx, spanName(op), trace.WithSpanKind(spanKind(op)), trace.WithAttributes(startAttrs(op)...))
+	if t.tracer == nil {
+		return ctx, s
 	}
+	if p, _ := ctx.Value(pendingKey{}).(*span); p != nil {
+		// The first operation under a hook that has no span yet: the
+		// hook's span is made now, as of its start, to be its parent.
+		// The operation keeps its own context (its deadline, its values),
+		// with that span in it and the hook no longer pending.
+		ctx = context.WithValue(trace.ContextWithSpan(ctx, p.materialize()), pendingKey{}, (*span)(nil))
+	}
+	if op.Kind == observe.Processor && op.Hook != observe.HookAPIError {
+		s.parent = ctx
+		return context.WithValue(ctx, pendingKey{}, s), s
+	}
+	if op.Kind == observe.Request && op.Header != nil {
+		ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(op.Header))
+	}
+	ctx, s.span = t.tracer.Start(ctx, spanName(op), trace.WithSpanKind(spanKind(op)), trace.WithAttributes(startAttrs(op)...))
 	return ctx, s
 }
+
+// pendingKey marks a context under a hook whose span is not made yet.
+type pendingKey struct{}
 
 // span is one operation under way.
 type span struct {
@@ -100,11 +122,28 @@ type span struct {
 	op    *observe.Op
 	start time.Time
 	span  trace.Span
+
+	// A pending hook's: the context its span is to be made under.
+	mu     sync.Mutex
+	parent context.Context
+}
+
+// materialize makes a pending hook's span, once, and returns it.
+func (s *span) materialize() trace.Span {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.span == nil {
+		_, s.span = s.t.tracer.Start(s.parent, spanName(s.op), trace.WithTimestamp(s.start), trace.WithAttributes(startAttrs(s.op)...))
+	}
+	return s.span
 }
 
 func (s *span) End(err error) {
 	if s.t.metrics != nil {
 		s.t.metrics.record(s.op, err, time.Since(s.start))
+	}
+	if s.parent != nil && (err != nil || len(s.op.Recoveries) > 0) {
+		s.materialize()
 	}
 	if s.span != nil {
 		endSpan(s.span, s.op, err)
