@@ -94,11 +94,7 @@ func (m *metrics) record(op *observe.Op, err error, d time.Duration) {
 			m.retries.WithLabelValues(op.Decider).Inc()
 		}
 		for _, r := range op.Recoveries {
-			cause := r.Cause
-			if cause == "" {
-				cause = "none"
-			}
-			m.recoveries.WithLabelValues(r.Processor, r.Action, cause).Inc()
+			m.recoveries.WithLabelValues(r.Processor, r.Action, causeLabel(r.Cause)).Inc()
 		}
 	case observe.ToolCall:
 		status := "ok"

@@ -83,7 +83,9 @@ func (t *Telemetry) Handler() http.Handler {
 
 // Start implements observe.Observer: it starts op's span, when tracing,
 // continuing the W3C trace context (traceparent, and baggage) of an
-// incoming request, and notes the time for the metrics.
+// incoming request, and notes the time for the metrics. The span's
+// attributes are all set when it ends, in one call (samplers see none:
+// the standard ones look at the parent and the trace ID only).
 //
 // The span of an input or LLM-request hook is made only when the hook
 // did something: reported a recovery, failed, or started an operation of
@@ -109,7 +111,7 @@ func (t *Telemetry) Start(ctx context.Context, op *observe.Op) (context.Context,
 	if op.Kind == observe.Request && op.Header != nil {
 		ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(op.Header))
 	}
-	ctx, s.span = t.tracer.Start(ctx, spanName(op), trace.WithSpanKind(spanKind(op)), trace.WithAttributes(startAttrs(op)...))
+	ctx, s.span = t.tracer.Start(ctx, spanName(op), trace.WithSpanKind(spanKind(op)))
 	return ctx, s
 }
 
@@ -133,7 +135,7 @@ func (s *span) materialize() trace.Span {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.span == nil {
-		_, s.span = s.t.tracer.Start(s.parent, spanName(s.op), trace.WithTimestamp(s.start), trace.WithAttributes(startAttrs(s.op)...))
+		_, s.span = s.t.tracer.Start(s.parent, spanName(s.op), trace.WithTimestamp(s.start))
 	}
 	return s.span
 }
