@@ -133,7 +133,11 @@ func (r *runner) startHook(ctx context.Context, obs observe.Observer, hook strin
 
 // endHook ends a hook's op with the recoveries reported since it started.
 func (r *runner) endHook(op *observe.Op, span observe.Span, before int, err error) {
-	for _, rec := range r.run.Recoveries()[before:] {
+	recs := r.run.Recoveries()
+	if before > len(recs) {
+		before = 0 // the run forgot what it had reported: it moved to another model
+	}
+	for _, rec := range recs[before:] {
 		o := observe.Recovery{Processor: rec.Processor, Action: rec.Action, Files: len(rec.Files)}
 		if rec.Cause != nil {
 			o.Cause = rec.Cause.Kind

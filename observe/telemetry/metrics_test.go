@@ -3,6 +3,7 @@ package telemetry_test
 import (
 	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -79,6 +80,14 @@ func TestMetricsAfterRun(t *testing.T) {
 	if sum, _ := histogramSum(families, "keel_run_duration_seconds", map[string]string{"agent": "analyst", "status": "ok"}); sum <= 0 {
 		t.Errorf("Got(run duration sum) = %v; want above 0", sum)
 	}
+}
+
+// scrape reads tel's metrics as Prometheus does.
+func scrape(t *testing.T, tel *telemetry.Telemetry) map[string]*dto.MetricFamily {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	tel.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return parse(t, rec.Body.Bytes())
 }
 
 func parse(t *testing.T, body []byte) map[string]*dto.MetricFamily {
