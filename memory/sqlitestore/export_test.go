@@ -20,3 +20,11 @@ func (s *Store) QueuedWrites() int {
 	defer s.f.w.mu.Unlock()
 	return len(s.f.w.queue)
 }
+
+// Leading reports whether a write of s holds the lead: it is running, or
+// waiting for SQLite's lock.
+func (s *Store) Leading() bool {
+	s.f.w.mu.Lock()
+	defer s.f.w.mu.Unlock()
+	return s.f.w.leading
+}

@@ -109,12 +109,7 @@ func TestGroupUndone(t *testing.T) {
 	})
 	<-held
 	queued := func(n int) {
-		for deadline := time.Now().Add(10 * time.Second); s.QueuedWrites() < n; {
-			if time.Now().After(deadline) {
-				t.Fatalf("Got(QueuedWrites()) = %d after 10s; want %d", s.QueuedWrites(), n)
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitUntil(t, fmt.Sprintf("%d writes queued", n), func() bool { return s.QueuedWrites() >= n })
 	}
 	save := func(id string) error {
 		m := keel.Message{ID: id, Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: id}}}
@@ -250,21 +245,13 @@ func TestWritePanics(t *testing.T) {
 			panic("write bug")
 		})
 	})
-	for deadline := time.Now().Add(10 * time.Second); s.QueuedWrites() < 1; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("Got(QueuedWrites()) = 0 after 10s; want 1")
-		}
-	}
+	waitUntil(t, "1 writes queued", func() bool { return s.QueuedWrites() >= 1 })
 	var errSave error
 	wg.Go(func() {
 		m := keel.Message{ID: "m1", Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "hi"}}}
 		_, errSave = s.SaveMessages(ctx, "r1", "t1", []keel.Message{m})
 	})
-	for deadline := time.Now().Add(10 * time.Second); s.QueuedWrites() < 2; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("Got(QueuedWrites()) = 1 after 10s; want 2")
-		}
-	}
+	waitUntil(t, "2 writes queued", func() bool { return s.QueuedWrites() >= 2 })
 	close(release)
 	wg.Wait()
 	if recovered != "write bug" {
@@ -288,26 +275,68 @@ func TestWritePanics(t *testing.T) {
 func TestGroupGivesUpWithOwnErrors(t *testing.T) {
 	ctx := context.Background()
 	s, _ := lockedStore(t)
-	save := func(id string, d time.Duration) error {
-		callCtx, cancel := context.WithTimeout(ctx, d)
-		defer cancel()
+	save := func(callCtx context.Context, id string) error {
 		m := keel.Message{ID: id, Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "hi"}}}
 		_, err := s.SaveMessages(callCtx, "r1", "t1", []keel.Message{m})
 		return err
 	}
-	// m0 leads alone and waits for the lock; m1 and m2 queue meanwhile,
-	// and share the next transaction once m0 gives up.
+	// Each call's deadline passes when the test says, once the writes are
+	// where they must be, however slow the machine.
+	calls := []*expiring{newExpiring(ctx), newExpiring(ctx), newExpiring(ctx)}
 	errs := make([]error, 3)
 	var wg sync.WaitGroup
-	wg.Go(func() { errs[0] = save("m0", 300*time.Millisecond) })
-	time.Sleep(50 * time.Millisecond)
+	// m0 leads alone and waits for the lock; m1 and m2 queue meanwhile,
+	// and share the next transaction once m0 gives up.
+	wg.Go(func() { errs[0] = save(calls[0], "m0") })
+	waitUntil(t, "m0 leads", s.Leading)
 	for i := 1; i <= 2; i++ {
-		wg.Go(func() { errs[i] = save(fmt.Sprintf("m%d", i), time.Second) })
+		wg.Go(func() { errs[i] = save(calls[i], fmt.Sprintf("m%d", i)) })
 	}
+	waitUntil(t, "m1 and m2 queued", func() bool { return s.QueuedWrites() == 2 })
+	calls[0].expire()
+	// m1 leads m2 in one transaction, which waits for the lock.
+	waitUntil(t, "m1 and m2 taken into one transaction", func() bool { return s.QueuedWrites() == 0 && s.Leading() })
+	calls[1].expire()
+	calls[2].expire()
 	wg.Wait()
 	for i, err := range errs {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Got(SaveMessages(m%d) under another's lock) = %v; want context.DeadlineExceeded", i, err)
+		}
+	}
+}
+
+// expiring is a context whose deadline passes when expire is called: its
+// Err is then context.DeadlineExceeded, as a timeout's would be.
+type expiring struct {
+	context.Context
+	done chan struct{}
+	once sync.Once
+}
+
+func newExpiring(parent context.Context) *expiring {
+	return &expiring{Context: parent, done: make(chan struct{})}
+}
+
+func (e *expiring) Done() <-chan struct{} { return e.done }
+
+func (e *expiring) Err() error {
+	select {
+	case <-e.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
+func (e *expiring) expire() { e.once.Do(func() { close(e.done) }) }
+
+// waitUntil polls cond until it holds, failing the test after 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Got(%s) = not after 10 s; want it", what)
 		}
 	}
 }
