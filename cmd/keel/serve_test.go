@@ -126,14 +126,18 @@ func call(t *testing.T, method, url, token, body string) (int, []byte) {
 }
 
 func TestServeAnswersAndStopsGracefully(t *testing.T) {
-	// The model holds stream calls back a moment, so that one is running
-	// when the server is told to stop.
+	// The model holds stream calls back until keel has begun to stop, so
+	// that one is running when the server is told to stop.
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseStreams := func() { releaseOnce.Do(func() { close(release) }) }
 	srv := googletest.NewServer(t, googletest.Options{Respond: func(r googletest.Request, _ int) (providertest.Reply, bool) {
 		if r.Stream {
-			time.Sleep(700 * time.Millisecond)
+			<-release
 		}
 		return providertest.Reply{}, false
 	}})
+	t.Cleanup(releaseStreams) // before the model server closes
 	dir := t.TempDir()
 	s := startServe(t, dir, geminiEnv(srv), loopback...)
 	for _, w := range []string{"agents: assistant (google/gemini-2.5-flash)", "storage: keel.db", "only this machine can connect", "KEEL_API_TOKEN",
@@ -182,8 +186,22 @@ func TestServeAnswersAndStopsGracefully(t *testing.T) {
 			t.Fatalf("Got(stream call at the model) = none after 10 s; want one\nstderr: %s", s.Stderr())
 		}
 	}
+	// The stream's call goes on once keel says it is stopping: the
+	// shutdown is under way while the stream still runs.
+	stopping := make(chan bool, 1)
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(s.Stderr(), "keel serve: stopping") && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		stopping <- strings.Contains(s.Stderr(), "keel serve: stopping")
+		releaseStreams()
+	}()
 	if err := s.stop(t); err != nil {
 		t.Errorf("Got(exit after SIGTERM) = %v; want 0\nstderr: %s", err, s.Stderr())
+	}
+	if !<-stopping {
+		t.Errorf("Got(stderr after SIGTERM) = %q; want keel serve: stopping within 30 s", s.Stderr())
 	}
 	st := <-got
 	if st.err != nil || !strings.HasSuffix(st.body, "data: [DONE]\n\n") || !strings.Contains(st.body, `"type":"finish"`) {

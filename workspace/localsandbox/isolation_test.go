@@ -3,12 +3,12 @@ package localsandbox_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,45 +46,56 @@ func TestIsolationNoNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	var accepted atomic.Int32
+	// Each connection says who made it. Connections are taken one at a
+	// time, in the order they were made.
+	said := make(chan string, 8)
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			accepted.Add(1)
+			_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+			b, _ := io.ReadAll(c)
 			c.Close()
+			said <- strings.TrimSpace(string(b))
 		}
 	}()
 	port := ln.Addr().(*net.TCPAddr).Port
-	line := fmt.Sprintf(`bash -c 'echo hello > /dev/tcp/127.0.0.1/%d' && echo connected`, port)
+	line := func(who string) string {
+		return fmt.Sprintf(`bash -c 'echo %s > /dev/tcp/127.0.0.1/%d' && echo connected`, who, port)
+	}
+	next := func() string {
+		t.Helper()
+		select {
+		case who := <-said:
+			return who
+		case <-time.After(10 * time.Second):
+			t.Fatal("Got(connection at the port) = none after 10 s; want one")
+			return ""
+		}
+	}
 
 	// The same command outside the sandbox reaches the port, so a refusal
 	// below is the sandbox's doing.
-	if res := run(t, newUnisolated(t), line); res.ExitCode != 0 {
-		t.Fatalf("Got(unisolated %q) exit %d, stderr %q; want a connection", line, res.ExitCode, res.Stderr)
+	if res := run(t, newUnisolated(t), line("before")); res.ExitCode != 0 {
+		t.Fatalf("Got(unisolated %q) exit %d, stderr %q; want a connection", line("before"), res.ExitCode, res.Stderr)
 	}
-	waitAccepted(t, &accepted, 1)
+	if who := next(); who != "before" {
+		t.Fatalf("Got(first connection) from %q; want before", who)
+	}
 
-	res := run(t, sb, line)
+	res := run(t, sb, line("isolated"))
 	if res.ExitCode == 0 || strings.Contains(string(res.Stdout), "connected") {
-		t.Errorf("Got(isolated %q) exit %d, stdout %q; want the connection refused", line, res.ExitCode, res.Stdout)
+		t.Errorf("Got(isolated %q) exit %d, stdout %q; want the connection refused", line("isolated"), res.ExitCode, res.Stdout)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if n := accepted.Load(); n != 1 {
-		t.Errorf("Got(%d connections accepted); want 1, the unisolated one only", n)
+	// A connection made after the sandboxed command ended is taken after
+	// any the command made: once it arrives, none can still come.
+	if res := run(t, newUnisolated(t), line("after")); res.ExitCode != 0 {
+		t.Fatalf("Got(unisolated %q) exit %d, stderr %q; want a connection", line("after"), res.ExitCode, res.Stderr)
 	}
-}
-
-func waitAccepted(t *testing.T, n *atomic.Int32, want int32) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for n.Load() < want {
-		if time.Now().After(deadline) {
-			t.Fatalf("Got(%d connections accepted); want %d", n.Load(), want)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if who := next(); who != "after" {
+		t.Errorf("Got(connection after the sandboxed command) from %q; want only the unisolated one", who)
 	}
 }
 
