@@ -3,6 +3,7 @@ package keel
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -162,7 +163,7 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	}
 	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
+			return floatDuration(ms, time.Millisecond), true
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
@@ -170,7 +171,7 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
+		return floatDuration(s, time.Second), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		d := t.Sub(now)
@@ -180,4 +181,14 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return d, true
 	}
 	return 0, false
+}
+
+// floatDuration is v units, at most the longest time.Duration: a
+// conversion past it (Retry-After: 1e300, or Inf) would wrap to a
+// negative wait.
+func floatDuration(v float64, unit time.Duration) time.Duration {
+	if d := v * float64(unit); d < math.MaxInt64 {
+		return time.Duration(d)
+	}
+	return math.MaxInt64
 }
