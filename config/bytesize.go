@@ -30,7 +30,7 @@ func ParseByteSize(s string) (ByteSize, error) {
 	}
 	mult, okUnit := byteUnits[unit]
 	n, err := strconv.ParseFloat(num, 64)
-	if !okUnit || err != nil || num == "" || n*mult > math.MaxInt64 {
+	if !okUnit || err != nil || num == "" || n*mult >= math.MaxInt64 { // float64(MaxInt64) is 2^63, one past it
 		return 0, fmt.Errorf("%q is not a size: write bytes such as 1GiB, 512MiB, 1.5GB or 1048576", s)
 	}
 	return ByteSize(math.Round(n * mult)), nil
