@@ -3,7 +3,6 @@ package processor
 import (
 	"context"
 	"regexp"
-	"strings"
 	"sync"
 
 	"github.com/keel-go/keel"
@@ -249,7 +248,7 @@ func refusedMediaType(err *keel.UnsupportedFunctionalityError) string {
 		return keel.NormalizeMediaType(err.MediaType)
 	}
 	if m := mediaTypePattern.FindStringSubmatch(err.Functionality); m != nil {
-		return strings.ToLower(m[1])
+		return keel.NormalizeMediaType(m[1])
 	}
 	return ""
 }
