@@ -72,8 +72,8 @@ func TestParseFull(t *testing.T) {
 			t.Errorf("Got(%q) = %v; want %v", c.name, c.got, c.want)
 		}
 	}
-	if got := (config.Server{}).TokenEnvName(); got != config.DefaultTokenEnv {
-		t.Errorf("Got(default TokenEnvName) = %q; want %q", got, config.DefaultTokenEnv)
+	if got := (config.Server{}).TokenEnvName(); got != "KEEL_API_TOKEN" {
+		t.Errorf("Got(default TokenEnvName) = %q; want KEEL_API_TOKEN", got)
 	}
 }
 

@@ -53,7 +53,9 @@ func TestClientsShareTheTransport(t *testing.T) {
 	if Client().Transport != Client().Transport {
 		t.Error("Got two transports; want one shared")
 	}
-	if got := Transport().MaxIdleConnsPerHost; got != MaxIdleConnsPerHost {
-		t.Errorf("Got MaxIdleConnsPerHost %d; want %d", got, MaxIdleConnsPerHost)
+	// 64 idle connections per provider host: the documented figure, so
+	// that a change to the constant shows here.
+	if got := Transport().MaxIdleConnsPerHost; got != 64 || MaxIdleConnsPerHost != 64 {
+		t.Errorf("Got MaxIdleConnsPerHost %d (constant %d); want 64", got, MaxIdleConnsPerHost)
 	}
 }
