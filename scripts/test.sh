@@ -48,3 +48,17 @@ say "go test -race"
 # CI=true makes tests that need bwrap, PostgreSQL, Node or chromium fail instead of
 # skipping when those are missing: here they were just installed.
 CI=true go test -race -count=1 -timeout 40m ./...
+
+say "fuzz targets, briefly"
+# Every fuzz target of the module, found anew each run so that a new one is
+# picked up, runs for FUZZTIME (3 s by default) with one worker. The seed
+# corpus and testdata/fuzz entries already ran as tests above; this looks a
+# little further. docs/testing.md says how to run one for long.
+FUZZTIME=${FUZZTIME:-3s}
+git grep -l '^func Fuzz' -- '*_test.go' | sort | while read -r file; do
+	dir=./$(dirname "$file")
+	for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
+		say "fuzz $dir $target"
+		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" -parallel 1 "$dir"
+	done
+done
