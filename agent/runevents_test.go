@@ -11,9 +11,10 @@ import (
 	"github.com/keel-go/keel/tool"
 )
 
-// TestFinishEventNamesTheLastStep checks the Step of a stream's finish:
-// the index of the run's last step, 1 after a tool call and the answer.
-func TestFinishEventNamesTheLastStep(t *testing.T) {
+// toolThenText streams a run whose model calls a tool, then answers, and
+// returns the finish event.
+func toolThenText(t *testing.T) agent.Event {
+	t.Helper()
 	model := keeltest.NewModel(
 		keelReply{ToolCalls: []keel.ToolCallPart{{ID: "c1", Name: "noop", Input: []byte(`{}`)}}},
 		keelReply{Text: "done"},
@@ -23,17 +24,38 @@ func TestFinishEventNamesTheLastStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var finish *agent.Event
 	for ev, err := range a.Stream(context.Background(), []keel.Message{keel.UserText("go")}) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ev.Type == agent.EventFinish {
-			finish = &ev
+			return ev
 		}
 	}
-	if finish == nil || finish.Step != 1 || len(finish.Result.Steps) != 2 {
+	t.Fatal("Got(stream) = no finish; want one")
+	return agent.Event{}
+}
+
+// TestFinishEventNamesTheLastStep checks the Step of a stream's finish:
+// the index of the run's last step, 1 after a tool call and the answer.
+func TestFinishEventNamesTheLastStep(t *testing.T) {
+	if finish := toolThenText(t); finish.Step != 1 || len(finish.Result.Steps) != 2 {
 		t.Fatalf("Got(finish) = %+v; want Step 1 of two steps", finish)
+	}
+}
+
+// TestToolCallOnlyAnswerHasNoEmptyText checks that a streamed answer
+// holding only a tool call is stored without an empty text part, which
+// some providers refuse when it is sent back.
+func TestToolCallOnlyAnswerHasNoEmptyText(t *testing.T) {
+	res := toolThenText(t).Result
+	if len(res.Messages) == 0 {
+		t.Fatalf("Got(result) = %+v; want the reply's messages", res)
+	}
+	for _, p := range res.Messages[0].Parts {
+		if tp, ok := p.(keel.TextPart); ok && tp.Text == "" {
+			t.Fatalf("Got(tool-call message parts) = %+v; want no empty text part", res.Messages[0].Parts)
+		}
 	}
 }
 

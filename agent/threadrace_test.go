@@ -9,7 +9,6 @@ import (
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
-	"github.com/keel-go/keel/tool"
 )
 
 // racingStore is a store on which another run always creates the thread
@@ -54,37 +53,5 @@ func TestNewThreadMadeMeanwhile(t *testing.T) {
 				t.Errorf("Got(messages in the thread) = %d; want %d", page.Total, want)
 			}
 		})
-	}
-}
-
-// TestToolCallOnlyAnswerHasNoEmptyText checks that a streamed answer
-// holding only a tool call is stored without an empty text part, which
-// some providers refuse when it is sent back.
-func TestToolCallOnlyAnswerHasNoEmptyText(t *testing.T) {
-	model := keeltest.NewModel(
-		keelReply{ToolCalls: []keel.ToolCallPart{{ID: "c1", Name: "noop", Input: []byte(`{}`)}}},
-		keelReply{Text: "done"},
-	)
-	noop := tool.Tool{Name: "noop", Execute: func(context.Context, tool.Call) (any, error) { return "ok", nil }}
-	a, err := agent.New(agent.Config{ID: "a", Model: model, Tools: []tool.Tool{noop}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res *agent.Result
-	for ev, err := range a.Stream(context.Background(), []keel.Message{keel.UserText("go")}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Type == agent.EventFinish {
-			res = ev.Result
-		}
-	}
-	if res == nil || len(res.Messages) == 0 {
-		t.Fatalf("Got(result) = %+v; want the reply's messages", res)
-	}
-	for _, p := range res.Messages[0].Parts {
-		if tp, ok := p.(keel.TextPart); ok && tp.Text == "" {
-			t.Fatalf("Got(tool-call message parts) = %+v; want no empty text part", res.Messages[0].Parts)
-		}
 	}
 }
