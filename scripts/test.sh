@@ -51,10 +51,10 @@ CI=true go test -race -count=1 -timeout 40m ./...
 
 say "fuzz targets, briefly"
 # Every fuzz target of the module, found anew each run so that a new one is
-# picked up, runs for FUZZTIME (3 s by default) with one worker. The seed
+# picked up, runs for FUZZTIME (2 s by default) with one worker. The seed
 # corpus and testdata/fuzz entries already ran as tests above; this looks a
 # little further. docs/testing.md says how to run one for long.
-FUZZTIME=${FUZZTIME:-3s}
+FUZZTIME=${FUZZTIME:-2s}
 git grep -l '^func Fuzz' -- '*_test.go' | sort | while read -r file; do
 	dir=./$(dirname "$file")
 	for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
