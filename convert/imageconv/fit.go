@@ -34,7 +34,11 @@ func fit(ctx context.Context, img image.Image, h *header, t Target) (*Image, err
 	ow, oh := fitSize(dw, dh, t.MaxSide, t.MaxPixels)
 	sized := ow != dw || oh != dh
 	opaque := isOpaque(img)
-	photo := h.photo && opaque
+	canPNG, canJPEG := t.accepts("image/png"), t.accepts("image/jpeg")
+	if !canPNG && !canJPEG {
+		return nil, unsupported("", "a target that accepts neither image/png nor image/jpeg")
+	}
+	photo := (h.photo && opaque || !canPNG) && canJPEG
 	for shrink := 0; ; shrink++ {
 		m := h.orient.apply(scale(img, ow, oh, h.orient.swaps()))
 		note := func(extra ...string) []string {
@@ -56,35 +60,49 @@ func fit(ctx context.Context, img image.Image, h *header, t Target) (*Image, err
 				return nil, err
 			}
 		}
-		flat := m
-		if !opaque {
-			flat = flatten(m)
-		}
-		for _, q := range jpegQualities {
-			data, err := encodeJPEG(ctx, flat, q, t.MaxBytes)
-			if errors.Is(err, errTooBig) {
-				continue
+		if canJPEG {
+			if im, err := fitJPEG(ctx, m, h, t, opaque); im != nil || err != nil {
+				if im != nil {
+					im.Width, im.Height, im.Done = ow, oh, note(im.Done...)
+				}
+				return im, err
 			}
-			if err != nil {
-				return nil, err
-			}
-			var extra []string
-			if !h.photo {
-				extra = append(extra, "as JPEG: the PNG would exceed the size limit")
-			}
-			if !opaque {
-				extra = append(extra, "transparency flattened onto white")
-			}
-			if q != jpegQualities[0] {
-				extra = append(extra, fmt.Sprintf("JPEG quality %d to fit %d bytes", q, t.MaxBytes))
-			}
-			return &Image{MediaType: "image/jpeg", Data: data, Width: ow, Height: oh, Quality: q, Done: note(extra...)}, nil
 		}
 		if shrink == maxShrinks || ow == 1 && oh == 1 {
 			return nil, limitErr(string(h.info.Format), "output bytes", t.MaxBytes, 0)
 		}
 		ow, oh = max(1, ow*83/100), max(1, oh*83/100)
 	}
+}
+
+// fitJPEG encodes m as a JPEG of at most t.MaxBytes, stepping its quality
+// down; nil, nil when even the lowest quality is too big.
+func fitJPEG(ctx context.Context, m image.Image, h *header, t Target, opaque bool) (*Image, error) {
+	flat := m
+	if !opaque {
+		flat = flatten(m)
+	}
+	for _, q := range jpegQualities {
+		data, err := encodeJPEG(ctx, flat, q, t.MaxBytes)
+		if errors.Is(err, errTooBig) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var done []string
+		if !h.photo && t.accepts("image/png") {
+			done = append(done, "as JPEG: the PNG would exceed the size limit")
+		}
+		if !opaque {
+			done = append(done, "transparency flattened onto white")
+		}
+		if q != jpegQualities[0] {
+			done = append(done, fmt.Sprintf("JPEG quality %d to fit %d bytes", q, t.MaxBytes))
+		}
+		return &Image{MediaType: "image/jpeg", Data: data, Quality: q, Done: done}, nil
+	}
+	return nil, nil
 }
 
 // fitSize returns the largest size of the aspect ratio of w × h within
