@@ -52,8 +52,7 @@ func gifAnimation(t *testing.T) []byte {
 }
 
 func TestConvertFormats(t *testing.T) {
-	c := imageconv.New(imageconv.Options{})
-	defer c.Close(context.Background())
+	c := imageconv.Default()
 	dir := t.TempDir()
 	var bmpData, tiffData bytes.Buffer
 	bmp.Encode(&bmpData, picture())
