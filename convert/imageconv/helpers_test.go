@@ -176,3 +176,12 @@ func magickFromPicture(t testing.TB, dir, out string, opts ...string) []byte {
 	writeFile(t, dir, "picture.png", encodePNG(t, picture()))
 	return magick(t, dir, out, append([]string{"picture.png"}, opts...)...)
 }
+
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -139,6 +139,9 @@ func colorName(m color.Model, alpha bool) string {
 		return "YCbCr with alpha"
 	}
 	if p, ok := m.(color.Palette); ok {
+		if len(p) == 0 { // a GIF whose frames have palettes of their own
+			return "paletted"
+		}
 		return "paletted, " + strconv.Itoa(len(p)) + " colours"
 	}
 	return ""
