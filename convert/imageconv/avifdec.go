@@ -14,8 +14,8 @@ import (
 //
 //	int decode(uint8_t *in, int in_size, int config_only, int decode_all, uint32_t *width,
 //	    uint32_t *height, uint32_t *depth, uint32_t *count, uint8_t *delay, uint8_t *out)
-func (e *wasmEngine) decodeAVIF(ctx context.Context, data []byte, budget, maxPixels int64) (image.Image, error) {
-	in, err := e.instantiate(ctx, AVIF, budget)
+func (e *wasmEngine) decodeAVIF(ctx context.Context, data []byte, budget, expect, maxPixels int64) (image.Image, error) {
+	in, err := e.instantiate(ctx, AVIF, budget, expect)
 	if err != nil {
 		return nil, err
 	}

@@ -152,3 +152,36 @@ func TestConvertPassesThroughWhatTheTargetTakes(t *testing.T) {
 		t.Errorf("Convert() to a JPEG-only target = %s; want image/jpeg", im.MediaType)
 	}
 }
+
+func TestConvertScalesWithinTheTarget(t *testing.T) {
+	// The test picture ten times larger, shrunk to fit 600 pixels a side:
+	// halved twice, then resampled.
+	small := picture()
+	big := image.NewRGBA(image.Rect(0, 0, 10*picW, 10*picH))
+	for y := range 10 * picH {
+		for x := range 10 * picW {
+			big.Set(x, y, small.At(x/10, y/10))
+		}
+	}
+	for _, tt := range []struct {
+		target imageconv.Target
+		w, h   int
+	}{
+		{imageconv.Target{MaxSide: 600}, 600, 300},
+		{imageconv.Target{MaxPixels: 20_000}, 200, 100},
+		{imageconv.Target{MaxSide: 1000, MaxPixels: 400_000}, 894, 447},
+	} {
+		im, err := imageconv.Default().Convert(context.Background(), imageconv.Input{Data: encodePNG(t, big)}, tt.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if im.Width != tt.w || im.Height != tt.h {
+			t.Errorf("Convert(%+v) = %d × %d; want %d × %d", tt.target, im.Width, im.Height, tt.w, tt.h)
+		}
+		m, err := png.Decode(bytes.NewReader(im.Data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkPicture(t, m, 8)
+	}
+}

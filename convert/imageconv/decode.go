@@ -105,7 +105,7 @@ func onCanvas(m image.Image, p image.Point, w, h int) image.Image {
 // its memory budget and is dropped.
 func (c *Converter) decodeHEIF(ctx context.Context, data []byte, h *header) (image.Image, error) {
 	f := h.info.Format
-	budget := decoderBudget(f, int64(h.width), int64(h.height), int64(len(data)))
+	budget, expect := decoderBudget(f, int64(h.width), int64(h.height), int64(len(data)))
 	if budget > c.lim.MaxDecoderMemory {
 		return nil, limitErr(string(f), "decoder memory bytes", c.lim.MaxDecoderMemory, budget)
 	}
@@ -123,9 +123,9 @@ func (c *Converter) decodeHEIF(ctx context.Context, data []byte, h *header) (ima
 			ch <- r
 		}()
 		if f == HEIC {
-			r.img, r.err = c.wasm.decodeHEIC(ctx, data, budget, c.lim.MaxPixels)
+			r.img, r.err = c.wasm.decodeHEIC(ctx, data, budget, expect, c.lim.MaxPixels)
 		} else {
-			r.img, r.err = c.wasm.decodeAVIF(ctx, data, budget, c.lim.MaxPixels)
+			r.img, r.err = c.wasm.decodeAVIF(ctx, data, budget, expect, c.lim.MaxPixels)
 		}
 	}()
 	select {

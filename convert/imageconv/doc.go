@@ -80,7 +80,7 @@
 // to anything outside the file (an href or a CSS url() or @import that is
 // not "#id" or a data: URI): nothing is ever fetched. Drawing is bounded
 // too: the rasteriser's work (pixels swept, segments drawn) is counted and
-// stopped at 64 canvases' worth. Decoders that panic on a malformed file
+// stopped at 32 canvases' worth. Decoders that panic on a malformed file
 // give a [*FormatError].
 //
 // Errors: [*LimitError] (matching [ErrLimit]), [*UnsupportedError]

@@ -53,7 +53,7 @@ func ExampleConverter_Convert_svg() {
 	fmt.Print(im.Source.Text())
 	// Output:
 	// SVG 200 × 100 → PNG 1024 × 512; drawn at 1024 × 512 from 200 × 100; 1 text elements not drawn (no fonts here); their text is in the description
-	// Image: SVG, 200 × 100 pixels, RGB with alpha
+	// Image: SVG, 200 × 100 pixels
 	// Text in the image:
 	// Sales by region
 	// North: 1,204

@@ -30,8 +30,8 @@ func alignUp(n int) int { return (n + heifAlign - 1) &^ (heifAlign - 1) }
 //
 //	int decode(uint8_t *in, int in_size, int config_only, uint32_t *width, uint32_t *height,
 //	    uint32_t *colorspace, uint32_t *chroma, uint32_t *is_premultiplied, uint8_t *out)
-func (e *wasmEngine) decodeHEIC(ctx context.Context, data []byte, budget, maxPixels int64) (image.Image, error) {
-	in, err := e.instantiate(ctx, HEIC, budget)
+func (e *wasmEngine) decodeHEIC(ctx context.Context, data []byte, budget, expect, maxPixels int64) (image.Image, error) {
+	in, err := e.instantiate(ctx, HEIC, budget, expect)
 	if err != nil {
 		return nil, err
 	}

@@ -65,7 +65,6 @@ func (h *header) readSVG(data []byte, lim Limits) error {
 	}
 	h.svg = doc
 	h.info.SVGText = doc.text
-	h.info.Color = "RGB with alpha"
 	// The size as drawn: at least 1 pixel; the canvas is chosen when
 	// drawing, within the target.
 	h.width, h.height = max(1, int(math.Round(doc.width))), max(1, int(math.Round(doc.height)))

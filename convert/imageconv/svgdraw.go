@@ -21,11 +21,11 @@ const minSVGSide = 1024
 // svgWorkPerPixel bounds the drawing work of an SVG, in units of the
 // canvas's area: each path costs the pixels of its extent (the
 // rasteriser sweeps them) plus a pixel's worth per line segment. 64
-// canvases' worth took about a second on the machines it was measured on
-// (BENCHMARKS.md); real drawings, whose paths are mostly small, use a
-// fraction of it, while a file of a million canvas-sized shapes or of
-// dashes a thousandth of a pixel long is stopped there.
-const svgWorkPerPixel = 64
+// canvases' worth took 0.83 s of CPU on the machine it was measured on
+// (BENCHMARKS.md), so 32 keep a hostile file near 0.4 s; real drawings,
+// whose paths are mostly small, use a few canvases' worth, while a file
+// of thousands of canvas-sized shapes is stopped here.
+const svgWorkPerPixel = 32
 
 // rasterSVG draws the header's SVG on white, at its size scaled to fit t
 // (and up to minSVGSide for a small one).

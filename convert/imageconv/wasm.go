@@ -33,6 +33,10 @@ import (
 type wasmEngine struct {
 	cacheDir string
 	maxMem   int64
+	// interruptible compiles the decoders with wazero's checks for a done
+	// context at every loop iteration; only a benchmark sets it, to
+	// measure what they cost (about five times the decode's time).
+	interruptible bool
 
 	once  sync.Once
 	rt    wazero.Runtime
@@ -58,6 +62,7 @@ func newWasmEngine(cacheDir string, maxMem int64, concurrent int) *wasmEngine {
 func (e *wasmEngine) runtime(ctx context.Context) (wazero.Runtime, error) {
 	e.once.Do(func() {
 		cfg := wazero.NewRuntimeConfig().
+			WithCloseOnContextDone(e.interruptible).
 			WithMemoryLimitPages(uint32(min(e.maxMem>>16, 65536)))
 		if e.cacheDir != "" {
 			cache, err := wazero.NewCompilationCacheWithDir(e.cacheDir)
@@ -127,8 +132,9 @@ type instance struct {
 }
 
 // instantiate makes a fresh instance of format's decoder whose memory may
-// grow to budget bytes. The caller must call release.
-func (e *wasmEngine) instantiate(ctx context.Context, format Format, budget int64) (*instance, error) {
+// grow to budget bytes, and is expected to grow to about expect. The
+// caller must call release.
+func (e *wasmEngine) instantiate(ctx context.Context, format Format, budget, expect int64) (*instance, error) {
 	cm, err := e.module(ctx, format)
 	if err != nil {
 		return nil, err
@@ -138,7 +144,7 @@ func (e *wasmEngine) instantiate(ctx context.Context, format Format, budget int6
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	mem := &boundedMemory{max: uint64(min(budget, e.maxMem))}
+	mem := &boundedMemory{max: uint64(min(budget, e.maxMem)), expect: uint64(min(expect, budget, e.maxMem))}
 	ictx := experimental.WithMemoryAllocator(context.WithoutCancel(ctx), experimental.MemoryAllocatorFunc(func(_, _ uint64) experimental.LinearMemory { return mem }))
 	// An anonymous instance, so that decodes can run side by side; no
 	// stdout or stderr: a decoder's messages are not the user's.
@@ -201,6 +207,7 @@ func (in *instance) malloc(n int) (uint32, error) {
 // that memory.grow fails inside the module and its malloc returns NULL.
 type boundedMemory struct {
 	max     uint64
+	expect  uint64 // the first growth goes straight here
 	buf     []byte
 	refused bool
 	wanted  uint64 // the largest size asked for
@@ -218,7 +225,10 @@ func (m *boundedMemory) Reallocate(size uint64) []byte {
 		m.buf = m.buf[:size]
 		return m.buf
 	}
-	c := max(size, min(2*uint64(cap(m.buf)), m.max))
+	// The decoders grow their memory a little at a time, up to what the
+	// picture needs: going to the expected size at once saves the copies
+	// and the garbage of doubling (about as much again as the final size).
+	c := max(size, min(max(2*uint64(cap(m.buf)), m.expect), m.max))
 	nb := make([]byte, size, c)
 	copy(nb, m.buf)
 	m.buf = nb
@@ -235,12 +245,11 @@ func (m *boundedMemory) Free() { m.buf = nil }
 // legitimate file never meets it, while a file whose coded stream is
 // larger than its container declares is stopped near what the
 // declaration allows.
-func decoderBudget(format Format, w, h, n int64) int64 {
-	perPixel := int64(10)
+func decoderBudget(format Format, w, h, n int64) (budget, expect int64) {
 	if format == AVIF {
-		perPixel = 28
+		return 32<<20 + 2*n + 28*w*h, 8<<20 + n + 21*w*h
 	}
-	return 32<<20 + 2*n + perPixel*w*h
+	return 32<<20 + 2*n + 10*w*h, 4<<20 + n + 15*w*h/2
 }
 
 // put copies data into the instance's memory and returns its address.
