@@ -3,7 +3,7 @@
 # tests need (bubblewrap for the sandbox, PostgreSQL's server binaries for
 # the PostgreSQL store, Node.js for the Mastra client test, and that test's
 # npm packages from its lockfile, chromium for the studio's browser tests,
-# ImageMagick and exiftool for the image conversion tests),
+# ImageMagick, avifenc and exiftool for the image conversion tests),
 # checks formatting and vet, then runs every test with the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +16,12 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
-# ImageMagick (with libheif, so it writes HEIC and AVIF) and exiftool make
-# the images the image conversion tests read. A stand-in convert without
-# ImageMagick behind it lists no formats.
+# ImageMagick (with libheif, so it writes HEIC and AVIF), libavif's avifenc
+# (rotated and mirrored AVIF) and exiftool make the images the image
+# conversion tests read. A stand-in convert without ImageMagick behind it
+# lists no formats.
 grep -q 'HEIC.*rw' <<<"$(convert -list format 2>/dev/null || true)" || need+=(imagemagick)
+command -v avifenc >/dev/null 2>&1 || need+=(libavif-bin)
 command -v exiftool >/dev/null 2>&1 || need+=(libimage-exiftool-perl)
 if ((${#need[@]})); then
 	say "installing ${need[*]}"

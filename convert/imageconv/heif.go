@@ -20,8 +20,8 @@ type heifFile struct {
 	// rotation; 0 when the file has no still image (a bare sequence).
 	Width, Height int
 	// Rotation is the primary item's anticlockwise rotation (irot) in
-	// quarter turns; Mirror is its imir axis + 1 (1 vertical axis, 2
-	// horizontal), 0 for none.
+	// quarter turns; Mirror is its imir mode + 1 (1: top to bottom, 2: left
+	// to right, as libheif and libavif read the field), 0 for none.
 	Rotation, Mirror int
 	// Images counts the top-level pictures: not hidden, not thumbnails,
 	// not auxiliary (alpha, depth) pictures.

@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 	"image/jpeg"
 	"image/png"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -169,6 +171,60 @@ func TestConvertTurnsJPEGUprightByEXIFOrientation(t *testing.T) {
 			}
 			if o > 1 && !strings.Contains(im.Summary(), "turned upright") {
 				t.Errorf("Summary() = %q; want it to say the picture was turned upright", im.Summary())
+			}
+		})
+	}
+}
+
+// AVIF files written by libavif's avifenc with rotation (irot) and
+// mirroring (imir) properties, which libavif leaves to the reader: each is
+// shown as the EXIF orientation with the same meaning.
+func TestConvertTurnsAVIFUprightByItsContainer(t *testing.T) {
+	bin := tool(t, "avifenc", "libavif-bin")
+	dir := t.TempDir()
+	src := writeFile(t, dir, "p.png", encodePNG(t, picture()))
+	for _, tt := range []struct {
+		args []string
+		exif int
+	}{
+		{[]string{"--irot", "1"}, 8}, // a quarter turn anticlockwise
+		{[]string{"--irot", "2"}, 3},
+		{[]string{"--irot", "3"}, 6},
+		{[]string{"--imir", "0"}, 4}, // top to bottom
+		{[]string{"--imir", "1"}, 2}, // left to right
+		{[]string{"--irot", "1", "--imir", "1"}, 7},
+		{[]string{"--irot", "3", "--imir", "1"}, 5},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out := filepath.Join(dir, "o.avif")
+			cmd := exec.Command(bin, append(tt.args, "--lossless", src, out)...)
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("avifenc: %v\n%s", err, b)
+			}
+			data := readFile(t, out)
+			info, err := imageconv.Default().Describe(context.Background(), imageconv.Input{Data: data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Orientation != tt.exif {
+				t.Errorf("Describe().Orientation = %d; want %d", info.Orientation, tt.exif)
+			}
+			im, err := imageconv.Default().Convert(context.Background(), imageconv.Input{Data: data}, imageconv.Target{Accepts: []string{"image/png"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := png.Decode(bytes.NewReader(im.Data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []struct {
+				x, y int
+				want color.RGBA
+			}{{30, 30, white}, {90, 90, red}, {180, 60, blue}} {
+				x, y := orientedAt(tt.exif, p.x, p.y)
+				if c := m.At(x, y); !near(c, p.want, 40) {
+					t.Errorf("stored pixel (%d, %d) shown at (%d, %d) = %v; want %v", p.x, p.y, x, y, c, p.want)
+				}
 			}
 		})
 	}

@@ -46,16 +46,19 @@ func (o orientation) exif() int {
 }
 
 // fromHEIF returns the orientation of a HEIF item with irot (anticlockwise
-// quarter turns) and imir (0 none, 1 about the vertical axis, 2 about the
-// horizontal axis), which MIAF applies in that order: rotate, then mirror.
-// Rotating by r and then mirroring is mirroring and then rotating by -r.
+// quarter turns) and imir (0 none; 1 top to bottom, 2 left to right: the
+// field's value plus one, read as libheif and libavif read it, though the
+// first edition of the standard called the field an axis and was read the
+// other way by some), which MIAF applies in that order: rotate, then
+// mirror. Rotating by r and then mirroring left to right is mirroring and
+// then rotating by -r; top to bottom is left to right and a half turn.
 func fromHEIF(irot, imir int) orientation {
 	cw := (4 - irot%4) % 4
 	switch imir {
 	case 1:
-		return orientation{true, (4 - cw) % 4}
-	case 2:
 		return orientation{true, (6 - cw) % 4}
+	case 2:
+		return orientation{true, (4 - cw) % 4}
 	}
 	return orientation{false, cw}
 }
