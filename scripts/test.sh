@@ -15,6 +15,10 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+command -v soffice >/dev/null 2>&1 || need+=(libreoffice-writer)
+command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base)
+fc-list 2>/dev/null | grep -qi wqy || need+=(fonts-wqy-microhei)
 if ((${#need[@]})); then
 	say "installing ${need[*]}"
 	sudo=()

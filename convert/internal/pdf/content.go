@@ -279,6 +279,11 @@ func (in *interp) showString(s []byte) {
 func (in *interp) adjust(v float64) {
 	f := in.gs.font
 	tx := -v / 1000 * in.gs.size
+	if (f == nil || !f.hasWidths) && -v >= 200 {
+		// Widths unknown: positions are guesses, but a displacement of a
+		// fifth of an em between two strings is a word's space.
+		in.page.space = true
+	}
 	if f != nil && f.vertical {
 		in.tm = translate(0, tx).mul(in.tm)
 		return

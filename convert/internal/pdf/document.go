@@ -36,6 +36,9 @@ type Document struct {
 
 	unpacked int64
 	tokens   int64
+	// limitErr is the first limit an object's reading ran into; objects
+	// that fail otherwise read as null, as readers do.
+	limitErr error
 	// Repaired reports that the cross-reference table was unusable and
 	// the objects were found by scanning the file.
 	Repaired bool
@@ -60,6 +63,9 @@ func Open(ctx context.Context, data []byte, lim Limits) (*Document, error) {
 		}
 		d.Repaired = true
 		if err := d.rebuildXref(); err != nil {
+			if d.limitErr != nil {
+				return nil, d.limitErr
+			}
 			return nil, err
 		}
 	}
@@ -200,6 +206,9 @@ func (d *Document) resolve(o Object) Object {
 		v, err := d.load(r.Num)
 		delete(d.loading, r.Num)
 		if err != nil {
+			if isLimit(err) && d.limitErr == nil {
+				d.limitErr = err
+			}
 			v = nil
 		}
 		d.cache[r.Num] = v

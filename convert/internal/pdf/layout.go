@@ -25,6 +25,8 @@ type pageBuilder struct {
 	prevSz  float64
 	started bool
 	glyphs  int
+	// space asks for a space before the next glyph.
+	space bool
 }
 
 type line struct {
@@ -78,7 +80,11 @@ func (p *pageBuilder) glyph(text string, trm matrix, w float64, vertical bool, s
 	gap := u - l.lastEnd
 	if same && approx && show == l.lastShow {
 		gap = 0 // guessed widths: trust the string's own spaces
+		if p.space {
+			gap = 0.2 * sz
+		}
 	}
+	p.space = false
 	it := &l.items[len(l.items)-1]
 	switch {
 	case !same:

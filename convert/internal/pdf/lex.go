@@ -88,24 +88,25 @@ func isDelim(c byte) bool {
 
 func isRegular(c byte) bool { return !isSpace(c) && !isDelim(c) }
 
-// skipSpace skips white space and comments.
+// skipSpace skips white space and comments, scanning the window
+// directly: a stream of nothing but white space (a bomb's filler) must
+// cost as little as reading it.
 func (l *lexer) skipSpace() {
+	comment := false
 	for {
-		c, ok := l.next()
-		if !ok {
-			return
-		}
-		if c == '%' {
-			for {
-				c, ok = l.next()
-				if !ok || c == '\n' || c == '\r' {
-					break
-				}
+		for l.pos < len(l.buf) {
+			c := l.buf[l.pos]
+			switch {
+			case comment:
+				comment = c != '\n' && c != '\r'
+			case c == '%':
+				comment = true
+			case !isSpace(c):
+				return
 			}
-			continue
+			l.pos++
 		}
-		if !isSpace(c) {
-			l.unread()
+		if !l.fill() {
 			return
 		}
 	}

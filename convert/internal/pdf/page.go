@@ -17,6 +17,9 @@ type Page struct {
 func (d *Document) Pages() ([]Page, error) {
 	root := d.resolveDict(d.trailer["Root"])
 	if root == nil {
+		if d.limitErr != nil {
+			return nil, d.limitErr
+		}
 		return nil, errorf("no document catalog")
 	}
 	var pages []Page
@@ -56,6 +59,12 @@ func (d *Document) Pages() ([]Page, error) {
 	}
 	if err := walk(root["Pages"], nil, 0); err != nil {
 		return nil, err
+	}
+	if len(pages) == 0 {
+		if d.limitErr != nil {
+			return nil, d.limitErr
+		}
+		return nil, errorf("the document has no pages")
 	}
 	return pages, nil
 }
