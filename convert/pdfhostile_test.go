@@ -12,9 +12,18 @@ import (
 	"github.com/keel-go/keel/convert"
 )
 
-// hostilePDFs are PDFs written to hurt a reader, each with what the
-// converter must do with it.
-func TestPDFHostile(t *testing.T) {
+// hostilePDF is a PDF written to hurt a reader, with what the converter
+// must do with it.
+type hostilePDF struct {
+	name    string
+	data    []byte
+	lim     convert.Limits
+	want    string // text the result must hold; "" when an error is wanted
+	wantErr any    // **convert.FormatError or **convert.LimitError
+	maxHeap uint64
+}
+
+func hostilePDFs(t testing.TB) []hostilePDF {
 	good := simplePDF(t, "", textAt(72, 700, 12, "GOODMARK survives"))
 
 	// Objects that refer to each other: resources, a /Length, a page
@@ -94,14 +103,7 @@ func TestPDFHostile(t *testing.T) {
 	encrypted.add("<</Type /Pages /Kids [] /Count 0>>")
 	encrypted.add("<</Filter /Standard /V 2 /R 3 /Length 128 /P -3904 /O <" + strings.Repeat("ab", 32) + "> /U <" + strings.Repeat("cd", 32) + ">>>")
 
-	tests := []struct {
-		name    string
-		data    []byte
-		lim     convert.Limits
-		want    string // text the result must hold; "" when an error is wanted
-		wantErr any    // **convert.FormatError or **convert.LimitError
-		maxHeap uint64
-	}{
+	return []hostilePDF{
 		{"reference loops", loops.bytes(), convert.Limits{}, "--- page 1 ---", nil, 4 << 20},
 		{"a stream declaring 1 GiB", gigaDeclared.bytes(), convert.Limits{}, "GIGAMARK", nil, 4 << 20},
 		// The default limit (256 MiB) stops it the same way in about a
@@ -117,7 +119,10 @@ func TestPDFHostile(t *testing.T) {
 		{"encrypted", encrypted.bytes(), convert.Limits{}, "", new(*convert.FormatError), 1 << 20},
 		{"no header", []byte("hello %PDF-"), convert.Limits{}, "", new(*convert.FormatError), 1 << 20},
 	}
-	for _, tt := range tests {
+}
+
+func TestPDFHostile(t *testing.T) {
+	for _, tt := range hostilePDFs(t) {
 		t.Run(tt.name, func(t *testing.T) {
 			var res *convert.Result
 			var err error
