@@ -111,8 +111,8 @@ func pdfErr(err error) error {
 	switch {
 	case errors.As(err, &le):
 		return limitErr("pdf", le.Limit, le.Max)
-	case errors.Is(err, pdf.ErrEncrypted):
-		return formatErr("pdf", "the document is encrypted with a password; send it decrypted", nil)
+	case errors.Is(err, pdf.ErrPassword):
+		return formatErr("pdf", "the document is encrypted and needs a password; send it decrypted", nil)
 	case errors.As(err, &fe):
 		return formatErr("pdf", fe.Reason, fe.Err)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):

@@ -18,7 +18,7 @@ type hostilePDF struct {
 	name    string
 	data    []byte
 	lim     convert.Limits
-	want    string // text the result must hold; "" when an error is wanted
+	want    string // text the result, or the error wanted, must hold
 	wantErr any    // **convert.FormatError or **convert.LimitError
 	maxHeap uint64
 }
@@ -96,8 +96,9 @@ func hostilePDFs(t testing.TB) []hostilePDF {
 		manyPages.add("<</Type /Page /Parent 2 0 R>>")
 	}
 
-	// A standard security handler's dictionary (RC4, 128 bits): this
-	// reader does not decrypt, and says so.
+	// A standard security handler's dictionary (RC4, 128 bits) whose /O
+	// and /U are junk: the empty password does not open it, and the
+	// error says that a password is needed.
 	encrypted := &pdfFile{trailerExtra: " /Encrypt 3 0 R /ID [<00112233445566778899aabbccddeeff> <00112233445566778899aabbccddeeff>]"}
 	encrypted.add("<</Type /Catalog /Pages 2 0 R>>")
 	encrypted.add("<</Type /Pages /Kids [] /Count 0>>")
@@ -116,7 +117,7 @@ func hostilePDFs(t testing.TB) []hostilePDF {
 		{"100,000 nested arrays", deep.bytes(), convert.Limits{}, "", new(*convert.LimitError), 16 << 20},
 		{"forms drawing each other", deepForms.bytes(), convert.Limits{}, "--- page 1 ---", nil, 4 << 20},
 		{"6,000 pages", manyPages.bytes(), convert.Limits{}, "", new(*convert.LimitError), 8 << 20},
-		{"encrypted", encrypted.bytes(), convert.Limits{}, "", new(*convert.FormatError), 1 << 20},
+		{"encrypted with a password", encrypted.bytes(), convert.Limits{}, "needs a password", new(*convert.FormatError), 1 << 20},
 		{"no header", []byte("hello %PDF-"), convert.Limits{}, "", new(*convert.FormatError), 1 << 20},
 	}
 }
@@ -139,8 +140,8 @@ func TestPDFHostile(t *testing.T) {
 					t.Errorf("Text = %q; want it to hold %q", res.Text, tt.want)
 				}
 			case **convert.FormatError:
-				if !errors.As(err, want) {
-					t.Errorf("Convert error = %v (%T); want a *convert.FormatError", err, err)
+				if !errors.As(err, want) || !strings.Contains(fmt.Sprint(err), tt.want) {
+					t.Errorf("Convert error = %v (%T); want a *convert.FormatError saying %q", err, err, tt.want)
 				}
 			case **convert.LimitError:
 				if !errors.As(err, want) || !errors.Is(err, convert.ErrLimit) {

@@ -19,6 +19,7 @@ command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 command -v soffice >/dev/null 2>&1 || need+=(libreoffice-writer)
 command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base)
 fc-list 2>/dev/null | grep -qi wqy || need+=(fonts-wqy-microhei)
+command -v qpdf >/dev/null 2>&1 || need+=(qpdf)
 if ((${#need[@]})); then
 	say "installing ${need[*]}"
 	sudo=()

@@ -131,9 +131,10 @@ func (in *interp) push(o operand, inArray bool) {
 }
 
 // readErr returns the stream's error at its end: nil for a clean end or
-// a decoding error (the data ends there), a limit error as it is.
+// a decoding error (the data ends there), a limit or decryption error
+// as it is.
 func (l *lexer) readErr() error {
-	if l.err != nil && isLimit(l.err) {
+	if l.err != nil && isFatal(l.err) {
 		return l.err
 	}
 	return nil
@@ -186,8 +187,11 @@ func (in *interp) do(op []byte, res Dict, depth int) error {
 		in.tm, in.tlm = identity, identity
 	case "Tf":
 		if len(in.ops) == 2 && in.ops[0].kind == tName {
-			in.gs.font = in.font(res, Name(in.ops[0].s))
-			in.gs.size = in.num(1)
+			f, err := in.font(res, Name(in.ops[0].s))
+			if err != nil {
+				return err
+			}
+			in.gs.font, in.gs.size = f, in.num(1)
 		}
 	case "Tc":
 		in.gs.tc = in.num(0)
@@ -255,18 +259,21 @@ func (in *interp) nextLine() {
 	in.tm = in.tlm
 }
 
-func (in *interp) font(res Dict, name Name) *font {
+func (in *interp) font(res Dict, name Name) (*font, error) {
 	fonts := in.d.resolveDict(res["Font"])
 	ref, isRef := fonts[name].(Ref)
 	if !isRef {
 		return in.d.loadFont(fonts[name]) // a direct font: rare, not cached
 	}
 	if f, ok := in.d.fonts[ref]; ok {
-		return f
+		return f, nil
 	}
-	f := in.d.loadFont(ref)
+	f, err := in.d.loadFont(ref)
+	if err != nil {
+		return nil, err
+	}
 	in.d.fonts[ref] = f
-	return f
+	return f, nil
 }
 
 func (in *interp) showString(s []byte) {
@@ -363,6 +370,9 @@ func (in *interp) xobject(res Dict, name Name, depth int) error {
 		}
 	}
 	r, err := in.d.open(s)
+	if isFatal(err) {
+		return err
+	}
 	if err != nil {
 		return nil // a form we cannot decode draws nothing we can read
 	}

@@ -36,9 +36,10 @@ type Document struct {
 
 	unpacked int64
 	tokens   int64
-	// limitErr is the first limit an object's reading ran into; objects
-	// that fail otherwise read as null, as readers do.
-	limitErr error
+	// objErr is the first limit or decryption error an object's
+	// reading ran into; objects that fail otherwise read as null, as
+	// readers do.
+	objErr error
 	// Repaired reports that the cross-reference table was unusable and
 	// the objects were found by scanning the file.
 	Repaired bool
@@ -47,7 +48,7 @@ type Document struct {
 // Open reads the structure of a PDF file: its cross-reference table (or,
 // when that is broken, the objects found by scanning) and its trailer.
 // An encrypted file is opened with the empty user password; one that
-// needs another password fails with ErrEncrypted.
+// needs another password fails with ErrPassword.
 func Open(ctx context.Context, data []byte, lim Limits) (*Document, error) {
 	d := &Document{data: data, lim: lim, ctx: ctx, xref: map[int]xrefEntry{}, cache: map[int]Object{}, loading: map[int]bool{}, stms: map[int]*objStream{}, fonts: map[Ref]*font{}}
 	if i := bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-")); i < 0 {
@@ -58,13 +59,13 @@ func Open(ctx context.Context, data []byte, lim Limits) (*Document, error) {
 		err = errorf("the trailer's /Root is not a dictionary")
 	}
 	if err != nil {
-		if isLimit(err) {
+		if isFatal(err) {
 			return nil, err
 		}
 		d.Repaired = true
 		if err := d.rebuildXref(); err != nil {
-			if d.limitErr != nil {
-				return nil, d.limitErr
+			if d.objErr != nil {
+				return nil, d.objErr
 			}
 			return nil, err
 		}
@@ -88,6 +89,10 @@ func isLimit(err error) bool {
 	_, ok := err.(*LimitError)
 	return ok
 }
+
+// isFatal reports the errors that are not quiet: a limit, and data that
+// does not decrypt.
+func isFatal(err error) bool { return isLimit(err) || isDecrypt(err) }
 
 func (d *Document) newParser(b []byte) *parser {
 	p := &parser{lx: newSliceLexer(b), maxDepth: d.lim.MaxDepth, maxElems: maxElemsDefault, tokens: &d.tokens}
@@ -206,8 +211,8 @@ func (d *Document) resolve(o Object) Object {
 		v, err := d.load(r.Num)
 		delete(d.loading, r.Num)
 		if err != nil {
-			if isLimit(err) && d.limitErr == nil {
-				d.limitErr = err
+			if isFatal(err) && d.objErr == nil {
+				d.objErr = err
 			}
 			v = nil
 		}

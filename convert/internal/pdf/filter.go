@@ -30,15 +30,11 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// open returns a reader of a stream's decoded bytes. Decoding errors
-// after some data (a truncated deflate stream) end the data quietly, as
-// every reader of PDFs does; the budget's error is not quiet.
+// open returns a reader of a stream's decrypted and decoded bytes.
+// Decoding errors after some data (a truncated deflate stream) end the
+// data quietly, as every reader of PDFs does; the budget's and
+// decryption's errors are not quiet.
 func (d *Document) open(s *Stream) (io.Reader, error) {
-	raw := s.Raw
-	if d.crypt != nil && s.Dict["Type"] != Name("XRef") {
-		raw = d.crypt.decryptStream(raw, s.ref)
-	}
-	var r io.Reader = bytes.NewReader(raw)
 	filters := d.resolve(s.Dict["Filter"])
 	params := d.resolve(s.Dict["DecodeParms"])
 	if params == nil {
@@ -64,6 +60,16 @@ func (d *Document) open(s *Stream) (io.Reader, error) {
 	}
 	if len(names) > 8 {
 		return nil, errorf("stream has %d filters", len(names))
+	}
+	var r io.Reader = bytes.NewReader(s.Raw)
+	if d.crypt != nil {
+		m, err := d.crypt.streamMethod(d, s, names, parms)
+		if err != nil {
+			return nil, err
+		}
+		if r, err = d.crypt.decryptStream(s.Raw, m, s.ref); err != nil {
+			return nil, err
+		}
 	}
 	for i, name := range names {
 		switch name {
@@ -106,12 +112,13 @@ func (d *Document) decodeAll(s *Stream) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// quietReader ends the data at a decoding error, keeping the budget's.
+// quietReader ends the data at a decoding error, keeping the budget's
+// and decryption's.
 type quietReader struct{ r io.Reader }
 
 func (q *quietReader) Read(p []byte) (int, error) {
 	n, err := q.r.Read(p)
-	if err != nil && err != io.EOF && !isLimit(err) {
+	if err != nil && err != io.EOF && !isFatal(err) {
 		err = io.EOF
 	}
 	return n, err

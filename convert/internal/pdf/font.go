@@ -25,16 +25,23 @@ type font struct {
 // maxWidths caps the entries read from a /W array.
 const maxWidths = 1 << 17
 
-func (d *Document) loadFont(o Object) *font {
+// loadFont reads a font. A CMap that does not decode leaves the font
+// without it; one that does not decrypt, or runs into a limit, is an
+// error.
+func (d *Document) loadFont(o Object) (*font, error) {
 	fd := d.resolveDict(o)
 	f := &font{dw: 1}
 	if fd == nil {
 		f.symbolic = true
-		return f
+		return f, nil
 	}
 	subtype, _ := d.resolve(fd["Subtype"]).(Name)
 	if tu, ok := d.resolve(fd["ToUnicode"]).(*Stream); ok {
-		if data, err := d.decodeAll(tu); err == nil {
+		data, err := d.decodeAll(tu)
+		if isFatal(err) {
+			return nil, err
+		}
+		if err == nil {
 			f.toUni = parseCMap(data, &d.tokens)
 		}
 	}
@@ -52,7 +59,11 @@ func (d *Document) loadFont(o Object) *font {
 				f.enc = &cmap{identity: true, space: []codeRange{{n: 2, lo: 0, hi: 0xffff}}}
 			}
 		case *Stream:
-			if data, err := d.decodeAll(e); err == nil {
+			data, err := d.decodeAll(e)
+			if isFatal(err) {
+				return nil, err
+			}
+			if err == nil {
 				f.enc = parseCMap(data, &d.tokens)
 				if v, _ := d.resolve(e.Dict["WMode"]).(int64); v == 1 {
 					f.vertical = true
@@ -71,7 +82,7 @@ func (d *Document) loadFont(o Object) *font {
 			f.widths = d.cidWidths(d.resolveArray(cf["W"]))
 			f.hasWidths = true
 		}
-		return f
+		return f, nil
 	}
 
 	// A simple font: one byte a code.
@@ -132,7 +143,7 @@ func (d *Document) loadFont(o Object) *font {
 			code++
 		}
 	}
-	return f
+	return f, nil
 }
 
 // cidWidths reads a /W array: "c [w1 w2 …]" and "c1 c2 w" entries.

@@ -77,8 +77,3 @@ func (e *FormatError) Unwrap() error { return e.Err }
 func errorf(format string, args ...any) error {
 	return &FormatError{Reason: fmt.Sprintf(format, args...)}
 }
-
-// ErrEncrypted is returned for an encrypted document that the empty
-// user password does not open, or whose security handler is not the
-// standard one.
-var ErrEncrypted = errorf("the document is encrypted and needs a password")

@@ -17,8 +17,8 @@ type Page struct {
 func (d *Document) Pages() ([]Page, error) {
 	root := d.resolveDict(d.trailer["Root"])
 	if root == nil {
-		if d.limitErr != nil {
-			return nil, d.limitErr
+		if d.objErr != nil {
+			return nil, d.objErr
 		}
 		return nil, errorf("no document catalog")
 	}
@@ -61,8 +61,8 @@ func (d *Document) Pages() ([]Page, error) {
 		return nil, err
 	}
 	if len(pages) == 0 {
-		if d.limitErr != nil {
-			return nil, d.limitErr
+		if d.objErr != nil {
+			return nil, d.objErr
 		}
 		return nil, errorf("the document has no pages")
 	}
@@ -80,19 +80,27 @@ type PageStats struct {
 // a column, a header). The slice is reused after line returns.
 func (d *Document) Text(p Page, line func([]byte)) (PageStats, error) {
 	var readers []io.Reader
+	var streams []*Stream
 	switch c := d.resolve(p.dict["Contents"]).(type) {
 	case *Stream:
-		r, err := d.open(c)
-		if err == nil {
-			readers = append(readers, r)
-		}
+		streams = append(streams, c)
 	case Array:
 		for _, o := range c {
 			if s, ok := d.resolve(o).(*Stream); ok {
-				if r, err := d.open(s); err == nil {
-					readers = append(readers, r, bytes.NewReader([]byte{'\n'}))
-				}
+				streams = append(streams, s)
 			}
+		}
+	}
+	for _, s := range streams {
+		// A stream this reader cannot decode draws nothing it can
+		// read; one that does not decrypt makes the page's text
+		// untrustworthy.
+		r, err := d.open(s)
+		if isFatal(err) {
+			return PageStats{}, err
+		}
+		if err == nil {
+			readers = append(readers, r, bytes.NewReader([]byte{'\n'}))
 		}
 	}
 	pb := &pageBuilder{out: line}

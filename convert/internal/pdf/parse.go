@@ -11,7 +11,7 @@ type parser struct {
 	// tokens counts tokens read, for the document's budget.
 	tokens *int64
 	// decrypt, when set, decrypts strings; ref is the object being read.
-	decrypt func(s []byte, ref Ref) []byte
+	decrypt func(s []byte, ref Ref) ([]byte, error)
 	ref     Ref
 	// kw holds the keyword object returned last, when it was one.
 	kw []byte
@@ -74,7 +74,10 @@ func (p *parser) object(depth int) (Object, token, error) {
 	case tString:
 		s := append([]byte(nil), b...)
 		if p.decrypt != nil {
-			s = p.decrypt(s, p.ref)
+			var err error
+			if s, err = p.decrypt(s, p.ref); err != nil {
+				return nil, t, err
+			}
 		}
 		return String(s), t, nil
 	case tArrayOpen:
