@@ -23,6 +23,13 @@ command -v npm >/dev/null 2>&1 || need+=(npm)
 grep -q 'HEIC.*rw' <<<"$(convert -list format 2>/dev/null || true)" || need+=(imagemagick)
 command -v avifenc >/dev/null 2>&1 || need+=(libavif-bin)
 command -v exiftool >/dev/null 2>&1 || need+=(libimage-exiftool-perl)
+# poppler's pdftotext, LibreOffice, a TeX engine and a CJK font write and
+# read the PDFs the PDF converter's tests compare; qpdf encrypts them.
+command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+command -v soffice >/dev/null 2>&1 || need+=(libreoffice-writer)
+command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base)
+fc-list 2>/dev/null | grep -qi wqy || need+=(fonts-wqy-microhei)
+command -v qpdf >/dev/null 2>&1 || need+=(qpdf)
 if ((${#need[@]})); then
 	say "installing ${need[*]}"
 	sudo=()
@@ -31,15 +38,27 @@ if ((${#need[@]})); then
 	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# npm ci, tried three times: the registry sometimes drops a connection
+# half way ("Idle timeout reached"), and a fresh try succeeds.
+npmci() {
+	local try
+	for try in 1 2 3; do
+		npm ci "$@" && return 0
+		say "npm ci failed (try $try of 3)"
+		sleep 5
+	done
+	return 1
+}
+
 if [ -f test/mastra-client/package-lock.json ]; then
 	say "installing the Mastra client test's npm packages from its lockfile"
-	npm ci --prefix test/mastra-client --no-audit --no-fund --loglevel=error
+	npmci --prefix test/mastra-client --no-audit --no-fund --loglevel=error
 fi
 if [ -f test/mastra-studio/package-lock.json ]; then
 	# Mastra Studio runs none of its packages' install scripts (they fetch
 	# or build native tools it does not use): skipping them saves time.
 	say "installing Mastra Studio (the mastra CLI) from its lockfile"
-	npm ci --prefix test/mastra-studio --ignore-scripts --no-audit --no-fund --loglevel=error
+	npmci --prefix test/mastra-studio --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
 
 say "gofmt"
