@@ -90,8 +90,8 @@ func (o Options) withDefaults() Options {
 
 // Sandbox is a directory on this machine whose commands run inside
 // bubblewrap. It implements [workspace.FileSystem],
-// [workspace.CommandRunner], [workspace.TreeRemover] and
-// [workspace.WorkDirer]. A Sandbox holds no open resources and is safe for
+// [workspace.FileOpener], [workspace.CommandRunner],
+// [workspace.TreeRemover] and [workspace.WorkDirer]. A Sandbox holds no open resources and is safe for
 // concurrent use.
 type Sandbox struct {
 	dir   string
@@ -217,4 +217,5 @@ var (
 	_ workspace.CommandRunner = (*Sandbox)(nil)
 	_ workspace.TreeRemover   = (*Sandbox)(nil)
 	_ workspace.WorkDirer     = (*Sandbox)(nil)
+	_ workspace.FileOpener    = (*Sandbox)(nil)
 )
