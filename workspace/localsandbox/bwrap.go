@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +54,9 @@ type bwrapInfo struct {
 	prlimit string
 	// noRlimits says why resource limits cannot be set; "" when they can.
 	noRlimits string
+	// noSeccomp says why commands run without a seccomp filter; "" when
+	// bwrap loads keel's.
+	noSeccomp string
 }
 
 type probeKey struct {
@@ -113,15 +117,29 @@ func runProbe(bin string, u runAs) (bwrapInfo, error) {
 	// every command would have.
 	l := Limits{}.withDefaults()
 	lims := rlimits(l, enforcement(l, &cgroups{}, true, u.dedicated, info.noRlimits))
-	inv, err := newInvocation(info, u, l, "", false)
-	if err != nil {
-		return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: err.Error(), Hint: namespaceHint, Err: err}
+	filter := seccompProgram(false)
+	if filter == nil {
+		info.noSeccomp = "keel writes seccomp filters for amd64 and arm64 only, not " + runtime.GOARCH
 	}
-	defer inv.close()
-	if reason, err := tryInvocation(ctx, info, inv, lims); err != nil {
-		return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: "bubblewrap cannot isolate commands here: " + reason, Hint: namespaceHint, Err: err}
+	for {
+		inv, err := newInvocation(info, u, l, "", false, filter)
+		if err != nil {
+			return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: err.Error(), Hint: namespaceHint, Err: err}
+		}
+		reason, err := tryInvocation(ctx, info, inv, lims)
+		inv.close()
+		switch {
+		case err == nil:
+			return info, nil
+		case filter != nil:
+			// Without the filter commands are still isolated: try that,
+			// and say why the filter is off.
+			info.noSeccomp = "bubblewrap cannot load the filter: " + reason
+			filter = nil
+		default:
+			return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: "bubblewrap cannot isolate commands here: " + reason, Hint: namespaceHint, Err: err}
+		}
 	}
-	return info, nil
 }
 
 // tryInvocation runs "exit 0" through inv, as every command runs, and
@@ -221,7 +239,7 @@ var systemArgs = sync.OnceValue(func() []string {
 // mountPoint for bwrap when mounted is set (see mountInto). They reach
 // bwrap through a pipe (--args), never its command line, which holds only
 // the command: so /proc/*/cmdline inside shows no host path.
-func bwrapOptions(info bwrapInfo, l Limits, dir string, mounted bool, dataFDs [2]int) []string {
+func bwrapOptions(info bwrapInfo, l Limits, dir string, mounted bool, dataFDs [2]int, seccompFD int) []string {
 	args := []string{
 		// Every namespace: no network but loopback, a process tree of its
 		// own, no host IPC, its own hostname; a user namespace whose only
@@ -233,6 +251,9 @@ func bwrapOptions(info bwrapInfo, l Limits, dir string, mounted bool, dataFDs [2
 		"--new-session",
 		"--cap-drop", "ALL",
 		"--hostname", "sandbox",
+	}
+	if seccompFD >= 0 {
+		args = append(args, "--seccomp", strconv.Itoa(seccompFD))
 	}
 	if info.disableUserns {
 		// Nested user namespaces would give a command capabilities over
@@ -295,7 +316,7 @@ func hasCapability(c int) bool {
 
 // invocation is the pipes and settings of one bwrap run: its arguments
 // and the files it copies in travel through pipes it inherits as fds 3,
-// 4 and 5.
+// 4 and 5, and the seccomp filter, if any, as fd 6.
 type invocation struct {
 	user runAs
 	// mountDir is the sandbox's directory when keel mounts it for bwrap
@@ -305,13 +326,14 @@ type invocation struct {
 	argsR    *os.File
 	argsW    *os.File
 	dataR    [2]*os.File
+	seccompR *os.File // nil without a filter
 }
 
 // newInvocation makes the pipes for running a command in dir as user u,
 // with dir mounted by keel for bwrap when mounted is set. The data files
 // sit in their pipes before bwrap starts; the options are written once it
 // runs (see sendArgs).
-func newInvocation(info bwrapInfo, u runAs, l Limits, dir string, mounted bool) (*invocation, error) {
+func newInvocation(info bwrapInfo, u runAs, l Limits, dir string, mounted bool, filter []byte) (*invocation, error) {
 	inv := &invocation{user: u}
 	if mounted {
 		inv.mountDir = dir
@@ -334,7 +356,23 @@ func newInvocation(info bwrapInfo, u runAs, l Limits, dir string, mounted bool) 
 			return nil, err
 		}
 	}
-	inv.opts = bwrapOptions(info, l, dir, mounted, [2]int{4, 5})
+	seccompFD := -1
+	if filter != nil {
+		r, w, err := os.Pipe()
+		if err != nil {
+			inv.close()
+			return nil, err
+		}
+		inv.seccompR, seccompFD = r, 6
+		// A few hundred bytes: the pipe's buffer holds them all.
+		_, err = w.Write(filter)
+		w.Close()
+		if err != nil {
+			inv.close()
+			return nil, err
+		}
+	}
+	inv.opts = bwrapOptions(info, l, dir, mounted, [2]int{4, 5}, seccompFD)
 	return inv, nil
 }
 
@@ -345,6 +383,9 @@ func (inv *invocation) prepare(cmd *exec.Cmd, env []string) {
 	// bwrap starts in / so that no directory of keel's is needed.
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{inv.argsR, inv.dataR[0], inv.dataR[1]}
+	if inv.seccompR != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, inv.seccompR)
+	}
 	cmd.SysProcAttr = inv.user.sysProcAttr()
 	if inv.mountDir != "" {
 		// Unshared while the child is still root, before it becomes the
@@ -365,8 +406,10 @@ func (inv *invocation) mount(pid int) error {
 
 // started closes the pipe ends the child now holds.
 func (inv *invocation) started() {
-	for _, f := range []*os.File{inv.argsR, inv.dataR[0], inv.dataR[1]} {
-		_ = f.Close()
+	for _, f := range []*os.File{inv.argsR, inv.dataR[0], inv.dataR[1], inv.seccompR} {
+		if f != nil {
+			_ = f.Close()
+		}
 	}
 }
 
@@ -389,7 +432,7 @@ func (inv *invocation) sendArgs() error {
 
 // close releases every pipe end still open.
 func (inv *invocation) close() {
-	for _, f := range []*os.File{inv.argsR, inv.argsW, inv.dataR[0], inv.dataR[1]} {
+	for _, f := range []*os.File{inv.argsR, inv.argsW, inv.dataR[0], inv.dataR[1], inv.seccompR} {
 		if f != nil {
 			_ = f.Close()
 		}

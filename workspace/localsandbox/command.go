@@ -55,7 +55,7 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 		err error
 	)
 	if s.mode == modeIsolated {
-		if inv, err = newInvocation(s.bwrap, s.user, s.opts.Limits, s.dir, s.mounted); err != nil {
+		if inv, err = newInvocation(s.bwrap, s.user, s.opts.Limits, s.dir, s.mounted, s.filter); err != nil {
 			return nil, fmt.Errorf("localsandbox: run command: %w", err)
 		}
 		defer inv.close()

@@ -106,6 +106,8 @@ type Sandbox struct {
 	enf     Enforcement
 	env     []string
 	cg      *cgroups
+	// filter is the seccomp filter of the commands; nil without one.
+	filter []byte
 }
 
 // mode is how a sandbox runs commands.
@@ -153,6 +155,9 @@ func New(dir string, opts Options) (*Sandbox, error) {
 	case perr == nil:
 		s.bwrap, s.mode = info, modeIsolated
 		s.cg = systemCgroups()
+		if info.noSeccomp == "" {
+			s.filter = seccompProgram(true)
+		}
 	case opts.AllowUnisolated:
 		s.mode = modeUnisolated
 		opts.Logger.Warn("localsandbox: running commands UNISOLATED: they see the whole machine and its network",

@@ -59,6 +59,7 @@ func RunHardened(t *testing.T, h Hardened) {
 	t.Run("FileSize", func(t *testing.T) { testFileSize(t, h) })
 	t.Run("Disk", func(t *testing.T) { testDisk(t, h) })
 	t.Run("CPUTime", func(t *testing.T) { testCPUTime(t, h) })
+	t.Run("Seccomp", func(t *testing.T) { testSeccomp(t, h) })
 }
 
 // run runs line with a time limit long enough for a loaded machine.
