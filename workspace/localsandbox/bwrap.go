@@ -116,7 +116,7 @@ func runProbe(bin string, u runAs) (bwrapInfo, error) {
 	// place of the sandbox's directory, so a failure here is the failure
 	// every command would have.
 	l := Limits{}.withDefaults()
-	lims := rlimits(l, enforcement(l, &cgroups{}, true, u.dedicated, info.noRlimits))
+	lims := rlimits(l, enforcement(l, &cgroups{}, true, u.dedicated, info.noRlimits, ""))
 	filter := seccompProgram(false)
 	if filter == nil {
 		info.noSeccomp = "keel writes seccomp filters for amd64 and arm64 only, not " + runtime.GOARCH

@@ -51,6 +51,10 @@ type Options struct {
 	// Limits bound what the sandbox's commands may use; the zero value is
 	// the defaults (see [Limits]).
 	Limits Limits
+	// MeasureDisk keeps the disk quota measured even where the sandbox
+	// could have a file system of its own (a loop-mounted image, made when
+	// keel runs as root and may mount; see [Limits].Disk).
+	MeasureDisk bool
 	// UID and GID are the host user and group that run commands and own
 	// the sandbox's files when keel runs as root; 0 means [DefaultUID] and
 	// [DefaultGID]. When keel does not run as root, commands run as keel's
@@ -108,6 +112,10 @@ type Sandbox struct {
 	cg      *cgroups
 	// filter is the seccomp filter of the commands; nil without one.
 	filter []byte
+	// ownFS: the sandbox is a file system of its own, the size of its
+	// quota; noFS says why not.
+	ownFS bool
+	noFS  string
 }
 
 // mode is how a sandbox runs commands.
@@ -147,6 +155,7 @@ func New(dir string, opts Options) (*Sandbox, error) {
 		return nil, fmt.Errorf("localsandbox: new: %w", err)
 	}
 	s := &Sandbox{dir: abs, opts: opts, user: userFor(opts), cg: &cgroups{}}
+	s.ownFS, s.noFS = s.diskMode()
 	if err := s.user.own(abs); err != nil {
 		return nil, fmt.Errorf("localsandbox: new: %w", err)
 	}
@@ -156,7 +165,7 @@ func New(dir string, opts Options) (*Sandbox, error) {
 		s.bwrap, s.mode = info, modeIsolated
 		s.cg = systemCgroups()
 		if info.noSeccomp == "" {
-			s.filter = seccompProgram(true)
+			s.filter = seccompProgram(!s.ownFS)
 		}
 	case opts.AllowUnisolated:
 		s.mode = modeUnisolated
@@ -170,9 +179,27 @@ func New(dir string, opts Options) (*Sandbox, error) {
 			s.mode = modeOff
 		}
 	}
-	s.enf = enforcement(opts.Limits, s.cg, s.mode == modeIsolated, s.user.dedicated, s.bwrap.noRlimits)
+	s.enf = enforcement(opts.Limits, s.cg, s.mode == modeIsolated, s.user.dedicated, s.bwrap.noRlimits, s.noFS)
 	s.env = commandEnv(s.WorkDir(), opts.Env)
 	return s, nil
+}
+
+// diskMode gives the sandbox a file system of its own when it can, and
+// else says why not.
+func (s *Sandbox) diskMode() (bool, string) {
+	l := s.opts.Limits
+	switch {
+	case l.Disk < 0:
+		return false, "the disk quota is off"
+	case s.opts.MeasureDisk:
+		return false, "MeasureDisk is set"
+	}
+	tools, err := fsQuotaUsable(filepath.Dir(s.dir))
+	if err != nil {
+		return false, err.Error()
+	}
+	// Files below 0 (no limit) leaves the inode count to mkfs.ext4.
+	return ownFilesystem(tools, s.dir, l.Disk, max(l.Files, 0), s.user.uid, s.user.gid)
 }
 
 // validIDs refuses ids that would run commands as root or are not ids.
