@@ -24,7 +24,7 @@ func enforcement(l Limits, cg *cgroups, isolated, dedicated bool, noRlimits, noF
 	var whys []string
 	if noFS != "" {
 		e.Disk = QuotaCheck
-		if dedicated && l.Disk > 0 {
+		if dedicated && l.Disk > 0 && noFS != "OwnFilesystem is not set" {
 			whys = append(whys, "disk measured: "+noFS)
 		}
 	}

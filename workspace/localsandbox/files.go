@@ -49,14 +49,18 @@ func (s *Sandbox) WriteFile(ctx context.Context, name string, data []byte) error
 		if err := checkOpened(f, false); err != nil {
 			return err
 		}
-		_, err = f.Write(data)
+		// Given to the commands' user before a byte is written: a keel
+		// killed mid-write leaves a file they can remove, not root's.
+		if s.user.dedicated {
+			err = f.Chown(s.user.uid, s.user.gid)
+		}
+		if err == nil {
+			_, err = f.Write(data)
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		if err != nil {
-			return err
-		}
-		return s.user.chown(r, clean)
+		return err
 	})
 }
 

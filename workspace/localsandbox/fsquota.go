@@ -16,8 +16,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Where keel runs as root and may mount, each sandbox gets a file system
-// of its own, the size of its disk quota: an ext4 image beside the
+// With [Options].OwnFilesystem, where keel runs as root and may mount,
+// each sandbox gets a file system of its own, the size of its disk quota: an ext4 image beside the
 // sandbox's directory (DIR.img, a sparse file that takes on the host
 // only what the sandbox holds, and gives back what it removes, since it
 // is mounted with discard), loop-mounted on the directory with nosuid
@@ -30,9 +30,11 @@ import (
 // reboot). A directory that already holds files, or is a mount point of
 // something else, keeps the measured quota.
 //
-// Where that cannot be done (not root, no CAP_SYS_ADMIN, no loop
-// devices, no mkfs.ext4, or [Options].MeasureDisk), the quota is
-// measured (see quota.go).
+// Without OwnFilesystem, or where it cannot be done (not root, no
+// CAP_SYS_ADMIN, no loop devices, no mkfs.ext4), the quota is measured
+// (see quota.go). OwnFilesystem is off by default because the mount
+// outlives keel: a directory that holds a mounted sandbox cannot be
+// removed until it is unmounted ([Unmount], or umount DIR).
 //
 // XFS project quotas would spare the image but need the sandbox root on
 // an XFS file system mounted with prjquota; tmpfs with size= would cost
@@ -212,7 +214,7 @@ func ownFilesystem(t fsQuotaTools, dir string, size, files int64, uid, gid int) 
 }
 
 // Unmount detaches the file system of its own that the sandbox kept in
-// dir may have (see [Options].MeasureDisk), leaving its image beside it;
+// dir may have (see [Options].OwnFilesystem), leaving its image beside it;
 // the next sandbox made for dir mounts it again. It is for removing a
 // sandbox and for tests; a dir without one is not an error.
 func Unmount(dir string) error {

@@ -46,7 +46,7 @@ func TestHardened(t *testing.T) {
 				if asRoot && tc.measured {
 					mountTmpfs(t, dir)
 				}
-				sb, err := localsandbox.New(dir, localsandbox.Options{Limits: localsandbox.Limits(l), MeasureDisk: tc.measured})
+				sb, err := localsandbox.New(dir, localsandbox.Options{Limits: localsandbox.Limits(l), OwnFilesystem: !tc.measured})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -51,10 +51,15 @@ type Options struct {
 	// Limits bound what the sandbox's commands may use; the zero value is
 	// the defaults (see [Limits]).
 	Limits Limits
-	// MeasureDisk keeps the disk quota measured even where the sandbox
-	// could have a file system of its own (a loop-mounted image, made when
-	// keel runs as root and may mount; see [Limits].Disk).
-	MeasureDisk bool
+	// OwnFilesystem gives each sandbox a file system of its own, the size
+	// of its disk quota, where the host allows (keel runs as root with
+	// CAP_SYS_ADMIN, loop devices and mkfs.ext4): a loop-mounted ext4
+	// image beside its directory, so that the kernel enforces the quota
+	// and nothing is measured. The mount outlives keel (see [Unmount]):
+	// it is off by default, so that a directory keel used can always be
+	// removed with rm -rf. Without it, or where the host does not allow
+	// it, the quota is measured.
+	OwnFilesystem bool
 	// UID and GID are the host user and group that run commands and own
 	// the sandbox's files when keel runs as root; 0 means [DefaultUID] and
 	// [DefaultGID]. When keel does not run as root, commands run as keel's
@@ -191,8 +196,8 @@ func (s *Sandbox) diskMode() (bool, string) {
 	switch {
 	case l.Disk < 0:
 		return false, "the disk quota is off"
-	case s.opts.MeasureDisk:
-		return false, "MeasureDisk is set"
+	case !s.opts.OwnFilesystem:
+		return false, "OwnFilesystem is not set"
 	}
 	tools, err := fsQuotaUsable(filepath.Dir(s.dir))
 	if err != nil {

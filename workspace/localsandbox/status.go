@@ -101,8 +101,8 @@ func Check(root string, opts Options) Status {
 	noFS := ""
 	switch {
 	case opts.Limits.Disk < 0:
-	case opts.MeasureDisk:
-		noFS = "MeasureDisk is set"
+	case !opts.OwnFilesystem:
+		noFS = "OwnFilesystem is not set"
 	default:
 		if _, err := fsQuotaUsable(abs); err != nil {
 			noFS = err.Error()
