@@ -25,6 +25,9 @@ import (
 // disk.
 func TestHardened(t *testing.T) {
 	requireBwrap(t)
+	// The suite makes this process a subreaper, as keel is when PID 1:
+	// what commands orphan comes to it, and the reaper takes it.
+	startReaper(t)
 	for _, tc := range []struct {
 		name     string
 		closed   bool

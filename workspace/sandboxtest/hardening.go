@@ -64,6 +64,7 @@ func RunHardened(t *testing.T, h Hardened) {
 	t.Run("QuotaBypasses", func(t *testing.T) { testQuotaBypasses(t, h) })
 	t.Run("CPUTime", func(t *testing.T) { testCPUTime(t, h) })
 	t.Run("Seccomp", func(t *testing.T) { testSeccomp(t, h) })
+	t.Run("NoZombies", func(t *testing.T) { testZombies(t, h) })
 }
 
 // run runs line with a time limit long enough for a loaded machine.
