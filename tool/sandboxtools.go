@@ -141,8 +141,10 @@ type FileContent struct {
 // upload notes give them. At most maxBytes (default [DefaultReadBytes], at
 // most [MaxReadBytes]) are returned, cut at a character boundary, with a
 // note when the file is longer; a binary file (a NUL byte or invalid UTF-8)
-// gets a note instead of its content. The sandbox must be a
-// [workspace.FileSystem] or a [workspace.CommandRunner].
+// gets a note instead of its content. Anything but a regular file (a
+// directory, a FIFO, a link) is refused without being read. The sandbox
+// must be a [workspace.FileOpener] (which reads only maxBytes of the
+// file), a [workspace.FileSystem] or a [workspace.CommandRunner].
 func ReadFile() Tool {
 	return Tool{
 		Name: "read_file",

@@ -2,15 +2,13 @@ package localsandbox_test
 
 import (
 	"errors"
-	"fmt"
-	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/keel-go/keel/workspace/localsandbox"
+	"github.com/keel-go/keel/workspace/sandboxtest"
 )
 
 var reaper struct {
@@ -54,7 +52,7 @@ func TestReaperReapsOrphansOnly(t *testing.T) {
 	var zombies []string
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		zombies = zombieChildren(t)
+		zombies = sandboxtest.ZombieChildren()
 		if len(zombies) == 0 || time.Now().After(deadline) {
 			break
 		}
@@ -66,21 +64,4 @@ func TestReaperReapsOrphansOnly(t *testing.T) {
 	if n := r.Reaped() - before; n < 300 {
 		t.Errorf("Got(%d orphans reaped) of 400 left behind; want them adopted and reaped", n)
 	}
-}
-
-// zombieChildren lists this process's children that are zombies.
-func zombieChildren(t *testing.T) []string {
-	t.Helper()
-	var out []string
-	tasks, _ := os.ReadDir("/proc/self/task")
-	for _, task := range tasks {
-		b, _ := os.ReadFile("/proc/self/task/" + task.Name() + "/children")
-		for _, pid := range strings.Fields(string(b)) {
-			stat, err := os.ReadFile(fmt.Sprintf("/proc/%s/stat", pid))
-			if i := strings.LastIndexByte(string(stat), ')'); err == nil && i > 0 && strings.HasPrefix(string(stat[i:]), ") Z") {
-				out = append(out, string(stat[:i+1]))
-			}
-		}
-	}
-	return out
 }

@@ -29,7 +29,7 @@ func testZombies(t *testing.T, h Hardened) {
 	var zombies []string
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		zombies = zombieChildren()
+		zombies = ZombieChildren()
 		if len(zombies) == 0 || time.Now().After(deadline) {
 			break
 		}
@@ -41,8 +41,9 @@ func testZombies(t *testing.T, h Hardened) {
 	}
 }
 
-// zombieChildren lists the children of this process that are zombies.
-func zombieChildren() []string {
+// ZombieChildren lists the children of this process that are zombies,
+// each as "PID (command)".
+func ZombieChildren() []string {
 	var out []string
 	tasks, _ := os.ReadDir("/proc/self/task")
 	for _, task := range tasks {
