@@ -142,8 +142,8 @@ func (st Status) String() string {
 }
 
 // Warning returns what an operator must be told loudly, or "": that
-// commands are off, that they run unisolated, or that a limit is not
-// enforced.
+// commands are off, that they run unisolated, that a limit is not
+// enforced, or that they run without the seccomp filter.
 func (st Status) Warning() string {
 	if st.Off != nil || !st.Isolated {
 		return st.String()
@@ -151,6 +151,9 @@ func (st Status) Warning() string {
 	if missing := st.Enforcement.unenforced(); len(missing) > 0 {
 		return fmt.Sprintf("localsandbox: sandbox commands have NO limit on %s: %s; %s",
 			strings.Join(missing, ", "), st.Enforcement.Why, st.String())
+	}
+	if st.SeccompBlocked == 0 {
+		return "localsandbox: sandbox commands run WITHOUT a seccomp filter (" + st.NoSeccomp + "): keyrings, io_uring, ptrace and the like are open to them; " + st.String()
 	}
 	return ""
 }
