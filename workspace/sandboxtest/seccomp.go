@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/keel-go/keel/workspace"
@@ -34,43 +33,30 @@ var blockedSyscalls = map[string]string{
 // through, with the kernel's own answer.
 var allowedSyscalls = map[string]string{"clone_plain": "EINVAL", "personality_query": "ok", "getpid": "ok"}
 
-var probeBuild struct {
-	once sync.Once
-	path string
-	err  error
-	out  []byte
-}
-
-// SeccompProbe returns the path of the seccomp probe, a static binary for
-// this machine built once per test binary with the go command (a test
-// that needs it fails when CI is set and go is missing, else skips). It
-// prints, for each syscall, its name and the errno it got.
+// SeccompProbe builds the seccomp probe, a static binary for this
+// machine, into a temporary directory of t with the go command (its
+// build cache makes every build after the first quick), and returns its
+// path. A test that needs it fails when CI is set and go is missing, else
+// skips. The probe prints, for each syscall, its name and the errno it
+// got.
 func SeccompProbe(t testing.TB) string {
 	t.Helper()
-	probeBuild.once.Do(func() {
-		gobin, err := exec.LookPath("go")
-		if err != nil {
-			probeBuild.err = err
-			return
-		}
-		dir, err := os.MkdirTemp("", "keel-seccompprobe")
-		if err != nil {
-			probeBuild.err = err
-			return
-		}
-		probeBuild.path = filepath.Join(dir, "seccompprobe")
-		cmd := exec.Command(gobin, "build", "-o", probeBuild.path, "github.com/keel-go/keel/workspace/sandboxtest/internal/seccompprobe")
+	gobin, err := exec.LookPath("go")
+	var out []byte
+	path := filepath.Join(t.TempDir(), "seccompprobe")
+	if err == nil {
+		cmd := exec.Command(gobin, "build", "-o", path, "github.com/keel-go/keel/workspace/sandboxtest/internal/seccompprobe")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		probeBuild.out, probeBuild.err = cmd.CombinedOutput()
-	})
-	if probeBuild.err != nil {
-		msg := "cannot build the seccomp probe: " + probeBuild.err.Error() + " " + string(probeBuild.out)
+		out, err = cmd.CombinedOutput()
+	}
+	if err != nil {
+		msg := "cannot build the seccomp probe: " + err.Error() + " " + string(out)
 		if os.Getenv("CI") != "" {
 			t.Fatalf("%s (CI is set, so this fails instead of skipping)", msg)
 		}
 		t.Skip(msg)
 	}
-	return probeBuild.path
+	return path
 }
 
 // ParseProbe reads the probe's output: errno (or "ok") by syscall name.
