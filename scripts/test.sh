@@ -12,6 +12,10 @@ say() { printf '==> %s\n' "$*"; }
 
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# mkfs.ext4 gives a sandbox a file system of its own (localsandbox's
+# OwnFilesystem); unshare runs keel as PID 1 of a pid namespace.
+PATH=$PATH:/sbin:/usr/sbin command -v mkfs.ext4 >/dev/null 2>&1 || need+=(e2fsprogs)
+command -v unshare >/dev/null 2>&1 || need+=(util-linux)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
