@@ -24,7 +24,7 @@ func (m *Model) chatParams(req *keel.Request, files *inline.Files) (sdk.ChatComp
 				p.Messages = append(p.Messages, sdk.SystemMessage(t))
 			}
 		case keel.RoleUser:
-			u, err := chatUserMessage(msg, files)
+			u, err := m.chatUserMessage(msg, files)
 			if err != nil {
 				return p, err
 			}
@@ -78,10 +78,18 @@ func (m *Model) chatParams(req *keel.Request, files *inline.Files) (sdk.ChatComp
 	return p, nil
 }
 
-func chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionMessageParamUnion, error) {
+func (m *Model) chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionMessageParamUnion, error) {
 	if len(msg.Parts) == 1 {
 		if t, ok := msg.Parts[0].(keel.TextPart); ok {
 			return sdk.UserMessage(t.Text), nil
+		}
+	}
+	if m.compatible() {
+		if text, ok := textOnly(msg.Parts); ok {
+			// Servers that copy the API for text models (Groq's, some
+			// llama.cpp builds) take content as a string only. A message
+			// whose files were replaced by notes is text alone again.
+			return sdk.UserMessage(text), nil
 		}
 	}
 	parts := make([]sdk.ChatCompletionContentPartUnionParam, 0, len(msg.Parts))
@@ -90,7 +98,7 @@ func chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionM
 		case keel.TextPart:
 			parts = append(parts, sdk.TextContentPart(p.Text))
 		case keel.FilePart:
-			c, err := chatFilePart(p, i, files)
+			c, err := m.chatFilePart(p, i, files)
 			if err != nil {
 				return sdk.ChatCompletionMessageParamUnion{}, err
 			}
@@ -102,14 +110,34 @@ func chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionM
 	return sdk.UserMessage(parts), nil
 }
 
+// textOnly returns the text of parts joined by blank lines, when they
+// are all text.
+func textOnly(parts []keel.Part) (string, bool) {
+	var b strings.Builder
+	for i, part := range parts {
+		t, ok := part.(keel.TextPart)
+		if !ok {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String(), true
+}
+
 // chatFilePart encodes a file the way Chat Completions takes
 // it, or refuses it with the functionality string keel's processors read.
-func chatFilePart(f keel.FilePart, index int, files *inline.Files) (sdk.ChatCompletionContentPartUnionParam, error) {
+func (m *Model) chatFilePart(f keel.FilePart, index int, files *inline.Files) (sdk.ChatCompletionContentPartUnionParam, error) {
 	var none sdk.ChatCompletionContentPartUnionParam
 	mt := inline.MediaType(f)
 	src := f.Source()
 	switch {
 	case strings.HasPrefix(mt, "image/"):
+		if !m.takesImage(mt) {
+			return none, refuseType("image part media type ", f)
+		}
 		switch src {
 		case keel.SourceHTTP:
 			return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: f.URL}), nil

@@ -111,6 +111,9 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, files *inline.File
 	var none responses.ResponseInputContentUnionParam
 	mt := inline.MediaType(f)
 	if strings.HasPrefix(mt, "image/") {
+		if !m.takesImage(mt) {
+			return none, refuseType("image part media type ", f)
+		}
 		img := &responses.ResponseInputImageParam{Detail: responses.ResponseInputImageDetailAuto}
 		switch f.Source() {
 		case keel.SourceHTTP:
