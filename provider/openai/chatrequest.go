@@ -41,6 +41,15 @@ func (m *Model) chatParams(req *keel.Request, files *inline.Files) (sdk.ChatComp
 					p.Messages = append(p.Messages, sdk.ToolMessage(toolOutputText(r), r.CallID))
 				}
 			}
+			if returned, ok := toolFiles(msg); ok {
+				// A tool message takes text only: the files the tools
+				// returned follow as the user's.
+				u, err := m.chatUserMessage(returned, files)
+				if err != nil {
+					return p, err
+				}
+				p.Messages = append(p.Messages, u)
+			}
 		default:
 			return p, fmt.Errorf("openai: build request: unknown role %q", msg.Role)
 		}
@@ -108,6 +117,23 @@ func (m *Model) chatUserMessage(msg keel.Message, files *inline.Files) (sdk.Chat
 		}
 	}
 	return sdk.UserMessage(parts), nil
+}
+
+// toolFiles returns a user message holding the files of a tool message
+// (the files its tools returned, after their results), each after a
+// line naming the tool; false when it holds none.
+func toolFiles(msg keel.Message) (keel.Message, bool) {
+	var parts []keel.Part
+	tool := ""
+	for _, part := range msg.Parts {
+		switch p := part.(type) {
+		case keel.ToolResultPart:
+			tool = p.Name
+		case keel.FilePart:
+			parts = append(parts, keel.TextPart{Text: "[File returned by the tool " + tool + "]"}, p)
+		}
+	}
+	return keel.Message{Role: keel.RoleUser, Parts: parts}, len(parts) > 0
 }
 
 // textOnly returns the text of parts joined by blank lines, when they

@@ -53,6 +53,13 @@ func (m *Model) responsesParams(req *keel.Request, files *inline.Files) (respons
 					items = append(items, out)
 				}
 			}
+			if returned, ok := toolFiles(msg); ok {
+				content, err := m.responsesUserContent(returned, files)
+				if err != nil {
+					return p, err
+				}
+				items = append(items, responses.ResponseInputItemParamOfMessage(content, responses.EasyInputMessageRoleUser))
+			}
 		default:
 			return p, fmt.Errorf("openai: build request: unknown role %q", msg.Role)
 		}
