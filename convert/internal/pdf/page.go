@@ -105,7 +105,7 @@ func (d *Document) Text(p Page, line func([]byte)) (PageStats, error) {
 	}
 	pb := &pageBuilder{out: line}
 	in := &interp{d: d, page: pb, gs: gstate{ctm: identity, th: 1}, tm: identity, tlm: identity}
-	err := in.run(io.MultiReader(readers...), p.res, 0)
+	err := in.run(in.streamLexer(io.MultiReader(readers...), 0), p.res, 0)
 	pb.flush()
 	return PageStats{Glyphs: pb.glyphs, Images: in.images}, err
 }
