@@ -56,7 +56,7 @@ type Document struct {
 // An encrypted file is opened with the empty user password; one that
 // needs another password fails with ErrPassword.
 func Open(ctx context.Context, data []byte, lim Limits) (*Document, error) {
-	d := &Document{data: data, lim: lim, ctx: ctx, xref: map[int]xrefEntry{}, cache: map[int]Object{}, loading: map[int]bool{}, stms: map[int]*objStream{}, fonts: map[Ref]*font{}, forms: map[*Stream][]byte{}}
+	d := newDocument(ctx, data, lim)
 	if i := bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-")); i < 0 {
 		return nil, errorf("no %%PDF- header")
 	}
@@ -89,6 +89,11 @@ func Open(ctx context.Context, data []byte, lim Limits) (*Document, error) {
 		return nil, &LimitError{Limit: "tokens", Max: d.lim.MaxTokens}
 	}
 	return d, nil
+}
+
+// newDocument returns a document over data, its structure not read.
+func newDocument(ctx context.Context, data []byte, lim Limits) *Document {
+	return &Document{data: data, lim: lim, ctx: ctx, xref: map[int]xrefEntry{}, cache: map[int]Object{}, loading: map[int]bool{}, stms: map[int]*objStream{}, fonts: map[Ref]*font{}, forms: map[*Stream][]byte{}}
 }
 
 func isLimit(err error) bool {

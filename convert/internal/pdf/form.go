@@ -12,6 +12,9 @@ const (
 	maxFormCache  = 4 << 20
 )
 
+// xobject draws the XObject that res names: an image is counted; a
+// form's content runs with its matrix and resources, unless it is one
+// of the forms being run (a form that draws itself, directly or not).
 func (in *interp) xobject(res Dict, name Name, depth int) error {
 	xs := in.d.resolveDict(res["XObject"])
 	s, ok := in.d.resolve(xs[name]).(*Stream)
