@@ -8,9 +8,9 @@ import (
 	"github.com/keel-go/keel/convert"
 )
 
-// workPDFs are hostile PDFs small on disk that once cost unbounded
-// work or memory: each now ends within the limits, in a result or a
-// typed error, within the heap given.
+// workPDFs are hostile PDFs small on disk that once panicked or cost
+// unbounded work or memory: each now ends within the limits, in a
+// result or a typed error, within the heap given.
 func workPDFs(t testing.TB) []hostilePDF {
 	// A /W range whose CIDs are past 2^53, where a float no longer
 	// counts up by one.
@@ -58,7 +58,17 @@ func workPDFs(t testing.TB) []hostilePDF {
 		fmt.Fprintf(&openDicts, "%d 0 obj <</A\n", i)
 	}
 
+	// A ToUnicode range mapping its codes to an empty array.
+	emptyRange := &pdfFile{}
+	emptyRange.add("<</Type /Catalog /Pages 2 0 R>>")
+	emptyRange.add("<</Type /Pages /Kids [3 0 R] /Count 1>>")
+	emptyRange.add("<</Type /Page /Parent 2 0 R /Contents 4 0 R /Resources <</Font <</F1 5 0 R>>>>>>")
+	emptyRange.add(pdfStream{data: []byte("BT /F1 12 Tf 72 700 Td (AB) Tj ET " + textAt(72, 680, 12, "NEXTLINE"))})
+	emptyRange.add("<</Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R>>")
+	emptyRange.add(pdfStream{data: []byte("1 begincodespacerange <00> <ff> endcodespacerange 1 beginbfrange <41> <42> [] endbfrange")})
+
 	return []hostilePDF{
+		{"a ToUnicode range of an empty array", emptyRange.bytes(), convert.Limits{}, "NEXTLINE", nil, 1 << 20},
 		{"a width range past 2^53", wide.bytes(), convert.Limits{}, "AB", nil, 4 << 20},
 		{"one line of 2 MB of glyphs", longLine, convert.Limits{}, "--- page 1 ---", nil, 2 << 20},
 		{"a TJ array of 32 MB of strings", bigTJ, convert.Limits{}, "AFTERTJ", nil, 16 << 20},

@@ -113,6 +113,9 @@ func (d *Document) parseCMap(data []byte) *cmap {
 					for _, e := range v {
 						r.list = append(r.list, utf16Text(asString(e)))
 					}
+					if len(r.list) == 0 {
+						continue // no text: and text() needs a list or a base
+					}
 				default:
 					continue
 				}
