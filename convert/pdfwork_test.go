@@ -1,6 +1,7 @@
 package convert_test
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -67,7 +68,12 @@ func workPDFs(t testing.TB) []hostilePDF {
 	emptyRange.add("<</Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R>>")
 	emptyRange.add(pdfStream{data: []byte("1 begincodespacerange <00> <ff> endcodespacerange 1 beginbfrange <41> <42> [] endbfrange")})
 
+	// Glyph names that are empty, or have an empty part.
+	emptyNames := simplePDF(t, "", "BT /F2 12 Tf 72 700 Td (ABC) Tj ET "+textAt(72, 680, 12, "NEXTLINE"))
+	emptyNames = bytes.Replace(emptyNames, []byte("/Font <</F1 3 0 R>>"), []byte("/Font <</F1 3 0 R /F2 <</Type /Font /Subtype /Type1 /BaseFont /X /Encoding <</Differences [65 / /a_ /_b]>>>>>>"), 1)
+
 	return []hostilePDF{
+		{"empty glyph names", emptyNames, convert.Limits{}, "NEXTLINE", nil, 1 << 20},
 		{"a ToUnicode range of an empty array", emptyRange.bytes(), convert.Limits{}, "NEXTLINE", nil, 1 << 20},
 		{"a width range past 2^53", wide.bytes(), convert.Limits{}, "AB", nil, 4 << 20},
 		{"one line of 2 MB of glyphs", longLine, convert.Limits{}, "--- page 1 ---", nil, 2 << 20},
