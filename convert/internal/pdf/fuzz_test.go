@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // The fuzz targets here reach the reader's parts without a whole PDF
@@ -219,6 +220,55 @@ func FuzzEncrypt(f *testing.F) {
 					typed(t, err)
 				}
 			}
+		})
+	})
+}
+
+// FuzzFont reads a font dictionary and decodes codes with it.
+func FuzzFont(f *testing.F) {
+	f.Add([]byte("<</Subtype /Type0 /Encoding /Identity-H /DescendantFonts [<</W [1 [500 600] 10 20 300] /DW 800>>]>>"), []byte("\x00\x01\x00\x0a\xff"))
+	f.Add([]byte("<</Subtype /Type0 /Encoding /UniJIS-UCS2-H>>"), []byte("\x30\x42\xd8\x3d\xde\x00"))
+	f.Add([]byte("<</Subtype /TrueType /FirstChar 32 /Widths [250 300] /Encoding <</BaseEncoding /MacRomanEncoding /Differences [65 /a_b /uni00410042 /g123 /Aacute.sc]>>>>"), []byte(" ABCDE\x80\xff"))
+	f.Add([]byte("<</Subtype /Type3 /FontMatrix [0.01 0 0 0.01 0 0] /FirstChar 0 /Widths [10] /FontDescriptor <</Flags 4>>>>"), []byte("\x00\xf0\x41"))
+	f.Fuzz(func(t *testing.T, dict, codes []byte) {
+		inTime(t, func() {
+			d := fuzzDoc(t, nil)
+			o, _, _ := d.newParser(dict).object(0)
+			font, err := d.loadFont(o)
+			typed(t, err)
+			if font == nil {
+				return
+			}
+			for s := codes; len(s) > 0; {
+				g := font.next(s)
+				if g.n < 1 || g.n > len(s) || !utf8.ValidString(g.text) {
+					t.Fatalf("next(%x) = %+v", s, g)
+				}
+				s = s[g.n:]
+			}
+		})
+	})
+}
+
+// FuzzContent runs a page's content stream with Helvetica as /F1 and,
+// as the form /Fm, a form whose content is the same stream (so that it
+// draws itself when it draws /Fm).
+func FuzzContent(f *testing.F) {
+	f.Add([]byte("BT /F1 12 Tf 72 700 Td [(Hello)-300(world)] TJ T* (next) ' 1 2 (quote) \" ET"))
+	f.Add([]byte("q 1 0 0 1 5 5 cm BI /W 1 /H 1 /BPC 8 /CS /G ID \x00 EI Q /Fm Do BT /F1 1 Tf 0 1 -1 0 300 100 Tm 3 Tr 2 Tz 1 Ts 4 TL (up) Tj ET"))
+	f.Add([]byte("<</MCID 0>> BDC BT /F9 12 Tf 1 0 0 1 72 700 Tm <48656c6c6f> Tj 72 0 TD (x) Tj ET EMC"))
+	f.Fuzz(func(t *testing.T, content []byte) {
+		inTime(t, func() {
+			d := fuzzDoc(t, nil)
+			helvetica := Dict{"Type": Name("Font"), "Subtype": Name("Type1"), "BaseFont": Name("Helvetica")}
+			res := Dict{"Font": Dict{"F1": helvetica}, "XObject": Dict{"Fm": &Stream{Dict: Dict{"Subtype": Name("Form")}, Raw: content}}}
+			page := Page{dict: Dict{"Contents": &Stream{Dict: Dict{}, Raw: content}}, res: res}
+			_, err := d.Text(page, func(line []byte) {
+				if !utf8.Valid(line) {
+					t.Fatalf("line %q is not UTF-8", line)
+				}
+			})
+			typed(t, err)
 		})
 	})
 }
