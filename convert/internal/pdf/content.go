@@ -34,9 +34,6 @@ type interp struct {
 	arena []byte
 	// forms holds the form XObjects being run, against cycles.
 	forms []*Stream
-	// windows are the lexers' windows, one a level of forms, kept for
-	// the next form run at that level.
-	windows [][]byte
 	// check is the token count at which the budget and the context are
 	// checked next.
 	check int64
@@ -83,15 +80,17 @@ func (in *interp) budget() error {
 const maxArena = 1 << 20
 
 // streamLexer returns a lexer reading r through the window of a level
-// of forms: windows are kept for the next run at their level.
+// of forms: windows are kept, for the next run at their level and the
+// next page.
 func (in *interp) streamLexer(r io.Reader, depth int) *lexer {
-	for len(in.windows) <= depth {
-		in.windows = append(in.windows, nil)
+	d := in.d
+	for len(d.windows) <= depth {
+		d.windows = append(d.windows, nil)
 	}
-	if in.windows[depth] == nil {
-		in.windows[depth] = make([]byte, 32<<10)
+	if d.windows[depth] == nil {
+		d.windows[depth] = make([]byte, 32<<10)
 	}
-	return &lexer{buf: in.windows[depth][:0], r: r, win: in.windows[depth], maxToken: maxTokenDefault}
+	return &lexer{buf: d.windows[depth][:0], r: r, win: d.windows[depth], maxToken: maxTokenDefault}
 }
 
 // run interprets one content stream, read by lx, with its resources.

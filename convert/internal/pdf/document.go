@@ -39,6 +39,8 @@ type Document struct {
 	// formBytes counts its bytes.
 	forms     map[*Stream][]byte
 	formBytes int
+	// windows are the content lexers' windows, one a level of forms.
+	windows [][]byte
 
 	unpacked int64
 	tokens   int64

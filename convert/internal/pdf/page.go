@@ -80,7 +80,8 @@ type PageStats struct {
 // a column, a header). The slice is reused after line returns.
 func (d *Document) Text(p Page, line func([]byte)) (PageStats, error) {
 	var readers []io.Reader
-	var streams []*Stream
+	var one [1]*Stream
+	streams := one[:0]
 	switch c := d.resolve(p.dict["Contents"]).(type) {
 	case *Stream:
 		streams = append(streams, c)
@@ -100,7 +101,12 @@ func (d *Document) Text(p Page, line func([]byte)) (PageStats, error) {
 			return PageStats{}, err
 		}
 		if err == nil {
-			readers = append(readers, r, bytes.NewReader([]byte{'\n'}))
+			if len(readers) > 0 {
+				// Streams of an array are one content: a token may not
+				// run across their join.
+				readers = append(readers, bytes.NewReader([]byte{'\n'}))
+			}
+			readers = append(readers, r)
 		}
 	}
 	pb := &pageBuilder{out: line}
