@@ -381,7 +381,7 @@ func TestStoredFileText(t *testing.T) {
 	model, _ := geminiModel(t, googletest.Options{})
 	withConverters := func(c *server.Config) {
 		cfg := c.Agents[0].Config()
-		cfg.Converters = convert.Default()
+		cfg.Files.Converters = convert.Default()
 		c.Agents[0] = must(agent.New(cfg))
 	}
 	e := newEnv(t, envOptions{model: model, config: withConverters})

@@ -74,7 +74,7 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 	}
 	a, err := agent.New(agent.Config{ID: "assistant", Name: "Assistant", Description: "reads what you send",
 		Model: model, Memory: store, Workspace: ws, Tools: tools, Logger: quiet,
-		Converters: convert.Default(), Refusals: refusals})
+		Files: processor.UnsupportedFileOptions{Converters: convert.Default(), Refusals: refusals}})
 	if err != nil {
 		t.Fatal(err)
 	}
