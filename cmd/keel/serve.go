@@ -10,7 +10,7 @@ import (
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/server"
-	"github.com/keel-go/keel/studio"
+	"github.com/keel-go/keel/console"
 )
 
 // serveCmd is keel serve: the HTTP API, until SIGINT or SIGTERM.
@@ -73,7 +73,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	ui, err := studio.New()
+	ui, err := console.New()
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package studio_test
+package console_test
 
 import (
 	"fmt"
@@ -21,7 +21,7 @@ import (
 	"github.com/keel-go/keel/provider/google"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
-	"github.com/keel-go/keel/studio"
+	"github.com/keel-go/keel/console"
 	"github.com/keel-go/keel/tool"
 	"github.com/keel-go/keel/workspace"
 	"github.com/keel-go/keel/workspace/localsandbox"
@@ -78,7 +78,7 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	ui, err := studio.New()
+	ui, err := console.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package studio_test
+package console_test
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package studio_test
+package console_test
 
 import (
 	"bytes"
@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keel-go/keel/studio"
+	"github.com/keel-go/keel/console"
 )
 
-func newHandler(t *testing.T) *studio.Handler {
+func newHandler(t *testing.T) *console.Handler {
 	t.Helper()
-	h, err := studio.New()
+	h, err := console.New()
 	if err != nil {
 		t.Fatal(err)
 	}

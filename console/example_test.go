@@ -1,17 +1,17 @@
-package studio_test
+package console_test
 
 import (
 	"fmt"
 	"net/http/httptest"
 	"strings"
 
-	"github.com/keel-go/keel/studio"
+	"github.com/keel-go/keel/console"
 )
 
 // The studio answers its page at its own paths, deep links included, and
 // the API is left to the server it is mounted in.
 func ExampleNew() {
-	h, err := studio.New()
+	h, err := console.New()
 	if err != nil {
 		panic(err)
 	}

@@ -56,4 +56,4 @@
 // offered again), sent as resourceId, and a deep link's ?resourceId= wins
 // for that page; a user (per-user auth) acts for the token's resource
 // only, shown there read-only, and sees no way to forget a refusal.
-package studio
+package console
