@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/console"
 	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/internal/browsertest"
 	"github.com/keel-go/keel/memory"
@@ -21,7 +22,6 @@ import (
 	"github.com/keel-go/keel/provider/google"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
-	"github.com/keel-go/keel/console"
 	"github.com/keel-go/keel/tool"
 	"github.com/keel-go/keel/workspace"
 	"github.com/keel-go/keel/workspace/localsandbox"
@@ -29,7 +29,7 @@ import (
 
 const xlsxType = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 
-// keelEnv is a real keel server with the studio: SQLite, a sandbox per
+// keelEnv is a real keel server with the console: SQLite, a sandbox per
 // resource, converters and remembered refusals as keel serve has them,
 // and an agent whose model speaks Gemini's wire protocol and answers 502
 // to any request carrying an xlsx, as Gemini does.
@@ -82,8 +82,8 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	const token = "studio-test-token"
-	cfg := server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Studio: ui, Refusals: refusals,
+	const token = "console-test-token"
+	cfg := server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Console: ui, Refusals: refusals,
 		SandboxModes: map[string]string{"assistant": "per-resource"}, Logger: quiet}
 	if configure != nil {
 		configure(&cfg)

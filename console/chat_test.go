@@ -51,7 +51,7 @@ const factsJS = `({
 	unlabelled: ` + unlabelled + `,
 })`
 
-// The whole path of a user: open the studio, give the token, send "Read
+// The whole path of a user: open the console, give the token, send "Read
 // these" with two spreadsheets to an agent whose model answers 502 to
 // them, see the answer stream in and keel's recoveries arrive, reload the
 // thread's own link and find the message, the files with their exact
@@ -59,7 +59,7 @@ const factsJS = `({
 // download a file and get its bytes; list, download and delete the
 // sandbox's files. Hostile names and answers stay text, nothing runs, and
 // the console stays free of errors.
-func TestStudioChatWithFiles(t *testing.T) {
+func TestConsoleChatWithFiles(t *testing.T) {
 	k := startKeel(t, hostileAnswer)
 	tb := newTab(t)
 	t.Logf("screenshots in %s", tb.OutputDir())
@@ -74,7 +74,7 @@ func TestStudioChatWithFiles(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "leads.xlsx"), leads)
 	writeFile(t, filepath.Join(dir, hostileName), hostile)
 
-	tb.Do("open the studio", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
+	tb.Do("open the console", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
 	tb.Shot("token")
 	tb.Do("give the token",
 		chromedp.SendKeys(chromedp.CSS("#token-input"), k.token),
@@ -143,7 +143,7 @@ func TestStudioChatWithFiles(t *testing.T) {
 	}
 	f := browsertest.Eval[pageFacts](tb, factsJS)
 	u, _ := url.Parse(threadURL)
-	if !strings.HasPrefix(u.Path, "/threads/studio-") || f.Path != u.Path {
+	if !strings.HasPrefix(u.Path, "/threads/console-") || f.Path != u.Path {
 		t.Errorf("Got(thread link) = %s, after reload %s; want /threads/<id>, kept", u.Path, f.Path)
 	}
 	if f.UserText != "Read these" || strings.Join(f.Names, "|") != "leads.xlsx|"+hostileName {

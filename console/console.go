@@ -38,15 +38,15 @@ type file struct {
 	etag        string
 }
 
-// Handler serves the studio. It is safe for concurrent use.
+// Handler serves the console. It is safe for concurrent use.
 type Handler struct {
 	index  file
 	prefix string // "/assets/<version>/"
 	files  map[string]file
 }
 
-// New returns the studio's handler. Mount it at "/" next to the API (see
-// [github.com/keel-go/keel/server.Config].Studio); it answers the page's
+// New returns the console's handler. Mount it at "/" next to the API (see
+// [github.com/keel-go/keel/server.Config].Console); it answers the page's
 // own paths and its assets, and 404 for anything else.
 func New() (*Handler, error) {
 	h := &Handler{files: map[string]file{}}
@@ -72,17 +72,17 @@ func New() (*Handler, error) {
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("studio: load assets: %w", err)
+		return nil, fmt.Errorf("console: load assets: %w", err)
 	}
 	if index == nil {
-		return nil, fmt.Errorf("studio: load assets: no index.html")
+		return nil, fmt.Errorf("console: load assets: no index.html")
 	}
 	// Assets live under a prefix that changes with any of them, so that
 	// they can be cached for good while a new keel is seen at once; the
 	// page itself is always revalidated.
 	h.prefix = "/assets/" + hex.EncodeToString(all.Sum(nil))[:12] + "/"
 	if h.index, err = newFile("index.html", bytes.ReplaceAll(index, []byte(assetsPlaceholder), []byte(h.prefix))); err != nil {
-		return nil, fmt.Errorf("studio: load assets: %w", err)
+		return nil, fmt.Errorf("console: load assets: %w", err)
 	}
 	return h, nil
 }
@@ -144,7 +144,7 @@ func isPage(p string) bool {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "studio: use GET", http.StatusMethodNotAllowed)
+		http.Error(w, "console: use GET", http.StatusMethodNotAllowed)
 		return
 	}
 	hdr := w.Header()

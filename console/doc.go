@@ -1,4 +1,4 @@
-// Package studio is keel's web studio: a page, served by keel serve at
+// Package console is keel's web console: a page, served by keel serve at
 // "/", that shows what the API holds and what keel did with each file,
 // and lets a person chat with an agent, files included.
 //
@@ -27,7 +27,7 @@
 // Hand-written ES modules and one style sheet under assets/, embedded in
 // the binary: no framework, no build step, nothing fetched from another
 // origin (no CDN, no web font). A framework would bring more bytes than
-// the whole studio and a build step to keel; the page's needs (a few
+// the whole console and a build step to keel; the page's needs (a few
 // views, one stream, forms) are met by the DOM itself. The modules are:
 // app.js (the views of each path), api.js (calls, the token, the stream
 // reader), dom.js, markdown.js, recovery.js, and one per view.
@@ -52,7 +52,8 @@
 // header, never in a URL. Files are fetched with the header and saved from
 // a blob. The page asks GET /api/keel/caller who the token is (once per
 // token, kept beside it): a trusted caller acts for the resource at the
-// top of the page ("studio" until another is typed; the last ten are
+// top of the page ("studio" until another is typed, the name the page had
+// before, so that the threads made then stay in view; the last ten are
 // offered again), sent as resourceId, and a deep link's ?resourceId= wins
 // for that page; a user (per-user auth) acts for the token's resource
 // only, shown there read-only, and sees no way to forget a refusal.

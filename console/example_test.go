@@ -8,7 +8,7 @@ import (
 	"github.com/keel-go/keel/console"
 )
 
-// The studio answers its page at its own paths, deep links included, and
+// The console answers its page at its own paths, deep links included, and
 // the API is left to the server it is mounted in.
 func ExampleNew() {
 	h, err := console.New()
@@ -18,7 +18,7 @@ func ExampleNew() {
 	for _, path := range []string{"/", "/threads/t-1", "/nothing-here"} {
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
-		fmt.Println(path, rec.Code, strings.Contains(rec.Body.String(), "<title>keel studio</title>"))
+		fmt.Println(path, rec.Code, strings.Contains(rec.Body.String(), "<title>keel console</title>"))
 	}
 	// Output:
 	// / 200 true

@@ -15,7 +15,7 @@ import (
 // A run that fails even once the file is taken out: the chat says so as
 // it happens, and the thread, loaded again, still tells what keel did
 // with the file (stored on the user's message, since there is no reply).
-func TestStudioFailedRun(t *testing.T) {
+func TestConsoleFailedRun(t *testing.T) {
 	k := startKeelWith(t, googletest.Options{Respond: func(googletest.Request, int) (providertest.Reply, bool) {
 		return providertest.Reply{Status: 400, Body: googletest.ErrorBody(400, "INVALID_ARGUMENT", "Request contains an invalid argument.")}, true
 	}})

@@ -10,12 +10,12 @@ import (
 	"github.com/keel-go/keel/internal/browsertest"
 )
 
-// The studio works from the keyboard alone: the token form submits with
+// The console works from the keyboard alone: the token form submits with
 // Enter, Tab from a view's start reaches an agent's chat link first, and Ctrl+Enter sends.
-func TestStudioKeyboard(t *testing.T) {
+func TestConsoleKeyboard(t *testing.T) {
 	k := startKeel(t, "Answered from the keyboard.")
 	tb := newTab(t)
-	tb.Do("open the studio", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
+	tb.Do("open the console", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
 	if focused := browsertest.Eval[string](tb, `document.activeElement.id`); focused != "token-input" {
 		t.Errorf("Got(focus when the token is asked) = %q; want the token field", focused)
 	}

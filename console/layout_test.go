@@ -12,7 +12,7 @@ import (
 // Every page is usable at 1280×800 and at a phone's width: nothing is
 // wider than the screen (the page does not scroll sideways), and a
 // screenshot of each is kept.
-func TestStudioLayout(t *testing.T) {
+func TestConsoleLayout(t *testing.T) {
 	k, tb := pagesEnv(t)
 	screens := []struct {
 		name          string
@@ -25,7 +25,7 @@ func TestStudioLayout(t *testing.T) {
 	for _, sc := range screens {
 		t.Run(sc.name, func(t *testing.T) {
 			tb.Do("emulate "+sc.name, chromedp.EmulateViewport(sc.width, sc.height, sc.opts...))
-			for _, pg := range studioPages {
+			for _, pg := range consolePages {
 				tb.Do("open "+pg.path, chromedp.Navigate(k.url+pg.path))
 				tb.WaitFor(pg.name+" shown", pg.ready)
 				tb.Shot(sc.name + "-" + strings.ReplaceAll(pg.name, " ", "-"))

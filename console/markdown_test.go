@@ -16,7 +16,7 @@ import (
 func TestMarkdownIsSafe(t *testing.T) {
 	k := startKeel(t, "Fine.")
 	tb := newTab(t)
-	tb.Do("open the studio", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
+	tb.Do("open the console", chromedp.Navigate(k.url+"/"), chromedp.WaitVisible(chromedp.CSS("#token-input")))
 	prefix := browsertest.Eval[string](tb, `document.querySelector('script[type=module]').src.replace(/app\.js$/, "")`)
 	cases := []struct{ name, src, want string }{
 		{"emphasis", "**bold** and *em* and `code`", "<p><strong>bold</strong> and <em>em</em> and <code>code</code></p>"},

@@ -65,9 +65,9 @@ type transferred struct {
 
 func (x transferred) total() int { return x.Page + x.Assets + x.API }
 
-// studioPages are the studio's pages, each with what tells it is shown,
+// consolePages are the console's pages, each with what tells it is shown,
 // as the tests open them: a keelEnv with the 200-message thread "big".
-var studioPages = []struct{ name, path, ready string }{
+var consolePages = []struct{ name, path, ready string }{
 	{"agents", "/", `document.querySelector('[data-agent="assistant"]') !== null`},
 	{"threads", "/threads", `document.querySelector("table.threads tbody td.num") !== null`},
 	{"200-message thread", "/threads/big", `document.querySelectorAll(".transcript .msg").length === 200 && document.querySelector("textarea") !== null`},
@@ -76,7 +76,7 @@ var studioPages = []struct{ name, path, ready string }{
 	{"refusals", "/refusals", `document.querySelector(".listing p, .listing table") !== null`},
 }
 
-// pagesEnv is the keel server of studioPages, and a tab signed in to it.
+// pagesEnv is the keel server of consolePages, and a tab signed in to it.
 func pagesEnv(t testing.TB) (*keelEnv, *browsertest.Tab) {
 	t.Helper()
 	k := startKeel(t, "Fine.")
@@ -100,16 +100,16 @@ func coldLoad(t testing.TB, tb *browsertest.Tab, k *keelEnv, path, ready string)
 	return browsertest.Eval[transferred](tb, transferredJS)
 }
 
-// Each page of the studio, loaded cold (nothing cached), moves at most
+// Each page of the console, loaded cold (nothing cached), moves at most
 // 100 KiB over the network: the document, its assets (gzipped) and the
 // API's answers, headers included. The biggest answer is a 200-message
 // thread's. Every page's controls are labelled, and what it hides is
 // not shown. The figures are logged for BENCHMARKS.md, and kept in
 // testoutput/transfer.txt.
-func TestStudioPageTransfer(t *testing.T) {
+func TestConsolePageTransfer(t *testing.T) {
 	k, tb := pagesEnv(t)
-	report := []string{"studio pages, cold load, " + time.Now().UTC().Format(time.RFC3339)}
-	for _, pg := range studioPages {
+	report := []string{"console pages, cold load, " + time.Now().UTC().Format(time.RFC3339)}
+	for _, pg := range consolePages {
 		x := coldLoad(t, tb, k, pg.path, pg.ready)
 		line := fmt.Sprintf("%-20s %6d bytes (document %d, assets %d, API %d) in %d requests", pg.name, x.total(), x.Page, x.Assets, x.API, x.Count)
 		report = append(report, line)
@@ -133,14 +133,14 @@ func TestStudioPageTransfer(t *testing.T) {
 	}
 }
 
-// BenchmarkStudioThreadRender opens a stored 200-message thread in
+// BenchmarkConsoleThreadRender opens a stored 200-message thread in
 // headless chromium, its assets cached as a returning user's are, and
 // reports how long the page took to render it: from its messages fetched
 // to their DOM built, styled and laid out (ms/render), and from the
 // navigation to that point (ms/load). Run it with
 //
-//	go test -run '^$' -bench StudioThreadRender -benchtime 20x -count 3 ./studio/
-func BenchmarkStudioThreadRender(b *testing.B) {
+//	go test -run '^$' -bench ConsoleThreadRender -benchtime 20x -count 3 ./console/
+func BenchmarkConsoleThreadRender(b *testing.B) {
 	k, tb := pagesEnv(b)
 	var render, load float64
 	n := 0

@@ -12,9 +12,9 @@ import (
 )
 
 // The second spreadsheet sent to a model that refused the first is
-// handled before the model is called, and the studio says why, live and
+// handled before the model is called, and the console says why, live and
 // once stored: the refusal keel remembered, with its evidence.
-func TestStudioRememberedRefusal(t *testing.T) {
+func TestConsoleRememberedRefusal(t *testing.T) {
 	k := startKeel(t, "Read.")
 	tb := newTab(t)
 	dir := t.TempDir()

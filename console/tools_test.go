@@ -39,7 +39,7 @@ var noteTool = tool.Tool{
 
 // A turn where the model calls a tool: the call and its result are shown
 // live and once stored, and what the tool wrote is in the sandbox.
-func TestStudioToolCalls(t *testing.T) {
+func TestConsoleToolCalls(t *testing.T) {
 	k := startKeelWith(t, googletest.Options{Text: "The note is written.", Respond: func(r googletest.Request, n int) (providertest.Reply, bool) {
 		if n == 0 {
 			return providertest.Reply{Body: googletest.StreamToolCallBody("call-1", "write_note", `{"text":"<b>three</b> leads"}`), ContentType: "text/event-stream"}, true

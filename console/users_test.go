@@ -17,7 +17,7 @@ import (
 	"github.com/keel-go/keel/server/jwtauth"
 )
 
-var usersSecret = []byte("studio-users-test-secret-of-32-bytes!")
+var usersSecret = []byte("console-users-test-secret-of-32-bytes")
 
 func userToken(t *testing.T, sub string) string {
 	t.Helper()
@@ -29,13 +29,13 @@ func userToken(t *testing.T, sub string) string {
 	return s
 }
 
-// In per-user auth mode the studio asks for the token once, keeps it for
+// In per-user auth mode the console asks for the token once, keeps it for
 // the tab (sessionStorage, never a URL or localStorage), and shows the
 // caller's own threads only: the resource is the token's, not a choice,
 // another user's thread is "not found", a chat is stored as the caller's,
 // remembered refusals are listed with no way to forget them, and another
 // user's token, given in the same tab, shows that user's page.
-func TestStudioPerUser(t *testing.T) {
+func TestConsolePerUser(t *testing.T) {
 	v, err := jwtauth.New(jwtauth.Options{Secret: usersSecret})
 	if err != nil {
 		t.Fatal(err)

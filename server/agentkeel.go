@@ -6,7 +6,7 @@ import (
 )
 
 // wireAgentKeel is keel's own part of an agent object, under "keel", for
-// the studio and any client that wants to show what the agent is made of;
+// the console and any client that wants to show what the agent is made of;
 // Mastra's client passes it through. Fields are only added.
 type wireAgentKeel struct {
 	// Models are the models the agent calls, in the order it tries them.

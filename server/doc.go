@@ -43,7 +43,7 @@
 // remembered to refuse (Config.Refusals), to list and forget; 501 when the
 // server remembers none.
 //
-// keel's own routes, for the studio and any client that shows what keel
+// keel's own routes, for the console and any client that shows what keel
 // did (see "keel's additions" below):
 //
 //	GET    /api/keel/caller                                    {user, resourceId?, canForgetRefusals}: who the token is
@@ -52,7 +52,7 @@
 //	GET    /api/agents/{id}/sandbox/files                      {mode, workDir, files:[{path, size, modifiedAt}], truncated}
 //	GET    /api/agents/{id}/sandbox/files/{path...}            a sandbox file's bytes, as an attachment
 //	DELETE /api/agents/{id}/sandbox/files/{path...}            {"result":"File deleted", path}
-//	GET    / (and the studio's own paths)                       the studio, when Config.Studio is set
+//	GET    / (and the console's own paths)                      keel's web console, when Config.Console is set
 //
 // # Requests
 //
@@ -199,8 +199,8 @@
 // keeps them until their clients leave). A subscriber that falls 256
 // chunks behind is dropped, and
 // Studio reconnects; one that goes away leaves nothing behind. Studio
-// first fetches the server's root and needs a 2xx there: Config.Studio
-// (keel's own studio, which keel serve mounts) answers it. Its next
+// first fetches the server's root and needs a 2xx there: Config.Console
+// (keel's web console, which keel serve mounts) answers it. Its next
 // call, /api/auth/capabilities, needs no token, so that Studio loads and
 // can be given one in its request headers; it tells only the auth mode
 // ("none", "token" or "users").

@@ -107,12 +107,12 @@ type Config struct {
 	// config.Built), so that what the route forgets stops counting at
 	// once. Nil answers the route with 501.
 	Refusals *processor.RememberedRefusals
-	// Studio, when not nil, answers every request outside /api, /health,
-	// /ready and /metrics (when Metrics is set): the web studio (package studio), which keel serve
-	// mounts. Nil answers them 404. The API's rules (token, limits, logs)
+	// Console, when not nil, answers every request outside /api, /health,
+	// /ready and /metrics (when Metrics is set): keel's web console
+	// (package console), which keel serve mounts. Nil answers them 404. The API's rules (token, limits, logs)
 	// apply to it as to any request, but it needs no token itself: the
 	// page holds no data, and asks for the token to call the API.
-	Studio http.Handler
+	Console http.Handler
 	// SandboxModes tells, by agent ID, which runs share the agent's
 	// sandboxes: "per-resource", "per-thread" or "shared". The agent
 	// details show it, and the sandbox routes use it: a per-thread
@@ -234,8 +234,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/agents/{id}/sandbox/files", s.listSandboxFiles)
 	mux.HandleFunc("GET /api/agents/{id}/sandbox/files/{path...}", s.downloadSandboxFile)
 	mux.HandleFunc("DELETE /api/agents/{id}/sandbox/files/{path...}", s.deleteSandboxFile)
-	if s.cfg.Studio != nil {
-		mux.Handle("/", s.cfg.Studio)
+	if s.cfg.Console != nil {
+		mux.Handle("/", s.cfg.Console)
 	}
 	s.mastraStudioRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/config"
-	"github.com/keel-go/keel/server"
 	"github.com/keel-go/keel/console"
+	"github.com/keel-go/keel/server"
 )
 
 // serveCmd is keel serve: the HTTP API, until SIGINT or SIGTERM.
@@ -83,7 +83,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		Refusals:     built.Refusals,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,
-		Studio:       ui,
+		Console:      ui,
 		SandboxModes: sandboxModes(f),
 	}
 	auth.serverConfig(&cfg)
@@ -139,7 +139,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 	for _, line := range append(auth.lines(addr, c.insecureBind), telemetry...) {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
-	fmt.Fprintf(std.err, "keel serve: studio at http://%s/\n", addr)
+	fmt.Fprintf(std.err, "keel serve: console at http://%s/\n", addr)
 	if line := mastraStudioLine(addr, auth.CORSOrigins); line != "" {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
@@ -148,7 +148,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 }
 
 // sandboxModes tells the server how each agent's sandboxes are shared,
-// for the studio and the sandbox routes.
+// for the console and the sandbox routes.
 func sandboxModes(f *config.File) map[string]string {
 	modes := make(map[string]string, len(f.Agents))
 	for _, a := range f.Agents {

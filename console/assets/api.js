@@ -35,12 +35,14 @@ export async function whoAmI(signal) {
   return who;
 }
 
-// resource is the resource (owner) the studio acts for: a user's own
+// resource is the resource (owner) the console acts for: a user's own
 // (per-user auth: the token names it, and no other may be chosen), else
 // the one chosen at the top of the page; "" lets the server decide.
 export function resource() {
   if (who && who.user) return who.resourceId;
   const v = localStorage.getItem(RESOURCE_KEY);
+  // "studio", the page's name before it was the console, so that the
+  // threads made then stay in view.
   return v === null ? "studio" : v;
 }
 export function setResource(r) {

@@ -1,4 +1,4 @@
-// keel studio: one page that shows what its path names. Links inside the
+// keel console: one page that shows what its path names. Links inside the
 // page change the path with the History API, so that every view has a
 // link of its own (/threads/{id} opens that thread).
 
@@ -79,7 +79,7 @@ document.addEventListener("click", (e) => {
 window.addEventListener("popstate", render);
 window.addEventListener("keel:path", () => markNav(location.pathname));
 
-// The resource field: who the studio acts for.
+// The resource field: who the console acts for.
 const resourceInput = document.getElementById("resource");
 const recent = document.getElementById("recent-resources");
 // A user's resource is the token's: shown, not chosen.

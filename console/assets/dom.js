@@ -9,7 +9,7 @@ export function h(tag, attrs, ...children) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
     if (k.startsWith("on")) {
-      if (typeof v !== "function") throw new Error("studio: event handler must be a function: " + k);
+      if (typeof v !== "function") throw new Error("console: event handler must be a function: " + k);
       el.addEventListener(k.slice(2), v);
     } else if (v === true) {
       el.setAttribute(k, "");

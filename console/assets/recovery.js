@@ -1,6 +1,6 @@
 // What keel did with a turn's files: the recoveries a run reports, live
 // (data-keel-recovery events) or stored with the turn (the reply's
-// metadata "keelRecoveries"). Values the studio does not know are shown
+// metadata "keelRecoveries"). Values the console does not know are shown
 // as they are.
 
 import { h, bytes } from "./dom.js";

@@ -10,7 +10,7 @@ import { renderRecoveries, storedRecoveries, outcomeText, causeText } from "./re
 function newThreadId() {
   const b = new Uint8Array(8);
   crypto.getRandomValues(b);
-  return "studio-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return "console-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
 export async function threadView({ threadId, agentId, resourceId, signal, fresh, navigate }) {
@@ -55,7 +55,7 @@ async function load(ctx, root) {
     ]);
     ctx.stored = true;
     ctx.title.textContent = th.title || "Untitled thread";
-    document.title = (th.title || ctx.tid) + " · keel studio";
+    document.title = (th.title || ctx.tid) + " · keel console";
     // Marks for whoever measures the page (keel's browser test does).
     performance.mark("keel-thread-fetched");
     renderMessages(ctx, page.messages);

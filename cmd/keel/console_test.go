@@ -8,18 +8,18 @@ import (
 	"github.com/keel-go/keel/provider/google/googletest"
 )
 
-// keel serve answers its studio at /, deep links included, without the
+// keel serve answers its console at /, deep links included, without the
 // token (the page holds no data), while the API keeps asking for it; the
 // agent details say how its sandboxes are shared.
-func TestServeStudio(t *testing.T) {
+func TestServeConsole(t *testing.T) {
 	srv := googletest.NewServer(t, googletest.Options{})
 	s := startServe(t, t.TempDir(), geminiEnv(srv, "KEEL_API_TOKEN=s3cret"), loopback...)
-	if !strings.Contains(s.Stderr(), "keel serve: studio at "+s.url+"/") {
-		t.Errorf("Got(start-up message) = %q; want it to say where the studio is", s.Stderr())
+	if !strings.Contains(s.Stderr(), "keel serve: console at "+s.url+"/") {
+		t.Errorf("Got(start-up message) = %q; want it to say where the console is", s.Stderr())
 	}
 	for _, path := range []string{"/", "/threads/th-1?resourceId=u1", "/agents/assistant/chat"} {
-		if code, body := call(t, "GET", s.url+path, "", ""); code != 200 || !strings.Contains(string(body), "<title>keel studio</title>") {
-			t.Errorf("Got(GET %s) = %d %.80q; want the studio's page", path, code, body)
+		if code, body := call(t, "GET", s.url+path, "", ""); code != 200 || !strings.Contains(string(body), "<title>keel console</title>") {
+			t.Errorf("Got(GET %s) = %d %.80q; want the console's page", path, code, body)
 		}
 	}
 	if code, _ := call(t, "GET", s.url+"/api/agents/assistant", "", ""); code != 401 {
