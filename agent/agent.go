@@ -209,6 +209,16 @@ func (a *Agent) ID() string { return a.cfg.ID }
 // Config returns the agent's configuration, defaults filled in.
 func (a *Agent) Config() Config { return a.cfg }
 
+// Refusals returns the remembered refusals the agent's unsupported-file
+// handler learns from and consults ([Config].Refusals), nil when it
+// remembers none. A server lists and forgets them through it, so that
+// what it forgets stops counting for the agent at once.
+func (a *Agent) Refusals() *processor.RememberedRefusals { return a.cfg.Refusals }
+
+// Converters returns what turns a file the agent's model refused into
+// text ([Config].Converters), nil when the agent converts none.
+func (a *Agent) Converters() processor.FileConverter { return a.cfg.Converters }
+
 // Processors returns the agent's processors in the order their hooks run:
 // input processors, then error processors.
 func (a *Agent) Processors() []processor.Processor {

@@ -83,8 +83,7 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 		t.Fatal(err)
 	}
 	const token = "console-test-token"
-	cfg := server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Console: ui, Refusals: refusals,
-		SandboxModes: map[string]string{"assistant": "per-resource"}, Logger: quiet}
+	cfg := server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Console: ui, Logger: quiet}
 	if configure != nil {
 		configure(&cfg)
 	}

@@ -46,7 +46,7 @@ func (s *Server) wireAgentOf(a *agent.Agent) wireAgent {
 func (s *Server) agentKeel(a *agent.Agent) wireAgentKeel {
 	cfg := a.Config()
 	k := wireAgentKeel{Models: []wireAgentModel{}, Tools: make([]string, 0, len(cfg.Tools)),
-		Sandbox: s.sandboxMode(a.ID(), cfg.Workspace != nil), Memory: cfg.Memory != nil}
+		Sandbox: sandboxMode(a), Memory: cfg.Memory != nil}
 	if m := cfg.Model; m != nil {
 		k.Models = append(k.Models, wireAgentModel{Provider: m.Provider(), ModelID: m.Name()})
 	}

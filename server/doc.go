@@ -9,9 +9,11 @@
 //
 // # Routes
 //
-//	GET    /health                              {"status":"ok"}: the process serves; no token needed
-//	GET    /ready                               {"status":"ok"}, or 503 when the memory store does not answer; no token needed
-//	GET    /metrics                             Config.Metrics (Prometheus's text), when set; the shared token, as /api
+// One table (routes.go) holds every route, in three blocks; each handler's
+// file is named beside it.
+//
+// Mastra's client API, what @mastra/client-js calls:
+//
 //	GET    /api/agents                          agents keyed by id, in configured order
 //	GET    /api/agents/{id}                     one agent; unknown: 404 {"error":"Agent with id X not found"}
 //	POST   /api/agents/{id}/generate            {messages, memory?:{thread, resource, options?:{lastMessages}}, maxSteps?, runId?}
@@ -19,15 +21,13 @@
 //	POST   /api/memory/threads                  {resourceId, threadId?, title?, metadata?}
 //	GET    /api/memory/threads?resourceId=R     {threads, total, page, perPage, hasMore}: R's threads
 //	GET    /api/memory/threads/{tid}            a thread; missing or another resource's: 404 {"error":"Thread not found"}
-//	GET    /api/memory/threads/{tid}/messages   {messages, uiMessages:null, total, page, perPage, hasMore}, oldest first
 //	PATCH  /api/memory/threads/{tid}            {title?, metadata?}: the thread, updated
 //	DELETE /api/memory/threads/{tid}            {"result":"Thread deleted"}
-//	GET    /api/keel/refusals                   {"refusals":[{provider, model, mediaType, learnedAt, expiresAt, expired, status, reason}]}
-//	DELETE /api/keel/refusals?provider=P&model=M&mediaType=T   {"forgotten": n}; model and mediaType optional; all=true for everything
+//	GET    /api/memory/threads/{tid}/messages   {messages, uiMessages:null, total, page, perPage, hasMore}, oldest first
 //
-// Mastra Studio's pages call these too (see "Mastra Studio"):
+// Mastra Studio, what its pages call besides (see "Mastra Studio"):
 //
-//	POST   /api/agents/{id}/threads/subscribe   {resourceId, threadId}: Server-Sent Events of every turn sent to the thread
+//	POST   /api/agents/{id}/threads/subscribe   {resourceId, threadId}: Server-Sent Events of every turn of the thread
 //	POST   /api/agents/{id}/send-message        {message:{contents, metadata?}, resourceId, threadId, ifIdle?}: {accepted, runId, signal}
 //	POST   /api/agents/{id}/queue-message       the same
 //	POST   /api/agents/{id}/threads/abort       {resourceId, threadId, expectedRunId?}: {aborted}
@@ -39,20 +39,26 @@
 //	       /api/experiments/review-summary, /api/observability/feedback, /api/editor/builder/settings,
 //	       /api/editor/builder/models/available, /api/agents/{id}/voice/speakers: empty, in Mastra's shapes
 //
-// The routes under /api/keel are keel's own: the file types each model is
-// remembered to refuse (Config.Refusals), to list and forget; 501 when the
-// server remembers none.
+// keel's own, for its console and any client that shows what keel did
+// (see "keel's additions"):
 //
-// keel's own routes, for the console and any client that shows what keel
-// did (see "keel's additions" below):
-//
+//	GET    /health                              {"status":"ok"}: the process serves; no token needed
+//	GET    /ready                               {"status":"ok"}, or 503 when the memory store does not answer; no token needed
+//	GET    /metrics                             Config.Metrics (Prometheus's text), when set; the shared token, as /api
+//	GET    /api/keel/refusals                   {"refusals":[{provider, model, mediaType, learnedAt, expiresAt, expired, status, reason}]}
+//	DELETE /api/keel/refusals?provider=P&model=M&mediaType=T   {"forgotten": n}; model and mediaType optional; all=true for everything
 //	GET    /api/keel/caller                                    {user, resourceId?, canForgetRefusals}: who the token is
 //	GET    /api/memory/threads/{tid}/messages/{mid}/files/{n}  the n-th file (from 0) of a stored message, its bytes as an attachment
 //	GET    /api/memory/threads/{tid}/messages/{mid}/files/{n}/text?agentId=A  {kind, as, description, text, omitted...}: the file as A's converters give it to a model
 //	GET    /api/agents/{id}/sandbox/files                      {mode, workDir, files:[{path, size, modifiedAt}], truncated}
 //	GET    /api/agents/{id}/sandbox/files/{path...}            a sandbox file's bytes, as an attachment
 //	DELETE /api/agents/{id}/sandbox/files/{path...}            {"result":"File deleted", path}
-//	GET    / (and the console's own paths)                      keel's web console, when Config.Console is set
+//	GET    / (and the console's own paths)                     keel's web console, when Config.Console is set
+//
+// The refusals routes list and forget the file types the agents remember
+// their models refused ([agent.Agent.Refusals]; each agent's value once,
+// so that what is forgotten stops counting for every agent at once); 501
+// when no agent remembers any.
 //
 // # Requests
 //
@@ -135,7 +141,8 @@
 //
 // Fields are only ever added to Mastra's shapes, so its client passes
 // them through. An agent object has "keel": {models, tools, sandbox (how
-// its sandboxes are shared: Config.SandboxModes), memory, processors:[{id,
+// its sandboxes are shared, as its workspace says:
+// [workspace.Workspace.Sharing]), memory, processors:[{id,
 // hooks}] in the order their hooks run}. A stored file part has "size" and
 // "sha256" of its bytes; with fileData=false the messages route leaves the
 // bytes out (data "") and the download route gives them, with the file's
@@ -149,7 +156,7 @@
 //
 // The sandbox routes act for the caller's resource and, with ?threadId=, a
 // thread of it (required for a sandbox per thread); a sandbox shared by
-// every run, or whose sharing Config.SandboxModes does not tell, is not
+// every run, or whose sharing its workspace does not tell, is not
 // listed when Config.Resource makes each caller a user. Paths that leave
 // the sandbox are 400, missing files 404.
 //
@@ -183,11 +190,14 @@
 // Studio's chat runs on Mastra's agent signals. A subscription
 // (threads/subscribe) is a stream that begins with the comment
 // ": connected" and carries, for as long as the client stays, the chunks
-// of every turn sent to that resource's thread with send-message (and of
-// every /stream run in it, from any client), in the format of /stream (without "data: [DONE]", since the stream outlives
-// each turn), with a transient "data-user-message" {type, data:{id,
-// contents, ...}, transient:true, runId} after each start, and keel's
-// recovery events. send-message checks the message, the resource and the
+// of every turn run in that resource's thread: those sent with
+// send-message, and every /stream and /generate run in it, from any
+// client (a /generate turn once it has ended, as the chunks a stream of
+// it would have carried), in the format of /stream (without
+// "data: [DONE]", since the stream outlives each turn), with keel's
+// recovery events and, after the start of a send-message turn, a
+// transient "data-user-message" {type, data:{id, contents, ...},
+// transient:true, runId}. send-message checks the message, the resource and the
 // thread (another resource's is 404, as elsewhere) and that the model can
 // answer, then answers at once; the turn runs through the agent as a
 // /stream run does, stored whether or not anyone listens. Turns on one

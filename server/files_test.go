@@ -39,7 +39,6 @@ func sandboxEnv(t *testing.T, mode localsandbox.Mode, change func(*server.Config
 		cfg := c.Agents[0].Config()
 		cfg.Workspace = workspace.NewResolved(localsandbox.NewResolver(root, mode, localsandbox.Options{Logger: slog.New(slog.DiscardHandler)}))
 		c.Agents[0] = must(agent.New(cfg))
-		c.SandboxModes = map[string]string{"support": mode.String()}
 		if change != nil {
 			change(c)
 		}

@@ -102,25 +102,12 @@ type Config struct {
 	// ShutdownGrace is how long Serve waits for running requests once its
 	// context ends; 0 means [DefaultShutdownGrace].
 	ShutdownGrace time.Duration
-	// Refusals, when not nil, serve GET and DELETE /api/keel/refusals:
-	// the refusals the agents remember. Give the agents' own (see
-	// config.Built), so that what the route forgets stops counting at
-	// once. Nil answers the route with 501.
-	Refusals *processor.RememberedRefusals
 	// Console, when not nil, answers every request outside /api, /health,
 	// /ready and /metrics (when Metrics is set): keel's web console
 	// (package console), which keel serve mounts. Nil answers them 404. The API's rules (token, limits, logs)
 	// apply to it as to any request, but it needs no token itself: the
 	// page holds no data, and asks for the token to call the API.
 	Console http.Handler
-	// SandboxModes tells, by agent ID, which runs share the agent's
-	// sandboxes: "per-resource", "per-thread" or "shared". The agent
-	// details show it, and the sandbox routes use it: a per-thread
-	// sandbox is listed for a thread only, and to a user (a caller that
-	// Users verified), a sandbox that is "shared" or missing from the map
-	// is not listed at all, since it may hold other users' files.
-	// Nil means no agent's mode is known.
-	SandboxModes map[string]string
 	// Observer, when not nil, is told of every request (method, route,
 	// the status the client saw), and the request's context carries it,
 	// so that the agents report their runs, steps, model calls,
@@ -143,7 +130,9 @@ type Server struct {
 	handler     http.Handler
 	tokenDigest [sha256.Size]byte
 	cors        *corsPolicy
-	signals     signalHub
+	refusals    []*processor.RememberedRefusals // the agents', each once
+	events      threadEvents                    // threadevents.go
+	turns       turnQueue                       // turns.go
 }
 
 // ErrConfig is wrapped by the errors of [New].
@@ -200,6 +189,7 @@ func New(cfg Config) (*Server, error) {
 		s.agents[a.ID()] = a
 		s.order = append(s.order, a)
 	}
+	s.refusals = agentRefusals(s.order)
 	s.handler = s.routes()
 	return s, nil
 }
@@ -208,41 +198,6 @@ func New(cfg Config) (*Server, error) {
 // token check, /health and /ready, with request logs and the body and
 // write rules of the Config.
 func (s *Server) Handler() http.Handler { return s.handler }
-
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /health", s.health)
-	mux.HandleFunc("GET /ready", s.ready)
-	if s.cfg.Metrics != nil {
-		mux.HandleFunc("GET "+MetricsPath, s.metrics)
-	}
-	mux.HandleFunc("GET /api/agents", s.listAgents)
-	mux.HandleFunc("GET /api/agents/{id}", s.getAgent)
-	mux.HandleFunc("POST /api/agents/{id}/generate", s.generate)
-	mux.HandleFunc("POST /api/agents/{id}/stream", s.stream)
-	mux.HandleFunc("POST /api/memory/threads", s.createThread)
-	mux.HandleFunc("GET /api/memory/threads", s.listThreads)
-	mux.HandleFunc("GET /api/memory/threads/{tid}", s.getThread)
-	mux.HandleFunc("GET /api/memory/threads/{tid}/messages", s.listMessages)
-	mux.HandleFunc("PATCH /api/memory/threads/{tid}", s.updateThread)
-	mux.HandleFunc("DELETE /api/memory/threads/{tid}", s.deleteThread)
-	mux.HandleFunc("GET /api/keel/refusals", s.listRefusals)
-	mux.HandleFunc("DELETE /api/keel/refusals", s.forgetRefusals)
-	mux.HandleFunc("GET /api/keel/caller", s.getCaller)
-	mux.HandleFunc("GET /api/memory/threads/{tid}/messages/{mid}/files/{n}", s.downloadFile)
-	mux.HandleFunc("GET /api/memory/threads/{tid}/messages/{mid}/files/{n}/text", s.fileText)
-	mux.HandleFunc("GET /api/agents/{id}/sandbox/files", s.listSandboxFiles)
-	mux.HandleFunc("GET /api/agents/{id}/sandbox/files/{path...}", s.downloadSandboxFile)
-	mux.HandleFunc("DELETE /api/agents/{id}/sandbox/files/{path...}", s.deleteSandboxFile)
-	if s.cfg.Console != nil {
-		mux.Handle("/", s.cfg.Console)
-	}
-	s.mastraStudioRoutes(mux)
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
-	})
-	return s.guard(mux)
-}
 
 // Serve answers requests on ln until ctx ends, then stops accepting
 // connections and lets running requests, streams included, finish for up
@@ -271,7 +226,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		"memory", s.cfg.Memory != nil, "max_body_bytes", s.cfg.MaxBodyBytes, "max_files", s.cfg.MaxFiles,
 		"header_timeout", s.cfg.HeaderTimeout, "body_grace", s.cfg.BodyGrace, "min_body_rate", s.cfg.MinBodyRate,
 		"write_timeout", s.cfg.WriteTimeout)
-	hs.RegisterOnShutdown(s.signals.shutdown)
+	hs.RegisterOnShutdown(s.events.shutdown)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -133,7 +133,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	// The thread's subscribers (Studio's chat) see the run too.
 	var sink eventSink = sw
 	if ev.ThreadID != "" {
-		sink = teeSink{sw, &hubSink{hub: &s.signals, key: threadKey{agent: a.ID(), resource: ev.ResourceID, thread: ev.ThreadID}, run: ev.RunID}}
+		sink = teeSink{sw, &threadSink{hub: &s.events, key: threadKey{agent: a.ID(), resource: ev.ResourceID, thread: ev.ThreadID}, run: ev.RunID}}
 	}
 	if !s.relay(r, newStreamState(sink, a, ev), ev, err, next) {
 		cancel()

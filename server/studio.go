@@ -18,47 +18,9 @@ import (
 	"github.com/keel-go/keel/provider/openai"
 )
 
-// The routes Mastra Studio (the mastra CLI's "mastra studio") calls on its
-// agents, chat and thread pages besides the client's, answered with
-// keel's own data in the shapes of Mastra's server. What keel has none of
-// (workflows, scorers, MCP servers, workspaces, voice...) is an empty
-// list in the shape Studio reads, never a 404, which Studio shows as a
-// broken page.
-func (s *Server) mastraStudioRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/auth/capabilities", s.authCapabilities)
-	mux.HandleFunc("GET /api/agents/providers", s.listProviders)
-	mux.HandleFunc("GET /api/memory/status", s.memoryStatus)
-	mux.HandleFunc("GET /api/memory/config", s.memoryConfig)
-	mux.HandleFunc("GET /api/memory/threads/{tid}/working-memory", s.workingMemory)
-	mux.HandleFunc("GET /api/tools", s.listTools)
-	mux.HandleFunc("GET /api/processors", s.listProcessors)
-	mux.HandleFunc("GET /api/system/packages", s.systemPackages)
-	mux.HandleFunc("POST /api/agents/{id}/threads/subscribe", s.subscribeThread)
-	mux.HandleFunc("POST /api/agents/{id}/send-message", s.sendMessage)
-	mux.HandleFunc("POST /api/agents/{id}/queue-message", s.sendMessage)
-	mux.HandleFunc("POST /api/agents/{id}/threads/abort", s.abortThread)
-	empty := map[string]string{
-		"/api/workflows":                       `{}`,
-		"/api/scores/scorers":                  `{}`,
-		"/api/mcp/v0/servers":                  `{"servers":[],"total_count":0,"next":null}`,
-		"/api/workspaces":                      `{"workspaces":[]}`,
-		"/api/channels/platforms":              `[]`,
-		"/api/experiments/review-summary":      `{"counts":[]}`,
-		"/api/observability/feedback":          `{"feedback":[],"pagination":{"total":0,"page":0,"perPage":1,"hasMore":false},"deltaCursor":"0"}`,
-		"/api/editor/builder/settings":         `{"enabled":false,"modelPolicy":{"active":false}}`,
-		"/api/editor/builder/models/available": `{"providers":[]}`,
-	}
-	for path, body := range empty {
-		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusOK, json.RawMessage(body))
-		})
-	}
-	mux.HandleFunc("GET /api/agents/{id}/voice/speakers", func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := s.agent(w, r); ok {
-			writeJSON(w, http.StatusOK, json.RawMessage(`[]`))
-		}
-	})
-}
+// What Mastra Studio's pages read besides the client API (see the route
+// table, routes.go), answered with keel's own data in the shapes of
+// Mastra's server.
 
 // authCapabilities answers GET /api/auth/capabilities, which Studio asks
 // before anything else, without a token (see authenticate): keel has no
@@ -67,6 +29,14 @@ func (s *Server) mastraStudioRoutes(mux *http.ServeMux) {
 // request headers. It holds no data.
 func (s *Server) authCapabilities(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"enabled": false, "login": nil, "keel": map[string]string{"auth": s.authMode()}})
+}
+
+// voiceSpeakers answers GET /api/agents/{id}/voice/speakers: keel has no
+// voice, so none, for an agent that exists.
+func (s *Server) voiceSpeakers(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.agent(w, r); ok {
+		writeJSON(w, http.StatusOK, json.RawMessage(`[]`))
+	}
 }
 
 // studioProvider is one provider keel can call, as Studio lists them.

@@ -106,9 +106,9 @@ func (s *Server) subscribeThread(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	sub := s.signals.subscribe(k)
-	defer s.signals.unsubscribe(k, sub)
-	closing := s.signals.done()
+	sub := s.events.subscribe(k)
+	defer s.events.unsubscribe(k, sub)
+	closing := s.events.done()
 	// No keep-alive goroutine of its own: this loop writes the pings, so
 	// that an idle subscription is one goroutine.
 	sw := openSSE(w, -1, nil)
@@ -150,7 +150,7 @@ func (s *Server) abortThread(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"aborted": s.signals.abort(k, b.ExpectedRunID)})
+	writeJSON(w, http.StatusOK, map[string]bool{"aborted": s.turns.abort(k, b.ExpectedRunID)})
 }
 
 // sendMessageBody is what Studio sends: the message, whose thread, and
@@ -245,10 +245,10 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 	if opts.MaxSteps > 0 {
 		runOpts = append(runOpts, agent.WithMaxSteps(opts.MaxSteps))
 	}
-	sink := &hubSink{hub: &s.signals, key: k, run: runID, afterTop: func() any {
+	sink := &threadSink{hub: &s.events, key: k, run: runID, afterStart: func() any {
 		return map[string]any{"type": "data-user-message", "data": sig, "transient": true, "runId": runID}
 	}}
-	s.signals.enqueue(k, &turn{runID: runID, run: func(ctx context.Context) {
+	s.turns.enqueue(k, &turn{runID: runID, run: func(ctx context.Context) {
 		s.runTurn(ctx, r, a, sink, []keel.Message{msg}, runOpts)
 	}})
 	created := sig
@@ -258,7 +258,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
 
 // runTurn runs one turn sent to a thread and publishes its chunks, as
 // /stream writes them; r is the request that sent it, for the logs.
-func (s *Server) runTurn(ctx context.Context, r *http.Request, a *agent.Agent, sink *hubSink, msgs []keel.Message, opts []agent.RunOption) {
+func (s *Server) runTurn(ctx context.Context, r *http.Request, a *agent.Agent, sink *threadSink, msgs []keel.Message, opts []agent.RunOption) {
 	next, stop := iter.Pull2(a.Stream(ctx, msgs, opts...))
 	defer stop()
 	ev, err, ok := next()

@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"iter"
 	"net"
 	"net/http"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -20,6 +22,7 @@ import (
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
+	"github.com/keel-go/keel/tool"
 )
 
 // subscription is an open POST .../threads/subscribe, read block by block.
@@ -315,6 +318,42 @@ func TestStudioSubscriberSeesStreamRuns(t *testing.T) {
 			t.Errorf("Got(subscriber of t2) = %q; want nothing of t1's run", b)
 		}
 	default:
+	}
+}
+
+// A run of /generate on the thread reaches its subscribers too, once it
+// has ended, in the chunks a stream of the same turn carries: a tool
+// step, then the answer. A failed one shows its error.
+func TestStudioSubscriberSeesGenerateRuns(t *testing.T) {
+	call := keel.ToolCallPart{ID: "c1", Name: "lookup", Input: json.RawMessage(`{"q":"x"}`)}
+	model := keeltest.NewModel(keeltest.Reply{ToolCalls: []keel.ToolCallPart{call}}, keeltest.Reply{Text: "found it 5521"},
+		keeltest.Reply{ToolCalls: []keel.ToolCallPart{call}}, keeltest.Reply{Text: "found it 5521"},
+		keeltest.Reply{Err: &keel.APICallError{Provider: "keeltest", StatusCode: 500, Message: "boom 7730"}})
+	mem := memory.NewInMemory()
+	lookup := tool.Tool{Name: "lookup", Description: "finds", Execute: func(ctx context.Context, c tool.Call) (any, error) { return "x", nil }}
+	a := must(agent.New(agent.Config{ID: "support", Model: model, Memory: mem, Tools: []tool.Tool{lookup}, Logger: quietLogger(),
+		DisableDefaultErrorProcessors: true}))
+	e := newEnv(t, envOptions{model: model, mem: mem, config: func(c *server.Config) { c.Agents = []*agent.Agent{a} }})
+	sub := e.subscribe(t, `{"resourceId":"support","threadId":"t1"}`)
+	status, body := e.do("POST", "/api/agents/support/generate", `{"messages":"hi","memory":{"thread":"t1","resource":"support"}}`)
+	if status != 200 {
+		t.Fatalf("Got(generate) = %d %s; want 200", status, body)
+	}
+	generated := sub.turn()
+	resp := e.send("POST", "/api/agents/support/stream", `{"messages":"hi","memory":{"thread":"t2","resource":"support"}}`)
+	events, _ := parseSSE(t, must(io.ReadAll(resp.Body)))
+	resp.Body.Close()
+	// A stream sends the text word by word, the generate turn at once.
+	deltas := regexp.MustCompile(`(text-delta )+`)
+	if got, want := chunkTypes(generated), deltas.ReplaceAllString(types(events), "text-delta "); got != want || chunkText(generated) != "found it 5521" {
+		t.Errorf("Got(subscriber of a generate turn) = %s %q; want a stream's chunks %s", got, chunkText(generated), want)
+	}
+	if status, _ := e.do("POST", "/api/agents/support/generate", `{"messages":"again","memory":{"thread":"t1","resource":"support"}}`); status != 502 {
+		t.Fatalf("Got(failing generate) = %d; want 502", status)
+	}
+	failed := sub.turn()
+	if got := chunkTypes(failed); got != "start error step-finish finish" || !strings.Contains(fmt.Sprint(failed[1]["payload"]), "boom 7730") {
+		t.Errorf("Got(subscriber of a failed generate turn) = %s %v; want start error step-finish finish with the error", got, failed)
 	}
 }
 

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"sync"
 )
@@ -11,46 +10,23 @@ import (
 // than hold the run of every other subscriber.
 const subscriberBuffer = 256
 
-// threadKey names the subscribers and runs of one agent's thread of one
-// resource.
+// threadKey names one agent's thread of one resource: whose events a
+// subscription gets, and whose turns run one at a time.
 type threadKey struct{ agent, resource, thread string }
 
-// signalHub is where Studio's chat meets its runs: per thread, the
-// subscribers of its events and the turns sent to it, run one at a time
-// in the order they came. The zero value is ready; it is safe for
-// concurrent use.
-type signalHub struct {
-	mu      sync.Mutex
-	threads map[threadKey]*threadSignals
+// threadEvents is the thread-event hub: per thread, the open
+// subscriptions (Mastra Studio's threads/subscribe) and the chunks of
+// every turn run on the thread, whichever route sent it (send-message,
+// /stream, /generate), published to them. The zero value is ready; it is
+// safe for concurrent use.
+type threadEvents struct {
+	mu   sync.Mutex
+	subs map[threadKey]map[*subscriber]struct{}
 	// closing is closed when the server shuts down: subscriptions never
 	// go idle, so they end then, rather than hold the shutdown for its
 	// whole grace.
 	closing  chan struct{}
 	shutOnce sync.Once
-}
-
-// done is closed once the server shuts down.
-func (h *signalHub) done() <-chan struct{} {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closing == nil {
-		h.closing = make(chan struct{})
-	}
-	return h.closing
-}
-
-// shutdown ends every subscription (http.Server.RegisterOnShutdown).
-func (h *signalHub) shutdown() {
-	h.done()
-	h.shutOnce.Do(func() { close(h.closing) })
-}
-
-// threadSignals is one thread's subscribers and turns. An entry with no
-// subscriber and no turn is removed, so that idle threads cost nothing.
-type threadSignals struct {
-	subs    map[*subscriber]struct{}
-	queue   []*turn
-	running *turn
 }
 
 // subscriber is one open subscription: the events sent to it, each an
@@ -61,57 +37,62 @@ type subscriber struct {
 	dropped chan struct{}
 }
 
-// turn is one message sent to a thread, waiting or running.
-type turn struct {
-	runID  string
-	run    func(ctx context.Context)
-	cancel context.CancelFunc // set once it runs
+// done is closed once the server shuts down.
+func (h *threadEvents) done() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closing == nil {
+		h.closing = make(chan struct{})
+	}
+	return h.closing
 }
 
-func (h *signalHub) entry(k threadKey) *threadSignals {
-	if h.threads == nil {
-		h.threads = make(map[threadKey]*threadSignals)
-	}
-	t := h.threads[k]
-	if t == nil {
-		t = &threadSignals{subs: make(map[*subscriber]struct{})}
-		h.threads[k] = t
-	}
-	return t
+// shutdown ends every subscription (http.Server.RegisterOnShutdown).
+func (h *threadEvents) shutdown() {
+	h.done()
+	h.shutOnce.Do(func() { close(h.closing) })
 }
 
-// tidy removes k's entry once nothing uses it; h.mu is held.
-func (h *signalHub) tidy(k threadKey, t *threadSignals) {
-	if len(t.subs) == 0 && len(t.queue) == 0 && t.running == nil {
-		delete(h.threads, k)
-	}
-}
-
-func (h *signalHub) subscribe(k threadKey) *subscriber {
+func (h *threadEvents) subscribe(k threadKey) *subscriber {
 	sub := &subscriber{ch: make(chan []byte, subscriberBuffer), dropped: make(chan struct{})}
 	h.mu.Lock()
-	h.entry(k).subs[sub] = struct{}{}
-	h.mu.Unlock()
+	defer h.mu.Unlock()
+	if h.subs == nil {
+		h.subs = make(map[threadKey]map[*subscriber]struct{})
+	}
+	set := h.subs[k]
+	if set == nil {
+		set = make(map[*subscriber]struct{})
+		h.subs[k] = set
+	}
+	set[sub] = struct{}{}
 	return sub
 }
 
-func (h *signalHub) unsubscribe(k threadKey, sub *subscriber) {
+// unsubscribe removes sub; a thread nobody listens to leaves nothing
+// behind.
+func (h *threadEvents) unsubscribe(k threadKey, sub *subscriber) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if t := h.threads[k]; t != nil {
-		delete(t.subs, sub)
-		h.tidy(k, t)
+	if set := h.subs[k]; set != nil {
+		delete(set, sub)
+		if len(set) == 0 {
+			delete(h.subs, k)
+		}
 	}
+}
+
+// listened reports whether k has a subscriber now.
+func (h *threadEvents) listened(k threadKey) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs[k]) > 0
 }
 
 // publish sends v, one chunk, to every subscriber of k without waiting
 // for any: one whose buffer is full is dropped.
-func (h *signalHub) publish(k threadKey, v any) {
-	h.mu.Lock()
-	t := h.threads[k]
-	listened := t != nil && len(t.subs) > 0
-	h.mu.Unlock()
-	if !listened {
+func (h *threadEvents) publish(k threadKey, v any) {
+	if !h.listened(k) {
 		return // nobody to encode it for
 	}
 	b, err := json.Marshal(v)
@@ -123,92 +104,34 @@ func (h *signalHub) publish(k threadKey, v any) {
 	block = append(append(append(block, "data: "...), b...), "\n\n"...)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if t = h.threads[k]; t == nil {
-		return
-	}
-	for sub := range t.subs {
+	for sub := range h.subs[k] {
 		select {
 		case sub.ch <- block:
 		default:
-			delete(t.subs, sub)
+			delete(h.subs[k], sub)
 			close(sub.dropped)
 		}
 	}
 }
 
-// enqueue adds a turn to k; it runs at once when the thread is idle, else
-// after the turns before it. It reports whether the thread was idle.
-func (h *signalHub) enqueue(k threadKey, tr *turn) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	t := h.entry(k)
-	if t.running != nil {
-		t.queue = append(t.queue, tr)
-		return false
-	}
-	ctx := t.start(tr)
-	go h.work(k, t, tr, ctx)
-	return true
+// threadSink publishes a run's chunks to the subscribers of its thread;
+// afterStart, when set, is published right after the start chunk (the
+// user's message of a send-message turn, as Mastra sends it). The run
+// goes on whether anyone listens or not: its turn is stored.
+type threadSink struct {
+	hub        *threadEvents
+	key        threadKey
+	run        string
+	afterStart func() any
 }
 
-// start makes tr the running turn; the hub's lock is held.
-func (t *threadSignals) start(tr *turn) context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	tr.cancel = cancel
-	t.running = tr
-	return ctx
-}
+func (s *threadSink) runID() string { return s.run }
 
-// work runs tr, then k's turns waiting after it, one after another.
-func (h *signalHub) work(k threadKey, t *threadSignals, tr *turn, ctx context.Context) {
-	for {
-		tr.run(ctx)
-		tr.cancel()
-		h.mu.Lock()
-		if len(t.queue) == 0 {
-			t.running = nil
-			h.tidy(k, t)
-			h.mu.Unlock()
-			return
-		}
-		tr = t.queue[0]
-		t.queue = t.queue[1:]
-		ctx = t.start(tr)
-		h.mu.Unlock()
-	}
-}
-
-// abort stops k's running turn, if any (and only if its run ID is
-// expected, when expected is not ""); the turns waiting after it still
-// run. It reports whether a turn was stopped.
-func (h *signalHub) abort(k threadKey, expected string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	t := h.threads[k]
-	if t == nil || t.running == nil || expected != "" && t.running.runID != expected {
-		return false
-	}
-	t.running.cancel()
-	return true
-}
-
-// hubSink publishes a run's chunks to the subscribers of its thread; the
-// user's message goes right after the start chunk, as Mastra sends it.
-// The run goes on whether anyone listens or not: its turn is stored.
-type hubSink struct {
-	hub      *signalHub
-	key      threadKey
-	run      string
-	afterTop func() any
-}
-
-func (s *hubSink) runID() string { return s.run }
-
-func (s *hubSink) event(v any) bool {
+func (s *threadSink) event(v any) bool {
 	s.hub.publish(s.key, v)
-	if c, ok := v.(wireChunk); ok && c.Type == "start" && s.afterTop != nil {
-		s.hub.publish(s.key, s.afterTop())
-		s.afterTop = nil
+	if c, ok := v.(wireChunk); ok && c.Type == "start" && s.afterStart != nil {
+		s.hub.publish(s.key, s.afterStart())
+		s.afterStart = nil
 	}
 	return true
 }
@@ -217,7 +140,7 @@ func (s *hubSink) event(v any) bool {
 // its thread; only the client going away ends the stream.
 type teeSink struct {
 	client eventSink
-	thread *hubSink
+	thread *threadSink
 }
 
 func (s teeSink) event(v any) bool {

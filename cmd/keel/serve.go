@@ -80,11 +80,9 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	cfg := server.Config{
 		Agents:       built.Agents,
 		Memory:       store,
-		Refusals:     built.Refusals,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,
 		Console:      ui,
-		SandboxModes: sandboxModes(f),
 	}
 	auth.serverConfig(&cfg)
 	tel.serverConfig(&cfg)
@@ -145,20 +143,6 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 	}
 	// Last, so that whoever waits for it knows the rest was said.
 	fmt.Fprintf(std.err, "keel serve: listening on http://%s/api\n", addr)
-}
-
-// sandboxModes tells the server how each agent's sandboxes are shared,
-// for the console and the sandbox routes.
-func sandboxModes(f *config.File) map[string]string {
-	modes := make(map[string]string, len(f.Agents))
-	for _, a := range f.Agents {
-		mode := a.Sandbox.Resolution
-		if mode == "" {
-			mode = config.PerResource
-		}
-		modes[a.ID] = mode
-	}
-	return modes
 }
 
 // isLoopback reports whether addr listens on loopback only.
