@@ -72,7 +72,10 @@
 // own) must pass keel.CheckMediaType: type/subtype in RFC 6838's syntax,
 // parameters as mime.ParseMediaType reads them, at most 255 bytes of
 // printable ASCII, so no CR, LF or other control character; else 400
-// naming the field. One request holds at most Config.MaxFiles files (100
+// naming the field. A data: URL without the comma before its data is 400
+// (it holds no file, not an empty one). A file name over 255 bytes is cut
+// to 255 at a character's edge, its extension kept. One request holds at
+// most Config.MaxFiles files (100
 // by default), else 400. Bodies over Config.MaxBodyBytes are 413, checked
 // before anything runs. Ids (agents, threads, resources, runs) must be 1
 // to 128 of [A-Za-z0-9._:-]; others are 400.
