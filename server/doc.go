@@ -122,8 +122,13 @@
 // the request itself (an UnsupportedFunctionalityError, or a provider's
 // 400, 404, 413, 415 or 422 the processors could not work around) 422, a
 // provider's 429 stays 429 (with its Retry-After), a provider's 408 or 504
-// and timeouts 504, any other provider failure (5xx, 401/403 from a wrong
-// server key, no answer) 502, anything else 500. An agent whose model
+// and timeouts 504 (a run past Config.GenerateTimeout, 30 s by default,
+// is cancelled and answered 504 with code "RUN_TIMEOUT" and what stalled:
+// no byte of the answer from the provider's host in so long, an answer
+// that stopped after so many bytes, or no model call running, so that a
+// stalling provider gets a clear answer before a proxy gives up), any
+// other provider failure (5xx, 401/403 from a wrong server key, no
+// answer) 502, anything else 500. An agent whose model
 // cannot answer at all (no model configured, no API key) is 503 with the
 // message saying what to set, before anything is stored: its error has a
 // method ModelUnavailable() bool (config.UnavailableModel's errors do).

@@ -1,9 +1,12 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
@@ -188,7 +191,18 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.Generate(r.Context(), req.messages, req.options()...)
+	ctx, progress := r.Context(), (*keel.CallProgress)(nil)
+	if d := s.cfg.GenerateTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+		progress = &keel.CallProgress{}
+		ctx = keel.WithCallProgress(ctx, progress)
+	}
+	res, err := a.Generate(ctx, req.messages, req.options()...)
+	if err != nil && ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+		err = &generateTimeout{bound: s.cfg.GenerateTimeout, stalled: progress.Stalled(time.Now()), err: err}
+	}
 	if req.threadID != "" {
 		// The thread's subscribers (Mastra Studio's chat) see the turn
 		// too, in the chunks a stream of it would have carried, once it
@@ -204,6 +218,21 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, toWireResult(res))
 }
+
+// generateTimeout is the failure of a /generate run cut by
+// Config.GenerateTimeout: a 504 that says what stalled.
+type generateTimeout struct {
+	bound   time.Duration
+	stalled string
+	err     error
+}
+
+func (e *generateTimeout) Error() string {
+	return fmt.Sprintf("the run did not finish within the server's %v bound for /generate: %s (the turn's input is stored; "+
+		"/stream sends the answer as it comes, without this bound)", e.bound, e.stalled)
+}
+
+func (e *generateTimeout) Unwrap() error { return e.err }
 
 // publishTurn publishes a turn that ran without a stream, res or its
 // failure err, to k's subscribers as the chunks a stream of it would have

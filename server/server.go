@@ -37,6 +37,9 @@ const (
 	DefaultMinBodyRate int64 = 32 << 10
 	// DefaultWriteTimeout is how long one write of a response may take.
 	DefaultWriteTimeout = 30 * time.Second
+	// DefaultGenerateTimeout bounds a /generate run as a whole: about
+	// what a proxy in front waits for an answer.
+	DefaultGenerateTimeout = 30 * time.Second
 	// DefaultIdleTimeout is how long [Server.Serve] keeps an idle
 	// keep-alive connection.
 	DefaultIdleTimeout = 2 * time.Minute
@@ -86,6 +89,15 @@ type Config struct {
 	// its client keeps reading; 0 means [DefaultWriteTimeout], a negative
 	// value turns it off. A client that stops reading is dropped after it.
 	WriteTimeout time.Duration
+	// GenerateTimeout bounds a /generate run as a whole, its every model
+	// call, retry, retry's wait and tool included, so that the answer
+	// comes before a proxy in front of the server (or the client) gives
+	// up: past it the run is cancelled and the answer is 504, saying what
+	// stalled. 0 means the smaller of [DefaultGenerateTimeout] and
+	// WriteTimeout; a negative value turns the bound off. It may not be
+	// over a WriteTimeout that is on. /stream and Mastra Studio's turns
+	// have no such bound: their clients see each part as it comes.
+	GenerateTimeout time.Duration
 	// HeaderTimeout bounds reading a request's headers, and IdleTimeout
 	// how long an idle keep-alive connection is kept, in [Server.Serve];
 	// 0 means [DefaultHeaderTimeout] and [DefaultIdleTimeout]. Give your
@@ -161,6 +173,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
 	}
+	switch {
+	case cfg.GenerateTimeout == 0 && cfg.WriteTimeout > 0:
+		cfg.GenerateTimeout = min(DefaultGenerateTimeout, cfg.WriteTimeout)
+	case cfg.GenerateTimeout == 0:
+		cfg.GenerateTimeout = DefaultGenerateTimeout
+	case cfg.GenerateTimeout > 0 && cfg.WriteTimeout > 0 && cfg.GenerateTimeout > cfg.WriteTimeout:
+		return nil, fmt.Errorf("%w: GenerateTimeout %v is over WriteTimeout %v: a proxy that gives up with the write would never see the answer",
+			ErrConfig, cfg.GenerateTimeout, cfg.WriteTimeout)
+	}
 	if cfg.HeaderTimeout <= 0 {
 		cfg.HeaderTimeout = DefaultHeaderTimeout
 	}
@@ -225,7 +246,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.logger.Info("server: listening", "addr", ln.Addr().String(), "agents", len(s.order), "auth", s.authMode(), "cors", cors,
 		"memory", s.cfg.Memory != nil, "max_body_bytes", s.cfg.MaxBodyBytes, "max_files", s.cfg.MaxFiles,
 		"header_timeout", s.cfg.HeaderTimeout, "body_grace", s.cfg.BodyGrace, "min_body_rate", s.cfg.MinBodyRate,
-		"write_timeout", s.cfg.WriteTimeout)
+		"write_timeout", s.cfg.WriteTimeout, "generate_timeout", s.cfg.GenerateTimeout)
 	hs.RegisterOnShutdown(s.events.shutdown)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
