@@ -205,14 +205,16 @@
 // "data: [DONE]", since the stream outlives each turn), with keel's
 // recovery events and, after the start of a send-message turn, a
 // transient "data-user-message" {type, data:{id, contents, ...},
-// transient:true, runId}. send-message checks the message, the resource and the
-// thread (another resource's is 404, as elsewhere) and that the model can
-// answer, then answers at once; the turn runs through the agent as a
-// /stream run does, stored whether or not anyone listens. Turns on one
-// thread run one at a time in the order they were sent: a message sent
+// transient:true, runId} (the contents as sent, or the message's text
+// when they were over 64 KiB, files inlined). send-message checks the
+// message, the resource and the thread (another resource's is 404, as
+// elsewhere) and that the model can answer, queues the turn in the store
+// and answers; the turn runs through the agent as a /stream run does,
+// stored whether or not anyone listens (see "Turns"). A message sent
 // during a turn waits for it (Mastra adds it to the running turn; keel
-// cannot). abort stops the running turn, which ends with an error and a
-// finish. [Server.Serve]'s shutdown ends every subscription at once
+// cannot). abort stops the thread's turn running on this server, which
+// ends with an error and a finish. [Server.Serve]'s shutdown ends every
+// subscription at once
 // (they never go idle; a server of your own that mounts [Server.Handler]
 // keeps them until their clients leave). A subscriber that falls 256
 // chunks behind is dropped, and
@@ -222,6 +224,54 @@
 // call, /api/auth/capabilities, needs no token, so that Studio loads and
 // can be given one in its request headers; it tells only the auth mode
 // ("none", "token" or "users").
+//
+// # Turns
+//
+// The turns of one thread run one at a time, whatever route sent them
+// and whichever server runs them, so that its history reads user,
+// assistant, user, assistant, and each model call sees the answers
+// before it. Every turn in a thread (/generate, /stream, send-message)
+// holds the thread's lock while it runs: the store's when it is a
+// [memory.ThreadLocker] (PostgreSQL's advisory lock, held on a session of
+// its own and dropped with it if the server dies, so several servers on
+// one database take turns), else a lock in this process (enough for
+// SQLite and the in-memory store, which one server uses). A turn for
+// another resource's thread is refused before it waits (404), so that no
+// wait tells a caller such a thread is busy; a /generate that waits
+// counts the wait in Config.GenerateTimeout.
+//
+// send-message stores its turn before it answers "accepted": in the
+// store's queue when it is a [memory.TurnQueue] (the three stores of
+// package memory are), the user's message, files inline, and the turn's
+// options. A worker per thread runs the queued turns oldest first, each
+// under the thread's lock; a turn leaves the queue once the agent has
+// stored its message in the thread, as /generate stores a turn's input
+// before it calls the model. A server that stops or dies so leaves each
+// accepted message in the thread or in the queue, never in neither, and
+// [Server.Serve] runs the queued turns it finds at start (a turn whose
+// message is in its thread already, stored by a server that died just
+// after, is not run twice). The queue is bounded, in the store, not in
+// memory: Config.TurnQueue turns waiting per thread (8 by default) and
+// per resource (32); past either, send-message is 409 and nothing is
+// kept. A store that keeps no queue has one in this process, lost with
+// it.
+//
+// Shutdown: requests, streams and the turns running for Studio share
+// Config.ShutdownGrace; no queued turn starts after it begins; past the
+// grace, the turns still running are cancelled (their messages are
+// stored; the answer is lost, as when a client goes away) and waited
+// for, and the turns still queued wait in the store for the next start.
+// A server of your own that mounts [Server.Handler] runs the turns sent
+// to it but neither recovers a queue nor stops its workers.
+//
+// Live events across servers: when the store is a [memory.EventBus]
+// (PostgreSQL's LISTEN/NOTIFY), [Server.Serve] publishes the chunks of
+// every turn it runs, in order, one batch per round trip, and delivers
+// the chunks other servers publish to its own subscribers: a Studio open
+// on server B sees a turn that server A runs. A chunk over 7000 bytes
+// goes through a table, not the notification. A bus that falls 4096
+// chunks behind drops chunks (logged): their subscribers see the turn in
+// the thread once it is stored.
 //
 // # Operation
 //

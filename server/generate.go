@@ -199,9 +199,22 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		progress = &keel.CallProgress{}
 		ctx = keel.WithCallProgress(ctx, progress)
 	}
-	res, err := a.Generate(ctx, req.messages, req.options()...)
-	if err != nil && ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
-		err = &generateTimeout{bound: s.cfg.GenerateTimeout, stalled: progress.Stalled(time.Now()), err: err}
+	var res *agent.Result
+	var err error
+	if req.threadID != "" {
+		// One turn of a thread at a time: the one running first ends.
+		var unlock func()
+		if unlock, err = s.lockTurn(ctx, a, req.resource, req.threadID); err == nil {
+			defer unlock()
+		} else if ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+			err = &generateTimeout{bound: s.cfg.GenerateTimeout, stalled: "the thread's turn before this one was still running", err: err}
+		}
+	}
+	if err == nil {
+		res, err = a.Generate(ctx, req.messages, req.options()...)
+		if err != nil && ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+			err = &generateTimeout{bound: s.cfg.GenerateTimeout, stalled: progress.Stalled(time.Now()), err: err}
+		}
 	}
 	if req.threadID != "" {
 		// The thread's subscribers (Mastra Studio's chat) see the turn
@@ -214,7 +227,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for _, rec := range res.Recoveries {
-		s.logRecovery(r, a.ID(), res.RunID, res.ThreadID, res.ResourceID, rec)
+		s.logRecovery(r.Context(), a.ID(), res.RunID, res.ThreadID, res.ResourceID, rec)
 	}
 	writeJSON(w, http.StatusOK, toWireResult(res))
 }
@@ -241,7 +254,7 @@ func (e *generateTimeout) Unwrap() error { return e.err }
 // A failure found before the input was stored (a bad thread, no input) is
 // no turn of the thread, and is not published.
 func (s *Server) publishTurn(k threadKey, a *agent.Agent, res *agent.Result, err error) {
-	if !s.events.listened(k) || err != nil && !storedBefore(err) {
+	if !s.events.wanted(k) || err != nil && !storedBefore(err) {
 		return
 	}
 	runID := ""

@@ -98,6 +98,13 @@ type Config struct {
 	// over a WriteTimeout that is on. /stream and Mastra Studio's turns
 	// have no such bound: their clients see each part as it comes.
 	GenerateTimeout time.Duration
+	// TurnQueue bounds the Mastra Studio turns (send-message) waiting in
+	// one thread and in all of one resource's threads; beyond, a message
+	// is answered 409. 0 means [DefaultQueuedPerThread] and
+	// [DefaultQueuedPerResource]. The turns wait in Memory when it is a
+	// [memory.TurnQueue] (the three stores of package memory are), else
+	// in this process, lost when it stops.
+	TurnQueue memory.QueueLimits
 	// HeaderTimeout bounds reading a request's headers, and IdleTimeout
 	// how long an idle keep-alive connection is kept, in [Server.Serve];
 	// 0 means [DefaultHeaderTimeout] and [DefaultIdleTimeout]. Give your
@@ -144,7 +151,7 @@ type Server struct {
 	cors        *corsPolicy
 	refusals    []*processor.RememberedRefusals // the agents', each once
 	events      threadEvents                    // threadevents.go
-	turns       turnQueue                       // turns.go
+	turns       *turns                          // turns.go
 }
 
 // ErrConfig is wrapped by the errors of [New].
@@ -211,6 +218,8 @@ func New(cfg Config) (*Server, error) {
 		s.order = append(s.order, a)
 	}
 	s.refusals = agentRefusals(s.order)
+	s.turns = newTurns(cfg.Memory, cfg.TurnQueue, s.logger)
+	s.turns.run = s.runQueued
 	s.handler = s.routes()
 	return s, nil
 }
@@ -248,6 +257,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		"header_timeout", s.cfg.HeaderTimeout, "body_grace", s.cfg.BodyGrace, "min_body_rate", s.cfg.MinBodyRate,
 		"write_timeout", s.cfg.WriteTimeout, "generate_timeout", s.cfg.GenerateTimeout)
 	hs.RegisterOnShutdown(s.events.shutdown)
+	if bus, ok := s.cfg.Memory.(memory.EventBus); ok {
+		// Stopped last, so that the chunks of the turns that end in the
+		// grace reach the other servers.
+		defer s.events.startBus(bus, s.logger)()
+	}
+	s.turns.recover(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -258,13 +273,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.logger.Info("server: shutting down", "grace", s.cfg.ShutdownGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
+	// Requests and the turns running for Studio share the grace; then
+	// the turns still running are cancelled and waited for.
+	turnsDone := make(chan struct{})
+	go func() { s.turns.stop(sctx); close(turnsDone) }()
 	err := hs.Shutdown(sctx)
 	if err != nil {
 		hs.Close()
-		<-errc
-		return fmt.Errorf("server: shutdown: %w", err)
 	}
 	<-errc
+	<-turnsDone
+	if err != nil {
+		return fmt.Errorf("server: shutdown: %w", err)
+	}
 	return nil
 }
 

@@ -1,15 +1,10 @@
 package server
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
-	"iter"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
 )
@@ -151,138 +146,4 @@ func (s *Server) abortThread(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]bool{"aborted": s.turns.abort(k, b.ExpectedRunID)})
-}
-
-// sendMessageBody is what Studio sends: the message, whose thread, and
-// the options of the turn when the agent is idle.
-type sendMessageBody struct {
-	Message *struct {
-		// Contents is a string or an array of content parts.
-		Contents json.RawMessage `json:"contents"`
-		Metadata map[string]any  `json:"metadata"`
-	} `json:"message"`
-	threadRef
-	IfIdle *struct {
-		StreamOptions *runOptionsBody `json:"streamOptions"`
-	} `json:"ifIdle"`
-	StreamOptions *runOptionsBody `json:"streamOptions"`
-}
-
-type runOptionsBody struct {
-	MaxSteps       int            `json:"maxSteps"`
-	RequestContext map[string]any `json:"requestContext"`
-}
-
-// signal is the user's message as Mastra echoes it.
-type signal struct {
-	Contents   json.RawMessage `json:"contents"`
-	Metadata   map[string]any  `json:"metadata,omitempty"`
-	Type       string          `json:"type"`
-	TagName    string          `json:"tagName"`
-	ID         string          `json:"id"`
-	AcceptedAt jsonTime        `json:"acceptedAt"`
-	CreatedAt  jsonTime        `json:"createdAt"`
-	Created    bool            `json:"__isCreatedSignal,omitempty"`
-}
-
-// sendMessage answers POST /api/agents/{id}/send-message at once with
-// {accepted, runId, signal} and runs the turn through the agent, as
-// /stream does, its chunks going to the thread's subscribers. What can be
-// told before the turn (a bad body, another resource's thread, a model
-// that cannot answer) is answered as an error instead, and nothing runs.
-func (s *Server) sendMessage(w http.ResponseWriter, r *http.Request) {
-	a, ok := s.agent(w, r)
-	if !ok {
-		return
-	}
-	body, e := s.readBody(w, r)
-	var b sendMessageBody
-	if e == nil {
-		e = decodeJSON(body, &b)
-	}
-	var msgs []keel.Message
-	if e == nil {
-		if b.Message == nil || len(b.Message.Contents) == 0 {
-			e = badRequest("invalid request body", Issue{Field: "message.contents", Message: "is required: a string or an array of parts"})
-		} else {
-			var contents any
-			if err := json.Unmarshal(b.Message.Contents, &contents); err != nil {
-				e = badRequest("invalid request body", Issue{Field: "message.contents", Message: err.Error()})
-			} else {
-				msgs, e = decodeMessages([]any{map[string]any{"role": "user", "content": contents}}, s.cfg.MaxFiles)
-			}
-			if e == nil && blank(msgs[0]) {
-				e = badRequest("invalid request body", Issue{Field: "message.contents", Message: "is empty: send some text or a file"})
-			}
-		}
-	}
-	if e != nil {
-		writeRequestError(w, e)
-		return
-	}
-	opts := b.StreamOptions
-	if b.IfIdle != nil && b.IfIdle.StreamOptions != nil {
-		opts = b.IfIdle.StreamOptions
-	}
-	if opts == nil {
-		opts = &runOptionsBody{}
-	}
-	k, ok := s.threadOf(w, r, a, &b.threadRef, contextResource(opts.RequestContext))
-	if !ok {
-		return
-	}
-	if err := unavailableModel(a); err != nil {
-		s.writeRunError(w, r, err)
-		return
-	}
-	now := time.Now()
-	msg := msgs[0]
-	msg.ID, msg.CreatedAt, msg.Metadata = memory.NewID(), now, b.Message.Metadata
-	sig := signal{Contents: b.Message.Contents, Metadata: b.Message.Metadata, Type: "user", TagName: "user",
-		ID: msg.ID, AcceptedAt: jsonTime(now), CreatedAt: jsonTime(now)}
-	runID := memory.NewID()
-	runOpts := []agent.RunOption{agent.WithThread(k.thread), agent.WithResource(k.resource), agent.WithRunID(runID)}
-	if opts.MaxSteps > 0 {
-		runOpts = append(runOpts, agent.WithMaxSteps(opts.MaxSteps))
-	}
-	sink := &threadSink{hub: &s.events, key: k, run: runID, afterStart: func() any {
-		return map[string]any{"type": "data-user-message", "data": sig, "transient": true, "runId": runID}
-	}}
-	s.turns.enqueue(k, &turn{runID: runID, run: func(ctx context.Context) {
-		s.runTurn(ctx, r, a, sink, []keel.Message{msg}, runOpts)
-	}})
-	created := sig
-	created.Created = true
-	writeJSON(w, http.StatusOK, map[string]any{"accepted": true, "runId": runID, "signal": created})
-}
-
-// runTurn runs one turn sent to a thread and publishes its chunks, as
-// /stream writes them; r is the request that sent it, for the logs.
-func (s *Server) runTurn(ctx context.Context, r *http.Request, a *agent.Agent, sink *threadSink, msgs []keel.Message, opts []agent.RunOption) {
-	next, stop := iter.Pull2(a.Stream(ctx, msgs, opts...))
-	defer stop()
-	ev, err, ok := next()
-	if !ok {
-		err = errors.New("server: stream ended before it started")
-	}
-	if err != nil {
-		// It failed before its start: the subscribers get a start of
-		// their own, so that the failure shows on its turn.
-		ev = agent.Event{Type: agent.EventStart, RunID: sink.runID(), ThreadID: sink.key.thread, ResourceID: sink.key.resource}
-		st := newStreamState(sink, a, ev)
-		st.event(ev)
-		st.fail(err)
-		return
-	}
-	s.relay(r, newStreamState(sink, a, ev), ev, nil, next)
-}
-
-// blank tells a message with neither text nor any other part.
-func blank(m keel.Message) bool {
-	for _, p := range m.Parts {
-		if t, ok := p.(keel.TextPart); !ok || strings.TrimSpace(t.Text) != "" {
-			return false
-		}
-	}
-	return true
 }

@@ -17,11 +17,16 @@ type threadKey struct{ agent, resource, thread string }
 // threadEvents is the thread-event hub: per thread, the open
 // subscriptions (Mastra Studio's threads/subscribe) and the chunks of
 // every turn run on the thread, whichever route sent it (send-message,
-// /stream, /generate), published to them. The zero value is ready; it is
-// safe for concurrent use.
+// /stream, /generate), published to them, and, through the store's
+// event bus when it has one, to the subscribers of every other server
+// on the store (see threadbus.go). The zero value is ready; it is safe
+// for concurrent use.
 type threadEvents struct {
 	mu   sync.Mutex
 	subs map[threadKey]map[*subscriber]struct{}
+	// bus carries the chunks to and from the other servers; nil until
+	// Serve starts it.
+	bus *threadBus
 	// closing is closed when the server shuts down: subscriptions never
 	// go idle, so they end then, rather than hold the shutdown for its
 	// whole grace.
@@ -82,17 +87,19 @@ func (h *threadEvents) unsubscribe(k threadKey, sub *subscriber) {
 	}
 }
 
-// listened reports whether k has a subscriber now.
-func (h *threadEvents) listened(k threadKey) bool {
+// wanted reports whether k's chunks may have a subscriber: one here, or
+// any on the servers the bus reaches.
+func (h *threadEvents) wanted(k threadKey) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.subs[k]) > 0
+	return len(h.subs[k]) > 0 || h.bus != nil
 }
 
 // publish sends v, one chunk, to every subscriber of k without waiting
-// for any: one whose buffer is full is dropped.
+// for any (one whose buffer is full is dropped), and to the other
+// servers.
 func (h *threadEvents) publish(k threadKey, v any) {
-	if !h.listened(k) {
+	if !h.wanted(k) {
 		return // nobody to encode it for
 	}
 	b, err := json.Marshal(v)
@@ -102,6 +109,17 @@ func (h *threadEvents) publish(k threadKey, v any) {
 	}
 	block := make([]byte, 0, len(b)+8)
 	block = append(append(append(block, "data: "...), b...), "\n\n"...)
+	h.mu.Lock()
+	bus := h.bus
+	h.mu.Unlock()
+	if bus != nil {
+		bus.send(k, block)
+	}
+	h.deliver(k, block)
+}
+
+// deliver sends block to every subscriber of k here.
+func (h *threadEvents) deliver(k threadKey, block []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for sub := range h.subs[k] {
