@@ -94,3 +94,28 @@ func (l *LocalLocks) leave(threadID string, t *localLock) {
 		delete(l.threads, threadID)
 	}
 }
+
+// Unwrapper is implemented by stores that wrap another, such as one that
+// reports each call to an observer, so that the optional capabilities the
+// wrapper does not forward are found on the store it wraps (see
+// [Capability]).
+type Unwrapper interface {
+	Unwrap() Store
+}
+
+// Capability returns s as C, an optional capability such as
+// [TurnQueue], when s or a store it wraps ([Unwrapper]) implements it.
+func Capability[C any](s Store) (C, bool) {
+	for s != nil {
+		if c, ok := s.(C); ok {
+			return c, true
+		}
+		u, ok := s.(Unwrapper)
+		if !ok {
+			break
+		}
+		s = u.Unwrap()
+	}
+	var zero C
+	return zero, false
+}

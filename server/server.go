@@ -257,7 +257,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		"header_timeout", s.cfg.HeaderTimeout, "body_grace", s.cfg.BodyGrace, "min_body_rate", s.cfg.MinBodyRate,
 		"write_timeout", s.cfg.WriteTimeout, "generate_timeout", s.cfg.GenerateTimeout)
 	hs.RegisterOnShutdown(s.events.shutdown)
-	if bus, ok := s.cfg.Memory.(memory.EventBus); ok {
+	if bus, ok := memory.Capability[memory.EventBus](s.cfg.Memory); ok {
 		// Stopped last, so that the chunks of the turns that end in the
 		// grace reach the other servers.
 		defer s.events.startBus(bus, s.logger)()

@@ -70,12 +70,12 @@ type runningTurn struct {
 func newTurns(mem memory.Store, limits memory.QueueLimits, logger *slog.Logger) *turns {
 	q := &turns{limits: limits, logger: logger, workers: map[string]*worker{}, running: map[threadKey]*runningTurn{}}
 	q.ctx, q.cancel = context.WithCancel(context.Background())
-	if tq, ok := mem.(memory.TurnQueue); ok {
+	if tq, ok := memory.Capability[memory.TurnQueue](mem); ok {
 		q.queue = tq
 	} else {
 		q.queue = memory.NewInMemory()
 	}
-	if l, ok := mem.(memory.ThreadLocker); ok {
+	if l, ok := memory.Capability[memory.ThreadLocker](mem); ok {
 		q.locker = l
 	} else {
 		q.locker = &memory.LocalLocks{}
