@@ -159,7 +159,9 @@ func (o queuedOptions) signal(t memory.QueuedTurn) signal {
 // message after the start; the worker holds the thread's lock. The turn
 // leaves the queue once the agent has stored its message, or when it
 // failed before (it would fail again), but not when ctx ended first: the
-// server is stopping, and the next start runs it.
+// server is stopping, and the next start runs it. Once stored, it is
+// removed beside the model's call, not before it, and runQueued returns
+// only once it is gone, so that the worker never takes it again.
 func (s *Server) runQueued(ctx context.Context, t memory.QueuedTurn) {
 	remove := func() {
 		if err := s.turns.queue.RemoveTurn(context.WithoutCancel(ctx), t.ID); err != nil {
@@ -172,7 +174,7 @@ func (s *Server) runQueued(ctx context.Context, t memory.QueuedTurn) {
 		remove()
 		return
 	}
-	if s.turnStarted(ctx, a, t) {
+	if !s.turns.fresh(t.ID) && s.turnStarted(ctx, a, t) {
 		// Its message was stored by a server that died before removing
 		// it: running it again would answer it twice.
 		remove()
@@ -197,7 +199,11 @@ func (s *Server) runQueued(ctx context.Context, t memory.QueuedTurn) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer s.turns.started(k, t.ID, cancel)()
-	if started := s.runTurn(runCtx, a, sink, []keel.Message{t.Message}, runOpts, remove); !started && ctx.Err() == nil {
+	removed := make(chan struct{})
+	onStart := func() { go func() { remove(); close(removed) }() }
+	if started := s.runTurn(runCtx, a, sink, []keel.Message{t.Message}, runOpts, onStart); started {
+		<-removed
+	} else if ctx.Err() == nil {
 		remove()
 	}
 }

@@ -50,6 +50,7 @@ type turns struct {
 
 	mu       sync.Mutex
 	draining bool                       // the server stops: no turn starts
+	queued   map[string]bool            // turns this server queued and has not run
 	workers  map[string]*worker         // by thread ID
 	running  map[threadKey]*runningTurn // for abort
 }
@@ -68,7 +69,8 @@ type runningTurn struct {
 // and locks when it has them, else a queue and locks in this process
 // (lost with it).
 func newTurns(mem memory.Store, limits memory.QueueLimits, logger *slog.Logger) *turns {
-	q := &turns{limits: limits, logger: logger, workers: map[string]*worker{}, running: map[threadKey]*runningTurn{}}
+	q := &turns{limits: limits, logger: logger, workers: map[string]*worker{}, running: map[threadKey]*runningTurn{},
+		queued: map[string]bool{}}
 	q.ctx, q.cancel = context.WithCancel(context.Background())
 	if tq, ok := memory.Capability[memory.TurnQueue](mem); ok {
 		q.queue = tq
@@ -100,6 +102,15 @@ func (q *turns) add(ctx context.Context, t memory.QueuedTurn) error {
 	if err := q.queue.QueueTurn(ctx, t, q.limits); err != nil {
 		return err
 	}
+	q.mu.Lock()
+	if len(q.queued) >= 4096 {
+		// Turns another server ran are never forgotten here: past this
+		// many, forget them all, which only costs the next turns the
+		// check that their message is not stored yet.
+		clear(q.queued)
+	}
+	q.queued[t.ID] = true
+	q.mu.Unlock()
 	q.kick(t.ThreadID)
 	return nil
 }
@@ -187,6 +198,16 @@ func (q *turns) next(threadID string) bool {
 	}
 	q.run(q.ctx, t)
 	return q.ctx.Err() == nil
+}
+
+// fresh reports whether this server queued the turn id since it started
+// (so that no server can have stored its message yet), and forgets it.
+func (q *turns) fresh(id string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	ok := q.queued[id]
+	delete(q.queued, id)
+	return ok
 }
 
 // started registers the running turn of k, which abort cancels; the
