@@ -151,6 +151,19 @@ type conn struct {
 	proc *process
 }
 
+// exited reports whether a stdio server's process has ended.
+func (cn *conn) exited() bool {
+	if cn.proc == nil {
+		return false
+	}
+	select {
+	case <-cn.proc.exited:
+		return true
+	default:
+		return false
+	}
+}
+
 // close ends the session, and stops a stdio server.
 func (cn *conn) close() {
 	_ = cn.sess.Close()
@@ -369,6 +382,21 @@ func (c *Client) setDown(err error, delay time.Duration) {
 	defer c.mu.Unlock()
 	c.conn, c.lastErr, c.state, c.nextTry = nil, err, Restarting, time.Now().Add(delay)
 	c.broadcast()
+}
+
+// markDown takes cn out of service when a call found it broken before the
+// supervisor did, so that the calls that follow wait for the next
+// connection instead of failing on this one.
+func (c *Client) markDown(cn *conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == cn {
+		c.conn, c.state = nil, Starting
+		c.broadcast()
+		// Closing the session ends the supervisor's wait on it, if the
+		// transport has not; Close waits for the calls still on it.
+		go cn.sess.Close()
+	}
 }
 
 func (c *Client) setState(s State) {

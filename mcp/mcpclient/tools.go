@@ -161,6 +161,12 @@ func (c *Client) call(ctx context.Context, mcpName, keelName string, input json.
 	ctx, cancel := context.WithTimeoutCause(ctx, c.cfg.Timeout, errCallTimeout)
 	defer cancel()
 	cn, err := c.ready(ctx)
+	for err == nil && cn.exited() {
+		// The server died since the supervisor last looked: wait for
+		// the next one rather than fail on a pipe known to be broken.
+		c.markDown(cn)
+		cn, err = c.ready(ctx)
+	}
 	if err != nil {
 		return nil, c.callError(ctx, nil, err)
 	}
@@ -187,9 +193,11 @@ func (c *Client) callError(ctx context.Context, cn *conn, err error) error {
 	// The connection failed under the call. A stdio server that exits
 	// says why; the pipe closing may come just before its exit.
 	if cn.proc != nil && cn.proc.waitExit(exitGrace) {
+		c.markDown(cn)
 		return fmt.Errorf("the server stopped during the call (%v); it is being started again, so the call may be tried again", cn.proc.exitError())
 	}
 	if errors.Is(err, sdk.ErrConnectionClosed) {
+		c.markDown(cn)
 		return fmt.Errorf("the connection to the server closed during the call (%v); it is being made again, so the call may be tried again", err)
 	}
 	return err
