@@ -63,5 +63,5 @@ func httpTransport(cfg *Config, headers http.Header) sdk.Transport {
 	if cfg.HTTPClient != nil {
 		client.Jar, client.CheckRedirect = cfg.HTTPClient.Jar, cfg.HTTPClient.CheckRedirect
 	}
-	return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}
+	return &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client, MaxEventSize: MaxMessageBytes}
 }

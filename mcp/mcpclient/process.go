@@ -26,6 +26,12 @@ const (
 	termGrace = 2 * time.Second
 )
 
+// MaxMessageBytes is the largest message a client takes from its server:
+// room for a 50 MiB file in base64, the size of the largest file keel
+// takes from a user, where the SDK's default (16 MiB) would cut a tool's
+// larger images off.
+const MaxMessageBytes = 72 << 20
+
 // stderrTail is how much of a server's standard error is kept for the
 // errors that say why it failed: its last lines usually do.
 const stderrTail = 4 << 10
@@ -175,7 +181,7 @@ type stdioTransport struct {
 }
 
 func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
-	return (&sdk.IOTransport{Reader: t.stdout, Writer: t.p.stdin}).Connect(ctx)
+	return (&sdk.IOTransport{Reader: t.stdout, Writer: t.p.stdin, MaxLineLength: MaxMessageBytes}).Connect(ctx)
 }
 
 // lastLines returns the last n lines of s, joined by " | " to fit in
