@@ -310,4 +310,5 @@ agents:
 		t.Errorf("Got(everything_echo) = %v, %v", out, err)
 	}
 }
+
 var quiet = slog.New(slog.DiscardHandler)
