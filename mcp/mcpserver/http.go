@@ -54,8 +54,11 @@ func (s *Server) Handler(opts HandlerOptions) http.Handler {
 		}
 		return s.sdkServer(caller)
 	}, &sdk.StreamableHTTPOptions{
-		Stateless:           true,
-		JSONResponse:        false,
+		Stateless: true,
+		// An ask sends nothing before its answer, so the answer goes as
+		// one JSON body: measured, the SDK's event stream costs a
+		// stateless call several times its JSON response (BENCHMARKS.md).
+		JSONResponse:        true,
 		Logger:              s.opts.Logger,
 		MaxRequestBodyBytes: maxBody,
 		// A client that goes away stops its ask's run.
