@@ -27,10 +27,7 @@ import (
 func TestServerToolsInAnAgentRun(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
-			cfg := everything(t, "everything")
-			if transport == "http" {
-				cfg, _ = everythingHTTP(t, "everything")
-			}
+			cfg := everythingOver(t, transport)
 			c := start(t, cfg)
 			store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "keel.db"))
 			if err != nil {

@@ -33,6 +33,16 @@ func everythingHTTP(t testing.TB, name string) (mcpclient.Config, *mcptest.HTTPS
 		Timeout: 20 * time.Second, Logger: quiet}, srv
 }
 
+// everythingOver is server-everything, named everything, over transport
+// ("stdio" or "http").
+func everythingOver(t testing.TB, transport string) mcpclient.Config {
+	if transport == "http" {
+		cfg, _ := everythingHTTP(t, "everything")
+		return cfg
+	}
+	return everything(t, "everything")
+}
+
 // filesOf splits what a tool returned into its output as JSON and its
 // files.
 func filesOf(out any) (string, []keel.FilePart) {
@@ -47,10 +57,7 @@ func filesOf(out any) (string, []keel.FilePart) {
 func TestEverythingServer(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
-			cfg := everything(t, "everything")
-			if transport == "http" {
-				cfg, _ = everythingHTTP(t, "everything")
-			}
+			cfg := everythingOver(t, transport)
 			c := start(t, cfg)
 			got := names(c.Tools())
 			for _, want := range []string{"everything_echo", "everything_get-tiny-image", "everything_get-sum",
@@ -135,10 +142,7 @@ func TestEverythingCrashMidCall(t *testing.T) {
 func TestEverythingHangingCallTimesOut(t *testing.T) {
 	for _, transport := range []string{"stdio", "http"} {
 		t.Run(transport, func(t *testing.T) {
-			cfg := everything(t, "everything")
-			if transport == "http" {
-				cfg, _ = everythingHTTP(t, "everything")
-			}
+			cfg := everythingOver(t, transport)
 			cfg.Timeout = time.Second
 			c := start(t, cfg)
 			begin := time.Now()
