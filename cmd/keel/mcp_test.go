@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -257,4 +259,62 @@ func TestMCPInspector(t *testing.T) {
 	if _, err := os.Stat(db); err != nil {
 		t.Errorf("Got(store after the inspector's call) = %v; want it written", err)
 	}
+}
+
+// keel serve starts the MCP servers its agents name: a run through its
+// API calls them, the thread keeps the result, and the servers stop with
+// keel.
+func TestServeWithMCPTools(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{Respond: func(r googletest.Request, n int) (providertest.Reply, bool) {
+		if n == 0 {
+			return providertest.Reply{Body: googletest.ToolCallBody("c1", "everything_echo", `{"message":"over http"}`)}, true
+		}
+		return providertest.Reply{}, false
+	}})
+	dir := t.TempDir()
+	mcpConfig(t, dir)
+	s := startServe(t, dir, geminiEnv(srv), loopback...)
+	if !strings.Contains(s.Stderr(), "mcp servers: everything (stdio, ") {
+		t.Errorf("Got(start-up message) = %q; want the MCP server announced", s.Stderr())
+	}
+	code, body := call(t, "POST", s.url+"/api/agents/assistant/generate", "", `{"messages":"Echo over http","memory":{"thread":"m-1","resource":"u1"}}`)
+	var gen struct{ Text string }
+	if err := json.Unmarshal(body, &gen); code != 200 || err != nil || gen.Text != googletest.DefaultText {
+		t.Fatalf("Got(generate) = %d %s; want 200 with the model's text", code, body)
+	}
+	if reqs := srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "Echo: over http") {
+		t.Errorf("Got(model calls) = %d; want 2, the second with the echo's result", len(reqs))
+	}
+	// The server's process is keel's child while keel serves, and gone
+	// once keel stopped.
+	children := childPIDs(t, s.cmd.Process.Pid)
+	if len(children) == 0 {
+		t.Fatalf("Got(children of keel serve) = none; want the MCP server")
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+	for _, pid := range children {
+		if err := syscall.Kill(pid, 0); err == nil {
+			if b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); !strings.Contains(string(b), ") Z ") {
+				t.Errorf("Got(MCP server %d after keel stopped) alive; want it stopped with keel", pid)
+			}
+		}
+	}
+}
+
+// childPIDs returns the processes whose parent is pid.
+func childPIDs(t *testing.T, pid int) []int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+	if err != nil {
+		t.Skipf("skipped: /proc does not list children here: %v", err)
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }

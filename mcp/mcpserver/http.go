@@ -31,6 +31,13 @@ type HandlerOptions struct {
 	// MaxBodyBytes caps a request's body; 0 means room for an ask with a
 	// file of the server's MaxFileBytes in base64.
 	MaxBodyBytes int64
+	// AllowAnyHost serves requests that reached a loopback address under
+	// another host name. By default they are refused (403), as the MCP
+	// SDK does against DNS rebinding: a page on another site must not
+	// reach a server on the user's machine through its own name. Set it
+	// when a reverse proxy on the same machine forwards a public name to
+	// keel.
+	AllowAnyHost bool
 }
 
 // callerKey carries a request's Caller from the auth check to the SDK's
@@ -63,6 +70,7 @@ func (s *Server) Handler(opts HandlerOptions) http.Handler {
 		MaxRequestBodyBytes: maxBody,
 		// A client that goes away stops its ask's run.
 		PropagateRequestCancellation: true,
+		DisableLocalhostProtection:   opts.AllowAnyHost,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller := Caller{}

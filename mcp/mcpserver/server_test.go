@@ -396,3 +396,29 @@ func (m *blockingModel) Stream(ctx context.Context, req *keel.Request) iter.Seq2
 		yield(keel.StreamEvent{}, err)
 	}
 }
+
+// A request that reached loopback under another host name is refused
+// unless the handler allows any host, as behind a reverse proxy.
+func TestHandlerHostCheck(t *testing.T) {
+	f := newFixture(t, refusingModel())
+	for _, tt := range []struct {
+		allow bool
+		code  int
+	}{{false, http.StatusForbidden}, {true, http.StatusOK}} {
+		ts := httptest.NewServer(f.srv.Handler(mcpserver.HandlerOptions{AllowAnyHost: tt.allow}))
+		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+		req.Host = "keel.example.com"
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		ts.Close()
+		if resp.StatusCode != tt.code {
+			t.Errorf("Got(status for Host keel.example.com, AllowAnyHost %v) = %d %s; want %d", tt.allow, resp.StatusCode, body, tt.code)
+		}
+	}
+}
