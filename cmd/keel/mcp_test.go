@@ -303,17 +303,21 @@ func TestServeWithMCPTools(t *testing.T) {
 	}
 }
 
-// childPIDs returns the processes whose parent is pid.
+// childPIDs returns the processes whose parent is pid: each of its
+// threads lists the children it started.
 func childPIDs(t *testing.T, pid int) []int {
 	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
-	if err != nil {
+	tasks, err := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	if err != nil || len(tasks) == 0 {
 		t.Skipf("skipped: /proc does not list children here: %v", err)
 	}
 	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		for _, f := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				out = append(out, n)
+			}
 		}
 	}
 	return out
