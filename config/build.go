@@ -162,6 +162,7 @@ func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, e
 	out.Warnings = append(out.Warnings, warns...)
 	var sandboxes sandboxLines
 	rootMade := false
+	describers := make(map[string]processor.ImageDescriber)
 	for _, i := range chosen {
 		a := f.Agents[i]
 		if a.hasSandbox() && !rootMade {
@@ -176,8 +177,15 @@ func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, e
 		if err != nil {
 			return nil, err
 		}
-		cfg.Files = processor.UnsupportedFileOptions{Converters: f.converters(a), Images: f.images(a), Refusals: out.Refusals,
-			BlameReadableFiles: f.blamesReadable(a)}
+		describer, warn, err := f.describer(a, opts, describers)
+		if err != nil {
+			return nil, err
+		}
+		if warn != "" && !slices.Contains(out.Warnings, warn) {
+			out.Warnings = append(out.Warnings, warn)
+		}
+		cfg.Files = processor.UnsupportedFileOptions{Converters: f.converters(a), Images: f.images(a), DescribeWith: describer,
+			Refusals: out.Refusals, BlameReadableFiles: f.blamesReadable(a)}
 		if cfg.ToolSets, err = f.toolSets(i, cfg.Tools, clients); err != nil {
 			return nil, err
 		}
