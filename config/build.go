@@ -174,7 +174,7 @@ func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent
 		ID:                     a.ID,
 		Name:                   a.Name,
 		Description:            a.Description,
-		Instructions:           a.Instructions,
+		Instructions:           instructionsOf(a),
 		Models:                 models,
 		FallbackOnCallerErrors: a.FallbackOnCallerErrors,
 		Links:                  links,
@@ -200,13 +200,29 @@ func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent
 		}))
 	}
 	if a.FileUpload != nil {
-		fu, err := a.FileUpload.processor(ws)
+		fu, err := a.FileUpload.processor(ws, f.converters(a))
 		if err != nil {
 			return agent.Config{}, nil, fmt.Errorf("config: agent %s: file upload: %w", a.ID, err)
 		}
 		cfg.InputProcessors = append(cfg.InputProcessors, fu)
 	}
 	return cfg, warns, nil
+}
+
+// instructionsOf returns the agent's instructions, or, when it sets none,
+// default ones that tell the model what it has: its sandbox tools, the
+// notes and text FileUpload gives it, or neither.
+func instructionsOf(a Agent) string {
+	switch {
+	case a.Instructions != "":
+		return a.Instructions
+	case len(a.Tools) > 0 && !a.Sandbox.None:
+		return DefaultInstructions
+	case a.FileUpload != nil && !a.Sandbox.None:
+		return DefaultUploadInstructions
+	default:
+		return DefaultPlainInstructions
+	}
 }
 
 // resolveModels returns the models of agent i, in order, with a
