@@ -274,8 +274,15 @@ func (f *File) resolveModels(i int, opts BuildOptions) ([]agent.ModelEntry, []st
 		return missing, []string{fmt.Sprintf("agent %s cannot use %s and will answer every call with an error: %v",
 			a.ID, models[0].Model, missing[0].Model.(*UnavailableModel).Err)}, nil
 	case len(out) == 0:
-		warns = append(warns, fmt.Sprintf("agent %s has no model it can use and will answer every call with an error", a.ID))
-		return missing[:1], warns, nil
+		// Every way out is named: the key of any model of the list will do.
+		reasons := make([]string, len(missing))
+		for j, m := range missing {
+			um := m.Model.(*UnavailableModel)
+			reasons[j] = fmt.Sprintf("for %s: %s", um.Model, strings.TrimPrefix(um.Err.Error(), ErrModelUnavailable.Error()+": "))
+		}
+		err := fmt.Errorf("%w: no model of %s can be used; any one will do: %s", ErrModelUnavailable, models, strings.Join(reasons, "; or, "))
+		warns = append(warns, fmt.Sprintf("agent %s has no model it can use and will answer every call with an error: %v", a.ID, err))
+		return []agent.ModelEntry{{Model: &UnavailableModel{Model: models[0].Model, Err: err}, MaxRetries: missing[0].MaxRetries}}, warns, nil
 	case len(missing) > 0:
 		warns = append(warns, fmt.Sprintf("agent %s answers with %s, leaving out what it cannot use", a.ID, modelNames(out)))
 	}
