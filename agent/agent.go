@@ -27,7 +27,12 @@ const DefaultLastMessages = 10
 // thread's whole history to the model.
 const AllMessages = -1
 
-// Config describes an agent. Only ID and Model are required.
+// Config describes an agent. Only ID and Model are required, but an
+// agent with only those does much less than keel run's: the model gets a
+// bare note for a file it refuses, no text of it, no tool to open it, and
+// every turn pays the refusal again. The fields below say what each left
+// out costs. [github.com/keel-go/keel/config.NewAgent] builds an agent
+// with all of them set as keel run sets them, in one call.
 type Config struct {
 	// ID identifies the agent, such as "assistant".
 	ID string
@@ -35,7 +40,9 @@ type Config struct {
 	Name string
 	// Description says what the agent is for.
 	Description string
-	// Instructions are sent as the system message of every call.
+	// Instructions are sent as the system message of every call. Without
+	// them the model is not told of its tools or its sandbox, and may
+	// answer that it cannot open a file whose path a note gives it.
 	Instructions string
 	// Model answers the agent's calls. Give it, or Models; [Agent.Config]
 	// holds the first of Models here.
@@ -52,7 +59,9 @@ type Config struct {
 	// ([CallerFault]: 401, 403, a request rejected not because of a file)
 	// move to the next model too.
 	FallbackOnCallerErrors bool
-	// Tools the model may call.
+	// Tools the model may call. Without tool.ReadFile, tool.ListFiles
+	// or tool.RunCommand, a file uploaded to the sandbox is a path the
+	// model cannot open: only the text Files.Converters give reaches it.
 	Tools []tool.Tool
 	// ToolSets are tools that may change while the agent lives, such as an
 	// MCP server's (see package mcp/mcpclient). Each run reads them once,
@@ -60,10 +69,12 @@ type Config struct {
 	// already is left out of the run, with a warning in the log.
 	ToolSets []tool.Set
 	// Memory keeps threads; nil means runs have no history and naming a
-	// thread is an error.
+	// thread is an error. It is also where Files.Refusals are kept.
 	Memory memory.Store
 	// Workspace gives runs their sandbox: where tools work and where
-	// refused files are uploaded. Nil means no sandbox.
+	// refused files are uploaded. Nil means no sandbox: a refused file
+	// becomes "[Attachment unavailable: NAME]" (or its text, with
+	// Files.Converters), and the sandbox tools fail.
 	Workspace *workspace.Workspace
 	// InputProcessors check and change a turn's new messages, and may hook
 	// LLM requests and API errors too (they are asked first).
@@ -87,6 +98,15 @@ type Config struct {
 	// BlameReadableFiles lets an error that names no file be blamed on
 	// images, PDFs and text too. keel serve and keel run set them all. See
 	// [processor.UnsupportedFileOptions].
+	//
+	// Each left out costs: without Converters the model gets the note
+	// ("[File uploaded to the sandbox]" and a path) and must open the file
+	// with a tool, or gets a placeholder without a sandbox; without Images
+	// a refused image is a note too; without Refusals every turn, and
+	// every thread, sends a refused file again and pays a failed call (or
+	// the SDK's refusal) before the handler acts; without
+	// BlameReadableFiles a text-only model that refuses an image in words
+	// keel does not know fails the turn.
 	Files processor.UnsupportedFileOptions
 	// Links downloads, before each call, the files given by http(s) link
 	// that the model's provider does not fetch itself

@@ -233,7 +233,7 @@ func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent
 		ID:                     a.ID,
 		Name:                   a.Name,
 		Description:            a.Description,
-		Instructions:           a.Instructions,
+		Instructions:           instructionsOf(a),
 		Models:                 models,
 		FallbackOnCallerErrors: a.FallbackOnCallerErrors,
 		Links:                  links,
@@ -261,13 +261,29 @@ func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent
 		}))
 	}
 	if a.FileUpload != nil {
-		fu, err := a.FileUpload.processor(ws)
+		fu, err := a.FileUpload.processor(ws, f.converters(a))
 		if err != nil {
 			return agent.Config{}, nil, fmt.Errorf("config: agent %s: file upload: %w", a.ID, err)
 		}
 		cfg.InputProcessors = append(cfg.InputProcessors, fu)
 	}
 	return cfg, warns, nil
+}
+
+// instructionsOf returns the agent's instructions, or, when it sets none,
+// default ones that tell the model what it has: its sandbox tools, the
+// notes and text FileUpload gives it, or neither.
+func instructionsOf(a Agent) string {
+	switch {
+	case a.Instructions != "":
+		return a.Instructions
+	case len(a.Tools) > 0 && !a.Sandbox.None:
+		return DefaultInstructions
+	case a.FileUpload != nil && !a.Sandbox.None:
+		return DefaultUploadInstructions
+	default:
+		return DefaultPlainInstructions
+	}
 }
 
 // resolveModels returns the models of agent i, in order, with a
@@ -319,8 +335,15 @@ func (f *File) resolveModels(i int, opts BuildOptions) ([]agent.ModelEntry, []st
 		return missing, []string{fmt.Sprintf("agent %s cannot use %s and will answer every call with an error: %v",
 			a.ID, models[0].Model, missing[0].Model.(*UnavailableModel).Err)}, nil
 	case len(out) == 0:
-		warns = append(warns, fmt.Sprintf("agent %s has no model it can use and will answer every call with an error", a.ID))
-		return missing[:1], warns, nil
+		// Every way out is named: the key of any model of the list will do.
+		reasons := make([]string, len(missing))
+		for j, m := range missing {
+			um := m.Model.(*UnavailableModel)
+			reasons[j] = fmt.Sprintf("for %s: %s", um.Model, strings.TrimPrefix(um.Err.Error(), ErrModelUnavailable.Error()+": "))
+		}
+		err := fmt.Errorf("%w: no model of %s can be used; any one will do: %s", ErrModelUnavailable, models, strings.Join(reasons, "; or, "))
+		warns = append(warns, fmt.Sprintf("agent %s has no model it can use and will answer every call with an error: %v", a.ID, err))
+		return []agent.ModelEntry{{Model: &UnavailableModel{Model: models[0].Model, Err: err}, MaxRetries: missing[0].MaxRetries}}, warns, nil
 	case len(missing) > 0:
 		warns = append(warns, fmt.Sprintf("agent %s answers with %s, leaving out what it cannot use", a.ID, modelNames(out)))
 	}

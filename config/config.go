@@ -71,7 +71,11 @@ type Agent struct {
 	Name string `yaml:"name"`
 	// Description says what the agent is for.
 	Description string `yaml:"description"`
-	// Instructions are the system message of every call.
+	// Instructions are the system message of every call; empty means
+	// default ones that tell the model of its tools and files:
+	// [DefaultInstructions] for an agent with tools,
+	// [DefaultUploadInstructions] with a fileUpload and no tools,
+	// [DefaultPlainInstructions] without a sandbox.
 	Instructions string `yaml:"instructions"`
 	// Model is the agent's model, a model string such as
 	// "google/gemini-2.5-flash", or its models in order, the next taking
@@ -203,6 +207,16 @@ type Server struct {
 // DefaultInstructions are the instructions of the agent of [Default].
 const DefaultInstructions = "You are a helpful assistant. Files the user sends that you cannot read " +
 	"are put in your sandbox: use list_files, read_file and run_command to work with them."
+
+// DefaultUploadInstructions are the instructions of an agent of keel.yaml
+// that sets none, has a fileUpload and no tools.
+const DefaultUploadInstructions = "You are a helpful assistant. Files the user sends are put in a sandbox: " +
+	"a note gives each one's path, followed by its text when it could be read."
+
+// DefaultPlainInstructions are the instructions of an agent of keel.yaml
+// that sets none and has no sandbox.
+const DefaultPlainInstructions = "You are a helpful assistant. A file the user sends that you cannot read " +
+	"reaches you as its text, or as a note saying it is unavailable."
 
 // Default returns the configuration keel runs without a keel.yaml: one
 // agent, "assistant", on the default model with the three sandbox tools,

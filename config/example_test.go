@@ -101,3 +101,23 @@ func ExampleFile_Warnings() {
 	}
 	// Output: config: keel.yaml:4: agents[0].sandbox: agent writer has no tool and no fileUpload that reach its sandbox, so it gets none and a file the model refuses becomes a placeholder; give it a tool such as read_file, or write sandbox: none
 }
+
+func ExampleNewAgent() {
+	root, _ := os.MkdirTemp("", "sandbox")
+	defer os.RemoveAll(root)
+	a, err := config.NewAgent(config.AgentOptions{
+		Model:       keeltest.NewModel(keeltest.Reply{Text: "Hello."}),
+		SandboxRoot: root,
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := a.Generate(context.Background(), []keel.Message{keel.UserText("Hi")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(a.ID(), len(a.Config().Tools), res.Text)
+	// Output: assistant 3 Hello.
+}

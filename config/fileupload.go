@@ -14,7 +14,8 @@ import (
 // FileUpload turns on, for one agent, the file-upload processor: the
 // files of the user's messages it chooses are put into the agent's
 // sandbox before the model sees them, and the model reads a note with
-// each one's path instead. Files given by link or provider file ID are
+// each one's path instead, followed by the file's text when a converter
+// knows it and files.convert is on (the default). Files given by link or provider file ID are
 // never chosen: they stay in the prompt. "fileUpload: {}" chooses every
 // file.
 type FileUpload struct {
@@ -69,8 +70,9 @@ func normalExtension(ext string) string {
 }
 
 // processor returns the file-upload processor that puts the files u
-// chooses into ws.
-func (u *FileUpload) processor(ws *workspace.Workspace) (*processor.FileUpload, error) {
+// chooses into ws, and gives the model their text after each note when
+// converters is not nil (files.convert, on by default).
+func (u *FileUpload) processor(ws *workspace.Workspace, converters processor.FileConverter) (*processor.FileUpload, error) {
 	types := make([]string, len(u.MediaTypes))
 	for i, mt := range u.MediaTypes {
 		types[i] = keel.NormalizeMediaType(mt)
@@ -89,7 +91,8 @@ func (u *FileUpload) processor(ws *workspace.Workspace) (*processor.FileUpload, 
 		Filter: func(fi processor.FileInfo) (bool, error) {
 			return every || exts[fi.Extension] || matchesMediaType(types, fi.MediaType), nil
 		},
-		MaxSize: func(processor.FileInfo) int64 { return limit },
+		MaxSize:    func(processor.FileInfo) int64 { return limit },
+		Converters: converters,
 	})
 }
 

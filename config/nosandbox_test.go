@@ -157,8 +157,15 @@ func TestFileUploadFromYAML(t *testing.T) {
 		!strings.Contains(text, "name: data.csv") || !strings.Contains(text, "name: chart.png") {
 		t.Errorf("Got(prompt) files %q, text %q; want the csv and the png uploaded, the pdf sent", inline, text)
 	}
-	if len(res.Recoveries) != 1 || res.Recoveries[0].Processor != processor.FileUploadID || len(res.Recoveries[0].Files) != 2 {
-		t.Errorf("Got(recoveries) = %+v; want the two uploads", res.Recoveries)
+	// The csv's text follows its note (files.convert is on by default);
+	// the png, which no converter reads, has the note alone.
+	if !strings.Contains(text, "[Text of data.csv") || !strings.Contains(text, "1,2") {
+		t.Errorf("Got(prompt text) %q; want the csv's text after its note", text)
+	}
+	if len(res.Recoveries) != 2 || res.Recoveries[0].Processor != processor.FileUploadID ||
+		res.Recoveries[0].Action != processor.OutcomeConverted || res.Recoveries[0].Files[0].Name != "data.csv" ||
+		res.Recoveries[1].Action != processor.OutcomeUploaded || res.Recoveries[1].Files[0].Name != "chart.png" {
+		t.Errorf("Got(recoveries) = %+v; want data.csv converted, chart.png uploaded", res.Recoveries)
 	}
 
 	big := keel.UserText("And this")

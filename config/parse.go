@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -96,12 +97,15 @@ func Parse(data []byte, name string) (*File, error) {
 }
 
 var (
-	lineRE     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	unknownRE  = regexp.MustCompile(`^field (\S+) not found in type config\.(\w+)$`)
-	cannotRE   = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.*)$")
-	typeNames  = map[string]string{"int": "a whole number", "int64": "a whole number", "string": "text", "bool": "true or false", "time.Duration": "a duration such as 3s", "[]string": "a list", "[]config.Agent": "a list of agents", "map[string]string": "a mapping of names to text", "map[string]config.MCPServer": "a mapping of server names to servers, such as everything: {command: npx, args: [-y, \"@modelcontextprotocol/server-everything\"]}"}
-	tagNames   = map[string]string{"str": "text", "int": "a number", "float": "a number", "bool": "true/false", "map": "a mapping", "seq": "a list", "null": "nothing"}
-	knownByTyp = map[string]string{
+	lineRE    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownRE = regexp.MustCompile(`^field (\S+) not found in type config\.(\w+)$`)
+	cannotRE  = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.*)$")
+	// cannotBareRE is yaml's wording for a mapping or a list, which it
+	// does not quote.
+	cannotBareRE = regexp.MustCompile(`^cannot unmarshal !!(\w+) into (.*)$`)
+	typeNames    = map[string]string{"int": "a whole number", "int64": "a whole number", "string": "text", "bool": "true or false", "time.Duration": "a duration such as 3s", "[]string": "a list", "[]config.Agent": "a list of agents", "map[string]string": "a mapping of names to text", "map[string]config.MCPServer": "a mapping of server names to servers, such as everything: {command: npx, args: [-y, \"@modelcontextprotocol/server-everything\"]}"}
+	tagNames     = map[string]string{"str": "text", "int": "a number", "float": "a number", "bool": "true/false", "map": "a mapping", "seq": "a list", "null": "nothing"}
+	knownByTyp   = map[string]string{
 		"File":          "agents, server, files, refusals, mcp",
 		"MCPServer":     "command, args, env, url, headers, timeout, optional",
 		"Agent":         "id, name, description, instructions, model, fallbackOnCallerErrors, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files, lastMessages, generateTitle",
@@ -158,11 +162,22 @@ func decodeError(name string, err error) error {
 			if got == "" {
 				got = m[1]
 			}
-			if m[2] == "" {
-				// A list or a mapping has no value to quote.
-				e.Message = fmt.Sprintf("got %s; write %s here", got, want)
-			} else {
-				e.Message = fmt.Sprintf("got %s %q; write %s here", got, m[2], want)
+			e.Message = fmt.Sprintf("got %s %q; write %s here", got, m[2], want)
+		} else if m := cannotBareRE.FindStringSubmatch(e.Message); m != nil {
+			got := tagNames[m[1]]
+			if got == "" {
+				got = m[1]
+			}
+			switch want := typeNames[m[2]]; {
+			case m[2] == "[]config.Agent":
+				e.Message = "got " + got + "; write a list of agents here, each beginning with \"- id: NAME\", such as\n  agents:\n    - id: analyst\n      model: google/gemini-2.5-flash"
+			case want != "":
+				e.Message = "got " + got + "; write " + want + " here"
+			default:
+				if fields, ok := knownByTyp[strings.TrimPrefix(m[2], "config.")]; ok {
+					want = "a mapping of " + fields
+				}
+				e.Message = "got " + got + "; write " + cmp.Or(want, m[2]) + " here"
 			}
 		}
 		errs = append(errs, e)

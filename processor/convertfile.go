@@ -32,10 +32,19 @@ type conversion struct {
 // convertOnce converts f (inline, decodable, of digest sum) once per run:
 // a file met again, under any name, gets the same text.
 func (h *UnsupportedFileHandler) convertOnce(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart, filename, sum string, data []byte) conversion {
-	if c, ok := st.texts[sum]; ok {
+	return convertCached(ctx, h.converters, &st.texts, f, filename, sum, data, func(err error) {
+		warnRefusedFile(run, "file the model refused could not be converted to text; sent without its text", displayName(filename, f.MediaType), err)
+	})
+}
+
+// convertCached converts f with converters once per content, keeping the
+// result in *cache; warn is told of a converter's failure (not of a file
+// no converter knows).
+func convertCached(ctx context.Context, converters FileConverter, cache *map[string]conversion, f keel.FilePart, filename, sum string, data []byte, warn func(error)) conversion {
+	if c, ok := (*cache)[sum]; ok {
 		return c
 	}
-	res, err := h.converters.Convert(ctx, convert.Input{Name: filename, MediaType: f.MediaType, Data: data})
+	res, err := converters.Convert(ctx, convert.Input{Name: filename, MediaType: f.MediaType, Data: data})
 	var c conversion
 	switch {
 	case err == nil && res != nil:
@@ -46,12 +55,12 @@ func (h *UnsupportedFileHandler) convertOnce(ctx context.Context, run *Run, st *
 	case ctx.Err() != nil:
 		return c // the run is ending; nothing learned about the file
 	default:
-		warnRefusedFile(run, "file the model refused could not be converted to text; sent without its text", displayName(filename, f.MediaType), err)
+		warn(err)
 	}
-	if st.texts == nil {
-		st.texts = make(map[string]conversion)
+	if *cache == nil {
+		*cache = make(map[string]conversion)
 	}
-	st.texts[sum] = c
+	(*cache)[sum] = c
 	return c
 }
 

@@ -3,7 +3,8 @@ package processor
 import (
 	"context"
 	"errors"
-	"slices"
+	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/keel-go/keel"
@@ -27,8 +28,11 @@ type FileInfo struct {
 	// MediaType is the normalised media type ("text/csv"); it may be
 	// empty.
 	MediaType string
-	// Extension is the extension the upload path gets ("csv"), from the
-	// name or else the media type; "" when none.
+	// Extension is the extension of Name ("csv"), lower-cased; "" when
+	// the file has no name or its name has none. A nameless file's upload
+	// path still gets its media type's extension (see
+	// [workspace.Extension]), but the filter and the limit are told
+	// only what the sender gave.
 	Extension string
 }
 
@@ -44,6 +48,12 @@ type FileUploadOptions struct {
 	// nil means [DefaultMaxFileSize]. A limit of 0 or less, or over
 	// workspace.MaxUploadSize, is an INVALID_MAX_FILE_SIZE error.
 	MaxSize func(FileInfo) int64
+	// Converters, when set, give the model the text of each uploaded file
+	// a converter knows (a spreadsheet's cells as CSV, a document's
+	// paragraphs), after its note, labelled as the unsupported-file
+	// handler labels it; the file is reported with Outcome "converted".
+	// Nil sends the note alone, as the reference framework does.
+	Converters FileConverter
 }
 
 // FileUpload is an input processor that puts the files of user messages
@@ -74,21 +84,26 @@ type FileUploadOptions struct {
 // A FileUpload holds no per-run state of its own, so one value serves any
 // number of concurrent runs.
 type FileUpload struct {
-	ws      *workspace.Workspace
-	filter  func(FileInfo) (bool, error)
-	maxSize func(FileInfo) int64
+	ws         *workspace.Workspace
+	filter     func(FileInfo) (bool, error)
+	maxSize    func(FileInfo) int64
+	converters FileConverter
 }
 
-// NewFileUpload returns a file-upload processor. A nil Workspace is a
-// NO_SANDBOX [*FileUploadError]. The workspace's sandbox is not looked at
-// here: a workspace with none, or one that resolves none for some scope,
-// or a sandbox that cannot take files, fails only the turns that bring a
-// chosen file (NO_SANDBOX, NO_WRITE_CAPABILITY).
+// NewFileUpload returns a file-upload processor. A nil Workspace, or one
+// with no sandbox at all (workspace.New(nil)), is a NO_SANDBOX
+// [*FileUploadError]. A workspace's resolver is not asked here: one that
+// resolves none for some scope, or a sandbox that cannot take files,
+// fails only the turns that bring a chosen file (NO_SANDBOX,
+// NO_WRITE_CAPABILITY).
 func NewFileUpload(opts FileUploadOptions) (*FileUpload, error) {
 	if opts.Workspace == nil {
 		return nil, &FileUploadError{Code: CodeNoSandbox, Err: errors.New("no workspace given")}
 	}
-	p := &FileUpload{ws: opts.Workspace, filter: opts.Filter, maxSize: opts.MaxSize}
+	if !opts.Workspace.HasSandbox() {
+		return nil, &FileUploadError{Code: CodeNoSandbox, Err: errors.New("the workspace has no sandbox")}
+	}
+	p := &FileUpload{ws: opts.Workspace, filter: opts.Filter, maxSize: opts.MaxSize, converters: opts.Converters}
 	if p.filter == nil {
 		p.filter = func(FileInfo) (bool, error) { return true, nil }
 	}
@@ -108,9 +123,14 @@ type fileUploadState struct {
 	// turn holds the digests of the chosen files of the turn's new
 	// messages.
 	turn map[string]bool
-	// done maps a file (see fileKey) to the text that replaces it in every
+	// done maps a file (see fileKey) to the texts that replace it in every
 	// prompt of the run.
-	done map[string]string
+	done map[string][]string
+	// uploaded maps a content's digest to where it was put, so that the
+	// same bytes under several names are written once.
+	uploaded map[string]workspace.Uploaded
+	// texts holds the conversions by digest.
+	texts map[string]conversion
 }
 
 // ProcessInput checks the files of the turn's new user messages. It
@@ -171,6 +191,11 @@ func (p *FileUpload) check(run *Run, f keel.FilePart) (checked, error) {
 	if err != nil || !sel {
 		return checked{}, err
 	}
+	if size := encodedSize(f); size > limit {
+		// The size is checked before decoding: a file over the limit
+		// says so even when its data is badly encoded.
+		return checked{}, tooLargeError(f, size, limit)
+	}
 	sum, data, err := run.fileDigest(f)
 	if err != nil {
 		return checked{}, p.invalidData(f, err)
@@ -180,10 +205,38 @@ func (p *FileUpload) check(run *Run, f keel.FilePart) (checked, error) {
 		return c, p.invalidData(f, err)
 	}
 	if size := int64(len(c.data)); size > limit {
-		return c, &FileUploadError{Code: CodeFileTooLarge, File: displayName(f.Filename, f.MediaType),
-			Err: &workspace.FileTooLargeError{Size: size, Limit: limit}}
+		return c, tooLargeError(f, size, limit)
 	}
 	return c, nil
+}
+
+func tooLargeError(f keel.FilePart, size, limit int64) *FileUploadError {
+	return &FileUploadError{Code: CodeFileTooLarge, File: uploadName(f.Filename), Err: &workspace.FileTooLargeError{Size: size, Limit: limit}}
+}
+
+// uploadName is the name FileUpload gives a file in its notes and errors:
+// its cleaned file name, or "unnamed file". Unlike the unsupported-file
+// handler's, it never shows the media type for a name.
+func uploadName(filename string) string {
+	if n := cleanName(filename); n != "" {
+		return n
+	}
+	return unnamedFile
+}
+
+// encodedSize is the size f's inline data decodes to, worked out without
+// decoding it: exact for bytes, and for well-formed base64 or
+// percent-encoded data: URLs.
+func encodedSize(f keel.FilePart) int64 {
+	if f.Source() != keel.SourceDataURL {
+		return int64(len(f.Data))
+	}
+	header, payload, _ := strings.Cut(f.URL, ",")
+	if strings.HasSuffix(strings.ToLower(header), ";base64") {
+		n := len(strings.TrimRight(strings.TrimSpace(payload), "="))
+		return int64(n) * 3 / 4
+	}
+	return int64(len(payload) - 2*strings.Count(payload, "%"))
 }
 
 // choose applies the filter to f and returns its size limit.
@@ -191,25 +244,27 @@ func (p *FileUpload) choose(f keel.FilePart) (limit int64, chosen bool, err erro
 	info := FileInfo{
 		Name:      f.Filename,
 		MediaType: keel.NormalizeMediaType(f.MediaType),
-		Extension: workspace.Extension(f.Filename, f.MediaType),
+	}
+	if f.Filename != "" {
+		info.Extension = workspace.Extension(f.Filename, "")
 	}
 	sel, err := p.filter(info)
 	if err != nil {
-		return 0, false, &FileUploadError{Code: CodeInvalidFilter, File: displayName(f.Filename, f.MediaType), Err: err}
+		return 0, false, &FileUploadError{Code: CodeInvalidFilter, File: uploadName(f.Filename), Err: err}
 	}
 	if !sel {
 		return 0, false, nil
 	}
 	limit = p.maxSize(info)
 	if limit <= 0 || limit > workspace.MaxUploadSize {
-		return 0, true, &FileUploadError{Code: CodeInvalidMaxFileSize, File: displayName(f.Filename, f.MediaType),
-			Err: errors.New("MaxSize gave a limit outside 1 to workspace.MaxUploadSize bytes")}
+		return 0, true, &FileUploadError{Code: CodeInvalidMaxFileSize, File: uploadName(f.Filename),
+			Err: fmt.Errorf("MaxSize gave %d bytes; want 1 to %d", limit, int64(workspace.MaxUploadSize))}
 	}
 	return limit, true, nil
 }
 
 func (p *FileUpload) invalidData(f keel.FilePart, err error) *FileUploadError {
-	return &FileUploadError{Code: CodeInvalidFileData, File: displayName(f.Filename, f.MediaType), Err: err}
+	return &FileUploadError{Code: CodeInvalidFileData, File: uploadName(f.Filename), Err: err}
 }
 
 // RewriteLLMRequest uploads the chosen files of the prompt's user
@@ -233,70 +288,86 @@ func (p *FileUpload) rewrite(ctx context.Context, req *LLMRequest) ([]RecoveredF
 		if m.Role != keel.RoleUser {
 			continue
 		}
-		cloned := false
+		var parts []keel.Part
 		for j, part := range m.Parts {
 			f, ok := part.(keel.FilePart)
 			if !ok || !f.IsInline() {
+				if parts != nil {
+					parts = append(parts, part)
+				}
 				continue
 			}
-			text, file, err := p.replacement(ctx, req.Run, st, f)
+			texts, file, err := p.replacement(ctx, req.Run, st, f)
 			if err != nil {
 				return files, err
 			}
-			if text == "" {
+			if len(texts) == 0 {
+				if parts != nil {
+					parts = append(parts, part)
+				}
 				continue
 			}
-			if !cloned {
-				// Parts of a prompt may be shared with the caller's
-				// messages; a new slice keeps those intact.
-				m.Parts, cloned = slices.Clone(m.Parts), true
+			if parts == nil {
+				// A new slice: parts of a prompt may be shared with the
+				// caller's messages, and a file may become two parts.
+				parts = append(make([]keel.Part, 0, len(m.Parts)+1), m.Parts[:j]...)
 			}
-			m.Parts[j] = keel.TextPart{Text: text}
+			for _, t := range texts {
+				parts = append(parts, keel.TextPart{Text: t})
+			}
 			if file != nil {
 				files = append(files, *file)
 			}
+		}
+		if parts != nil {
+			m.Parts = parts
 		}
 	}
 	return files, nil
 }
 
-// replacement returns the text that takes f's place in the prompt ("" to
-// leave f), and the file to report when this call is the run's first for
-// it.
-func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) (string, *RecoveredFile, error) {
-	name := displayName(f.Filename, f.MediaType)
+// replacement returns the texts that take f's place in the prompt (none
+// to leave f): the note, then, with converters that know the file, its
+// text. The file is returned to report when this call is the run's first
+// for it.
+func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) ([]string, *RecoveredFile, error) {
 	limit, chosen, err := p.choose(f)
-	if !chosen && err == nil {
-		return "", nil, nil
+	if err != nil {
+		// A filter that cannot judge a file, of this turn or of the
+		// history, stops the turn, as does a wrong MaxSize.
+		return nil, nil, err
 	}
-	// The digest tells a file of the current turn; it is computed only for
-	// the files chosen (and those the filter failed on).
-	sum, data, dataErr := run.fileDigest(f)
-	current := dataErr == nil && st.turn[sum]
-	var fe *FileUploadError
-	switch {
-	case errors.As(err, &fe) && fe.Code == CodeInvalidFilter && !current:
-		// A history file the filter cannot judge stays as it was sent.
-		if run.Logger != nil {
-			run.Logger.Warn("file-upload filter failed on a history file; left in the prompt", "file", name, "err", fe.Err)
-		}
-		return "", nil, nil
-	case err != nil:
-		return "", nil, err // a current file the filter cannot judge, or a wrong MaxSize
+	if !chosen {
+		return nil, nil, nil
 	}
+	name := uploadName(f.Filename)
+	size := encodedSize(f)
+	var (
+		sum, dataErr = "", error(nil)
+		data         []byte
+	)
+	if size <= limit {
+		sum, data, dataErr = run.fileDigest(f)
+	}
+	current := dataErr == nil && sum != "" && st.turn[sum]
 	key := fileKey(f, sum, f.Filename)
-	if text, ok := st.done[key]; ok {
-		return text, nil, nil
+	if texts, ok := st.done[key]; ok {
+		return texts, nil, nil
 	}
-	file := RecoveredFile{Name: name, MediaType: keel.NormalizeMediaType(f.MediaType), SHA256: sum}
+	file := RecoveredFile{Name: displayName(f.Filename, f.MediaType), MediaType: keel.NormalizeMediaType(f.MediaType), SHA256: sum}
 	// A failure stops the run for a file of the current turn; for a file
 	// of the history it becomes a note, the same on every call.
-	fail := func(code string, cause error, reason string) (string, *RecoveredFile, error) {
+	fail := func(code string, cause error, reason string) ([]string, *RecoveredFile, error) {
 		if current {
-			return "", nil, &FileUploadError{Code: code, File: name, Err: cause}
+			return nil, nil, &FileUploadError{Code: code, File: name, Err: cause}
 		}
 		file.Outcome, file.Reason = OutcomeNotUploaded, reason
 		return st.remember(key, notUploadedNote(name, reason)), &file, nil
+	}
+	if size > limit {
+		// Checked before decoding, as on input.
+		file.SHA256 = ""
+		return fail(CodeFileTooLarge, &workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(f.Filename, size, limit))
 	}
 	if dataErr == nil {
 		data, dataErr = inlineData(f, data)
@@ -309,30 +380,51 @@ func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadSt
 	if file.Size > limit {
 		return fail(CodeFileTooLarge, &workspace.FileTooLargeError{Size: file.Size, Limit: limit}, tooLargeReason(f.Filename, file.Size, limit))
 	}
-	up, err := run.uploader(ctx, p.ws)
-	if err != nil {
-		fe := sandboxError(err)
-		reason := noSandboxReason
-		if fe.Code == CodeNoWriteCapability {
-			reason = cannotWriteReason
+	u, ok := st.uploaded[sum]
+	if !ok {
+		// The same bytes under another name, or none, were written
+		// already: the path is the content's.
+		up, err := run.uploader(ctx, p.ws)
+		if err != nil {
+			fe := sandboxError(err)
+			reason := noSandboxReason
+			if fe.Code == CodeNoWriteCapability {
+				reason = cannotWriteReason
+			}
+			return fail(fe.Code, err, reason)
 		}
-		return fail(fe.Code, err, reason)
-	}
-	u, err := up.Upload(ctx, run.ThreadID, run.ResourceID, workspace.File{Name: f.Filename, MediaType: f.MediaType, Data: data, SHA256: sum})
-	if err != nil {
-		if run.Logger != nil {
-			run.Logger.Warn("file-upload: upload to the sandbox failed", "file", name, "err", err)
+		u, err = up.Upload(ctx, run.ThreadID, run.ResourceID, workspace.File{Name: f.Filename, MediaType: f.MediaType, Data: data, SHA256: sum})
+		if err != nil {
+			if run.Logger != nil {
+				run.Logger.Warn("file-upload: upload to the sandbox failed", "file", name, "err", err)
+			}
+			return fail(CodeUploadFailed, err, uploadFailedReason)
 		}
-		return fail(CodeUploadFailed, err, uploadFailedReason)
+		if st.uploaded == nil {
+			st.uploaded = make(map[string]workspace.Uploaded)
+		}
+		st.uploaded[sum] = u
 	}
 	file.Outcome, file.Path = OutcomeUploaded, u.Path
-	return st.remember(key, uploadNote(u.Path, name, file.MediaType, file.Size)), &file, nil
+	texts := []string{uploadNote(u.Path, name, file.MediaType, file.Size)}
+	if p.converters != nil {
+		conv := convertCached(ctx, p.converters, &st.texts, f, f.Filename, sum, data, func(err error) {
+			if run.Logger != nil {
+				run.Logger.Warn("file-upload: file could not be converted to text; its note sent alone", "file", name, "err", err)
+			}
+		})
+		if conv.res != nil {
+			texts = append(texts, conv.label(name, u.Path))
+			file.Outcome, file.Conversion = OutcomeConverted, conv.report()
+		}
+	}
+	return st.remember(key, texts...), &file, nil
 }
 
-func (st *fileUploadState) remember(key, text string) string {
+func (st *fileUploadState) remember(key string, texts ...string) []string {
 	if st.done == nil {
-		st.done = make(map[string]string)
+		st.done = make(map[string][]string)
 	}
-	st.done[key] = text
-	return text
+	st.done[key] = texts
+	return texts
 }

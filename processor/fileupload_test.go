@@ -91,7 +91,7 @@ func TestNewFileUpload(t *testing.T) {
 		ws   *workspace.Workspace
 		code string // of a turn that brings a file; "" for none
 	}{
-		{"workspace without sandbox", workspace.New(nil), processor.CodeNoSandbox},
+		{"resolver with no sandbox for any scope", noSandboxAnywhere, processor.CodeNoSandbox},
 		{"sandbox that cannot take files", workspace.New(sandboxtest.CommandOnly(mem)), processor.CodeNoWriteCapability},
 		{"file sandbox", workspace.New(mem), ""},
 		{"command-only sandbox", workspace.New(sandboxtest.CommandOnly(cmdSandbox{mem})), ""},
@@ -286,7 +286,7 @@ func TestFileUploadHistoryFailureBecomesNote(t *testing.T) {
 	}
 	want := []string{
 		"[File not uploaded]\nname: old.csv\nreason: Uploading it to the sandbox failed.",
-		"[File not uploaded]\nname: application/zip\nreason: An unnamed file is 10485761 bytes, over the 10485760 byte limit.",
+		"[File not uploaded]\nname: unnamed file\nreason: An unnamed file is 10485761 bytes, over the 10485760 byte limit.",
 	}
 	for i, w := range want {
 		if got, ok := prompt[0].Parts[i+1].(keel.TextPart); !ok || got.Text != w {
@@ -378,7 +378,7 @@ func TestFileUploadNeverOffersLinks(t *testing.T) {
 
 	t.Run("without a sandbox", func(t *testing.T) {
 		offered = nil
-		ws := workspace.New(nil)
+		ws := noSandboxAnywhere
 		p, err := processor.NewFileUpload(processor.FileUploadOptions{Workspace: ws, Filter: chooseAll})
 		if err != nil {
 			t.Fatal(err)
@@ -457,3 +457,9 @@ func TestFileUploadConcurrentRuns(t *testing.T) {
 		t.Errorf("Got(%d files); want 8, one per run", n)
 	}
 }
+
+// noSandboxAnywhere is a workspace whose resolver finds no sandbox for any
+// run: FileUpload accepts it, and fails only a turn that brings a file.
+var noSandboxAnywhere = workspace.NewResolved(workspace.ResolverFunc(func(context.Context, workspace.Scope) (workspace.Sandbox, error) {
+	return nil, workspace.ErrNoSandbox
+}))

@@ -10,7 +10,6 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/processor"
-	"github.com/keel-go/keel/workspace"
 )
 
 // gemini502 is how Gemini answers some file types: a 502 that says
@@ -98,7 +97,7 @@ func TestRecoveryJSON(t *testing.T) {
 // TestFileUploadReportsHistoryFailures checks that a file of the history
 // FileUpload could not upload is reported with the reason its note gave.
 func TestFileUploadReportsHistoryFailures(t *testing.T) {
-	ws := workspace.New(nil)
+	ws := noSandboxAnywhere
 	p, err := processor.NewFileUpload(processor.FileUploadOptions{Workspace: ws})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -53,8 +54,9 @@ type File struct {
 // Uploaded says where [Upload] put a file.
 type Uploaded struct {
 	// Path is the file's path as commands see it: absolute
-	// (WorkDir()+"/"+RelPath) when the sandbox is a [WorkDirer], else
-	// RelPath.
+	// (WorkDir()+"/"+RelPath) when the sandbox is a [WorkDirer], or
+	// (the output of pwd)+"/"+RelPath when it runs commands without
+	// telling its directory; else RelPath.
 	Path string
 	// RelPath is the path relative to the sandbox's working directory:
 	// "uploads/<dir>/<sha256>.<ext>", or without ".<ext>" when the file
@@ -97,6 +99,13 @@ type Uploader struct {
 	runner  CommandRunner
 	workDir string
 	id      string // the sandbox's, for reports
+
+	// askDir is set for a sandbox that runs commands but is no
+	// [WorkDirer]: its working directory is asked once, with pwd, so that
+	// files go where its commands run and paths are absolute.
+	askDir  bool
+	dirOnce sync.Mutex
+	asked   bool
 }
 
 // NewUploader returns an uploader into sb. A nil sandbox gives
@@ -114,6 +123,8 @@ func NewUploader(sb Sandbox) (*Uploader, error) {
 	}
 	if wd, ok := sb.(WorkDirer); ok {
 		u.workDir = strings.TrimSuffix(wd.WorkDir(), "/")
+	} else if u.runner != nil {
+		u.askDir = true
 	}
 	return u, nil
 }
@@ -151,13 +162,14 @@ func (u *Uploader) upload(ctx context.Context, threadID, resourceID string, f Fi
 		Size:    size,
 		SHA256:  digest,
 	}
+	workDir, viaCommands := u.commandDir(ctx)
 	up.Path = up.RelPath
-	if u.workDir != "" {
-		up.Path = u.workDir + "/" + up.RelPath
+	if workDir != "" {
+		up.Path = workDir + "/" + up.RelPath
 	}
 
 	var err error
-	if u.fsys != nil {
+	if u.fsys != nil && !viaCommands {
 		up.Written, err = writeFS(ctx, u.fsys, up.RelPath, f.Data)
 	} else {
 		up.Written, err = writeCommands(ctx, u.runner, up.RelPath, f.Data)
@@ -166,6 +178,29 @@ func (u *Uploader) upload(ctx context.Context, threadID, resourceID string, f Fi
 		return Uploaded{}, err
 	}
 	return up, nil
+}
+
+// commandDir returns the absolute directory uploads are relative to, ""
+// when unknown, and whether they must be written with commands: for a
+// sandbox that is no [WorkDirer] but runs commands, the directory where
+// they run, asked once with pwd, since its file system's root may be
+// elsewhere. A pwd that fails leaves the relative path and the file
+// system, as before it was asked.
+func (u *Uploader) commandDir(ctx context.Context) (string, bool) {
+	if !u.askDir {
+		return u.workDir, false
+	}
+	u.dirOnce.Lock()
+	defer u.dirOnce.Unlock()
+	if !u.asked {
+		out, err := runCommand(ctx, u.runner, "ask", "working directory", "pwd")
+		if dir := strings.TrimSpace(string(out)); err == nil && path.IsAbs(dir) && !strings.ContainsAny(dir, "\n\x00") {
+			u.workDir = strings.TrimSuffix(dir, "/")
+		}
+		// A cancelled context may ask again on the next upload.
+		u.asked = ctx.Err() == nil
+	}
+	return u.workDir, u.workDir != "" || u.fsys == nil
 }
 
 // isHexDigest reports whether s is a SHA-256 in lower-case hex, the only

@@ -26,6 +26,13 @@ func (f ResolverFunc) Resolve(ctx context.Context, scope Scope) (Sandbox, error)
 	return f(ctx, scope)
 }
 
+// HasSandbox reports whether w may give a run a sandbox: it holds one,
+// or a resolver that may find one. A nil workspace, or one made by [New]
+// with a nil sandbox, has none for any run.
+func (w *Workspace) HasSandbox() bool {
+	return w != nil && (w.resolver != nil || w.sandbox != nil)
+}
+
 // Sharing says which runs share a workspace's sandboxes, so that whoever
 // shows or serves a sandbox knows whose files it may hold.
 type Sharing string

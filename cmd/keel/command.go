@@ -99,6 +99,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "refusals":
 		err = runRefusals(ctx, rest, std)
 	case "version", "-version", "--version":
+		if len(rest) == 1 && isHelp(rest[0]) {
+			fmt.Fprint(stdout, "usage: keel version\n\nPrints keel's module version, the revision it was built from (or that it is unknown), and the Go that built it.\n")
+			return 0
+		}
 		if len(rest) > 0 {
 			err = usagef("unexpected %q: keel version takes nothing more", rest[0])
 			break
@@ -124,6 +128,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return sig.exitCode()
 	}
 	return 1
+}
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
 }
 
 // printedError is a failure the command has already told the user about,

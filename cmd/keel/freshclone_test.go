@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/keel-go/keel/provider/google/googletest"
 )
 
 // TestFreshClone does, on a fresh clone of the commit under test, what a
@@ -101,6 +103,54 @@ func TestFreshClone(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 200 || !strings.Contains(string(body), `"assistant"`) {
 			t.Errorf("Got(GET /api/agents) = %d %s; want 200 with the assistant", resp.StatusCode, body)
+		}
+	})
+
+	t.Run("README's library example", func(t *testing.T) {
+		// The example, copied as it is, runs against a Gemini that
+		// answers the sheet with its real 502.
+		src := readmeBlock(t, filepath.Join(clone, "README.md"), "## As a library", "```go\n")
+		dir := filepath.Join(clone, "cmd", "readmeexample")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "main.go"), []byte(src))
+		work := t.TempDir()
+		writeFile(t, filepath.Join(work, "leads.xlsx"), leads(t))
+		srv := googletest.NewServer(t, googletest.Options{Internal: []string{xlsxType}})
+		bin := filepath.Join(t.TempDir(), "example")
+		mustRun(t, clone, "go", "build", "-o", bin, "./cmd/readmeexample")
+		cmd := exec.Command(bin)
+		cmd.Dir, cmd.Env = work, env("GOOGLE_GENERATIVE_AI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL="+srv.URL())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("Got(README's library example) error %v; want it to run\n%s", err, out)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != 3 {
+			t.Fatalf("Got(model calls) = %d; want 3: two on the first turn, one on the second (the refusal remembered)", len(reqs))
+		}
+		for _, i := range []int{1, 2} {
+			texts, _ := requestTexts(t, srv, i)
+			if !strings.Contains(texts, "Ada,Berlin") {
+				t.Errorf("Got(request %d) texts %q; want the sheet's text", i+1, texts)
+			}
+		}
+	})
+
+	t.Run("README's keel.yaml", func(t *testing.T) {
+		yaml := readmeBlock(t, filepath.Join(clone, "README.md"), "## Configuration", "```yaml\n")
+		work := t.TempDir()
+		writeFile(t, filepath.Join(work, "keel.yaml"), []byte(yaml))
+		writeFile(t, filepath.Join(work, "leads.xlsx"), leads(t))
+		writeFile(t, filepath.Join(work, "leads.csv"), []byte(leadsCSV+"\n"))
+		srv := googletest.NewServer(t, googletest.Options{Text: "Two leads."})
+		environ := env("GOOGLE_GENERATIVE_AI_API_KEY=k", "GOOGLE_GEMINI_BASE_URL="+srv.URL())
+		for i, file := range []string{"leads.csv", "leads.xlsx"} {
+			mustKeel(t, work, environ, "run", "--agent", "analyst", "--file", file, "How many leads?")
+			texts, _ := requestTexts(t, srv, i)
+			if !strings.Contains(texts, "[File uploaded to the sandbox]") || !strings.Contains(texts, "Ada,Berlin") {
+				t.Errorf("Got(analyst's request with %s) texts %q; want the note and the text", file, texts)
+			}
 		}
 	})
 
@@ -202,4 +252,21 @@ func readmeCommands(t *testing.T, path string) []string {
 		out = append(out, strings.TrimSpace(cmd))
 	}
 	return out
+}
+
+// readmeBlock returns the first fenced block opened by fence after the
+// heading in the README at path.
+func readmeBlock(t *testing.T, path, heading, fence string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), heading)
+	_, block, ok2 := strings.Cut(section, fence)
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatalf("Got(README) without a %q block under %q", fence, heading)
+	}
+	return block
 }

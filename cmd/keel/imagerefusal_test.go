@@ -52,9 +52,9 @@ func heicPhoto(t *testing.T, dir string) string {
 
 // TestRunHEICToOpenAI sends a phone's HEIC photo through keel run to an
 // OpenAI model, whose API takes PNG, JPEG, GIF and WebP only: the first
-// turn costs 2 calls (the adapter refuses HEIC before sending, then the
-// model gets the photo as a PNG or JPEG), every later turn 1, and the
-// stored message keeps the HEIC.
+// turn costs 2 calls, one the adapter refuses before sending (HEIC) and
+// one in which the model gets the photo as a PNG or JPEG; every later
+// turn 1; the stored message keeps the HEIC.
 func TestRunHEICToOpenAI(t *testing.T) {
 	srv := providertest.NewServerFunc(t, func(providertest.Recorded, int) providertest.Reply {
 		return providertest.Reply{Body: chatAnswer}
@@ -97,8 +97,9 @@ func TestRunHEICToOpenAI(t *testing.T) {
 		}
 	}
 	out := turn("--new-thread", "t1", "--file", photo, "What colours are in this photo?")
-	if out.Calls != 2 || len(srv.Requests()) != 1 {
-		t.Fatalf("Got(turn 1) = %d calls, %d requests; want 2 calls (one refused before sending), 1 request", out.Calls, len(srv.Requests()))
+	if out.Calls != 1 || out.RefusedBeforeSending != 1 || len(srv.Requests()) != 1 {
+		t.Fatalf("Got(turn 1) = %d calls, %d refused before sending, %d requests; want the HEIC refused by the adapter, then 1 call",
+			out.Calls, out.RefusedBeforeSending, len(srv.Requests()))
 	}
 	checkImage("turn 1", srv.Requests()[0].Body)
 	if !strings.Contains(string(srv.Requests()[0].Body), "[Image photo.heic, as the model can read it: HEIC 64 × 48") {
@@ -107,8 +108,8 @@ func TestRunHEICToOpenAI(t *testing.T) {
 	for n := 2; n <= 3; n++ {
 		out = turn("--thread", "t1", "And now?")
 		reqs := srv.Requests()
-		if out.Calls != 1 || len(reqs) != n {
-			t.Fatalf("Got(turn %d) = %d calls, %d requests in all; want 1 call", n, out.Calls, len(reqs))
+		if out.Calls != 1 || out.RefusedBeforeSending != 0 || len(reqs) != n {
+			t.Fatalf("Got(turn %d) = %d calls (%d refused before sending), %d requests in all; want 1 call", n, out.Calls, out.RefusedBeforeSending, len(reqs))
 		}
 		checkImage("a later turn's", reqs[n-1].Body)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/config"
@@ -56,3 +58,26 @@ func (e noModelError) Error() string {
 }
 
 func (noModelError) Is(target error) bool { return target == config.ErrNoModel }
+
+// defaultModelChoice says which default model keel took when several
+// providers' keys are set and KEEL_MODEL is not, and how to pick another;
+// "" when there was no choice to make.
+func defaultModelChoice(model string) string {
+	if model == "" || strings.TrimSpace(os.Getenv(provider.EnvModel)) != "" {
+		return ""
+	}
+	var set []string
+	for _, v := range [][]string{{openai.EnvAPIKey}, {anthropic.EnvAPIKey}, {google.EnvAPIKey, google.EnvGoogleAPIKey, google.EnvGeminiAPIKey}} {
+		for _, name := range v {
+			if strings.TrimSpace(os.Getenv(name)) != "" {
+				set = append(set, name)
+				break
+			}
+		}
+	}
+	if len(set) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("the default model is %s, as %s is set first of %s; set %s=provider/model to pick another (such as %s)",
+		model, set[0], strings.Join(set, ", "), provider.EnvModel, provider.DefaultGoogle)
+}

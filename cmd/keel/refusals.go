@@ -17,6 +17,10 @@ func runRefusals(ctx context.Context, args []string, std stdio) error {
 	if len(args) == 0 {
 		return usagef("use keel refusals list, or keel refusals forget PROVIDER[/MODEL] [MEDIA-TYPE] (or --all)")
 	}
+	if isHelp(args[0]) {
+		fmt.Fprint(std.out, refusalsUsage)
+		return nil
+	}
 	switch args[0] {
 	case "list":
 		return (&refusalsListCmd{}).Run(ctx, args[1:], std)
@@ -26,6 +30,15 @@ func runRefusals(ctx context.Context, args []string, std stdio) error {
 		return usagef("unknown refusals command %q: use list or forget", args[0])
 	}
 }
+
+const refusalsUsage = `usage: keel refusals list [--json] [--db PATH]
+       keel refusals forget PROVIDER[/MODEL] [MEDIA-TYPE] | --all
+
+What each model refused, remembered in the store so that later turns handle
+such a file before the call: list shows each refusal, when, why and until
+when; forget clears some or all, so that the file is sent to the model again.
+keel refusals list -h and keel refusals forget -h give their flags.
+`
 
 // openLedger opens the store and its refusal ledger.
 func openLedger(ctx context.Context, s *storageFlags) (processor.RefusalLedger, memory.Store, error) {

@@ -29,10 +29,12 @@ const leadsCSV = "Name,City\nAda,Berlin\nGrace,Paris"
 
 // turnJSON is keel run --json's output, with what these tests read.
 type turnJSON struct {
-	Text       string `json:"text"`
-	ThreadID   string `json:"threadId"`
-	Calls      int    `json:"calls"`
-	Recoveries []struct {
+	Text     string `json:"text"`
+	ThreadID string `json:"threadId"`
+	Calls    int    `json:"calls"`
+	// RefusedBeforeSending counts the calls an SDK refused locally.
+	RefusedBeforeSending int `json:"refusedBeforeSending"`
+	Recoveries           []struct {
 		Action string `json:"action"`
 		Files  []struct {
 			Name, MediaType, Path, Outcome string
@@ -181,15 +183,18 @@ func TestRunRefusalsSDKs(t *testing.T) {
 				b := string(reqs[i].Body)
 				return strings.Contains(b, "data:"+xlsxType) || strings.Contains(b, `"media_type":"`+xlsxType)
 			}
-			if out.Calls != 2 || len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `Name,City\nAda,Berlin`) || sent(0) {
-				t.Fatalf("Got(turn 1) = %d calls, %d requests; want 2 calls (the SDK refused one), 1 request with the CSV", out.Calls, len(reqs))
+			// calls counts what reached the provider; the SDK's refusal
+			// is counted apart.
+			if out.Calls != 1 || out.RefusedBeforeSending != 1 || len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), `Name,City\nAda,Berlin`) || sent(0) {
+				t.Fatalf("Got(turn 1) = %d calls, %d refused before sending, %d requests; want 1 call, 1 refused by the SDK, 1 request with the CSV",
+					out.Calls, out.RefusedBeforeSending, len(reqs))
 			}
 			if c := out.Recoveries[0].Cause; c == nil || c.Kind != "unsupported-functionality" || c.MediaType != xlsxType {
 				t.Errorf("Got(turn 1 cause) = %+v; want the SDK's refusal naming the xlsx", c)
 			}
 			out = turn("--thread", "t1", "And now?")
 			reqs = srv.Requests()
-			if out.Calls != 1 || len(reqs) != 2 || sent(1) || !strings.Contains(string(reqs[1].Body), `Name,City\nAda,Berlin`) || out.Recoveries[0].Cause == nil || out.Recoveries[0].Cause.Kind != "remembered-refusal" {
+			if out.Calls != 1 || out.RefusedBeforeSending != 0 || len(reqs) != 2 || sent(1) || !strings.Contains(string(reqs[1].Body), `Name,City\nAda,Berlin`) || out.Recoveries[0].Cause == nil || out.Recoveries[0].Cause.Kind != "remembered-refusal" {
 				t.Errorf("Got(turn 2) = %+v with %d requests; want 1 call, the refusal remembered", out, len(srv.Requests()))
 			}
 			list := decode[[]refusalJSON](t, "refusals list", mustKeel(t, dir, env(), "refusals", "list", "--json", "--db", db).stdout)

@@ -48,9 +48,14 @@ type runOutput struct {
 	ThreadID     string            `json:"threadId"`
 	ResourceID   string            `json:"resourceId"`
 	RunID        string            `json:"runId"`
-	// Calls counts the run's model calls, retries included.
-	Calls      int                  `json:"calls"`
-	Recoveries []processor.Recovery `json:"recoveries"`
+	// Calls counts the requests the run sent to the model's provider,
+	// retries included: what the provider bills and rate-limits.
+	Calls int `json:"calls"`
+	// RefusedBeforeSending counts the calls the provider's SDK refused
+	// before sending (a file type it will not encode); they are not in
+	// Calls.
+	RefusedBeforeSending int                  `json:"refusedBeforeSending"`
+	Recoveries           []processor.Recovery `json:"recoveries"`
 }
 
 // Run runs keel run with args. With --json, a failure is printed on
@@ -72,7 +77,9 @@ func (c *runCmd) run(ctx context.Context, args []string, std stdio) error {
 	fs.StringVar(&c.thread, "thread", "", "continue this thread, which must exist (keel threads list shows them)")
 	fs.StringVar(&c.newThread, "new-thread", "", "start a thread with this id (default: a new thread with a generated id, printed)")
 	fs.StringVar(&c.resource, "resource", defaultResource, "the owner of the thread")
-	fs.BoolVar(&c.asJSON, "json", false, "print {text, finishReason, usage, threadId, calls, recoveries}, or {error, ...}, as JSON (with --stream, once the run ends)")
+	fs.BoolVar(&c.asJSON, "json", false, "print {text, finishReason, usage, threadId, calls, refusedBeforeSending, recoveries}, or {error, ...}, as JSON "+
+		"(with --stream, once the run ends); calls counts the requests sent to the provider, retries included, "+
+		"refusedBeforeSending the calls its SDK refused locally")
 	fs.BoolVar(&c.stream, "stream", false, "print the answer as it is written, and each retry as it waits")
 	c.storage.register(fs)
 	c.agents.register(fs)
@@ -255,7 +262,9 @@ func (c *runCmd) setup(ctx context.Context, stderr io.Writer) (*agent.Agent, mem
 		store.Close()
 		return nil, nil, nil, um.Err
 	}
-	printBuilt(stderr, "run", built)
+	// One run is no start of a service: what is well is not said on
+	// every run (keel serve says it at start); what is wrong is.
+	printBuilt(stderr, "run", &config.Built{Warnings: built.Warnings})
 	return a, store, built, nil
 }
 
@@ -326,6 +335,16 @@ func (c *runCmd) print(res *agent.Result, std stdio) error {
 		for _, st := range res.Steps {
 			out.Calls += st.Attempts
 		}
+		// Each SDK refusal the handler answered is one attempt that never
+		// left the process; its recoveries share the cause.
+		local := map[*processor.RecoveryCause]bool{}
+		for _, r := range res.Recoveries {
+			if r.Cause != nil && r.Cause.Kind == processor.CauseUnsupportedFunctionality {
+				local[r.Cause] = true
+			}
+		}
+		out.RefusedBeforeSending = len(local)
+		out.Calls -= len(local)
 		if out.Recoveries == nil {
 			out.Recoveries = []processor.Recovery{}
 		}

@@ -68,7 +68,8 @@ func (a *serveAuth) lines(addr string, insecureBind bool) []string {
 	case insecureBind:
 		out = append(out, fmt.Sprintf("WARNING: auth: none, and not on loopback: anyone who reaches %s can use the agents and read every thread (set %s)", addr, a.TokenEnv))
 	default:
-		out = append(out, fmt.Sprintf("auth: none: only this machine can connect (set %s to require a token and to listen beyond loopback, or %s for per-user tokens)",
+		out = append(out, fmt.Sprintf("auth: none: listening on loopback, so only this machine can connect; "+
+			"to serve other machines, set %s (a shared token, then --addr 0.0.0.0:4111) or %s (per-user tokens)",
 			a.TokenEnv, config.DefaultJWTSecretEnv))
 	}
 	if len(a.CORSOrigins) > 0 {

@@ -136,12 +136,28 @@ func (a *agentFlags) build(ctx context.Context, f *config.File, store memory.Sto
 		Logger:          logger,
 		Agent:           only,
 	})
+	if err == nil && usesDefaultModel(f, only) {
+		if note := defaultModelChoice(def); note != "" {
+			built.Warnings = append(built.Warnings, note)
+		}
+	}
 	var ce *config.Error
 	if err != nil && !errors.As(err, &ce) && strings.TrimSpace(os.Getenv(provider.EnvModel)) != "" {
 		// Not a line of the file: the default model, from $KEEL_MODEL.
 		return nil, fmt.Errorf("%w (check $%s)", err, provider.EnvModel)
 	}
 	return built, err
+}
+
+// usesDefaultModel reports whether an agent built (all, or only the one
+// named) names no model of its own.
+func usesDefaultModel(f *config.File, only string) bool {
+	for _, a := range f.Agents {
+		if (only == "" || a.ID == only) && len(a.Model) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // newLogger logs to w as text, at level.

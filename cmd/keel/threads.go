@@ -91,6 +91,11 @@ func (c *threadsListCmd) Run(ctx context.Context, args []string, std stdio) erro
 			break
 		}
 	}
+	if !isSet(fs, "resource") {
+		// keel run's threads are "default"'s; others are not: say where.
+		fmt.Fprintf(std.err, "keel threads list: threads of resource %s, keel run's; the API's and the console's belong to the resource "+
+			"their requests name, Mastra Studio's to the agent's id (assistant): --resource ID lists those\n", c.resource)
+	}
 	if c.asJSON {
 		out := make([]threadJSON, len(threads))
 		for i, t := range threads {

@@ -41,6 +41,10 @@ func printVersion(w io.Writer) error {
 			b.WriteString(", with local changes")
 		}
 		b.WriteString(")")
+	} else {
+		// go build outside a git checkout, go install of a module, or
+		// -buildvcs=false leave it out: say so rather than nothing.
+		b.WriteString(" (revision unknown: built without version control information)")
 	}
 	fmt.Fprintf(&b, " %s %s/%s\n", bi.GoVersion, runtime.GOOS, runtime.GOARCH)
 	_, err := io.WriteString(w, b.String())

@@ -8,11 +8,13 @@
 // among them (400 "Unsupported MIME type"), and now and then fails on a
 // file with a 500 or 502 that names nothing. The agent's unsupported-file
 // handler takes such files out of the prompt, puts them in the agent's
-// sandbox and calls the model again, telling it where they are; with the
-// sandbox tools (list_files, read_file, run_command) the model can open
-// them there. The sandbox is a directory, -sandbox, by default a new one
-// removed at exit; its commands run in bubblewrap, and without it they
-// are off (the model is told so) while its files still work. What keel
+// sandbox and calls the model again, telling it where they are and giving
+// it their text (a spreadsheet's cells as CSV, a document's paragraphs);
+// with the sandbox tools (list_files, read_file, run_command) the model
+// can open them there too. The agent is config.NewAgent's, the one keel
+// run builds. Its sandboxes are kept in a directory, -sandbox, by default
+// a new one removed at exit; commands run in bubblewrap, and without it
+// they are off (the model is told so) while files still work. What keel
 // did is printed on standard error.
 package main
 
@@ -31,10 +33,8 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/provider/google"
-	"github.com/keel-go/keel/tool"
-	"github.com/keel-go/keel/workspace"
-	"github.com/keel-go/keel/workspace/localsandbox"
 )
 
 func main() {
@@ -48,9 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("google", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "gemini-2.5-flash", "Gemini model name")
-	system := fs.String("system", "You are a helpful assistant. Be concise. Files you cannot read are in your sandbox: "+
-		"use list_files, read_file and run_command to work with them.", "system instructions")
-	dir := fs.String("sandbox", "", "the sandbox's directory (default: a new one, removed at exit)")
+	system := fs.String("system", config.DefaultInstructions+" Be concise.", "system instructions")
+	dir := fs.String("sandbox", "", "the directory that holds the sandboxes (default: a new one, removed at exit)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -72,17 +71,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		defer os.RemoveAll(tmp)
 		*dir = filepath.Join(tmp, "sandbox")
 	}
-	sb, err := localsandbox.New(*dir, localsandbox.Options{})
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	a, err := agent.New(agent.Config{
-		ID:           "assistant",
-		Instructions: *system,
+	a, err := config.NewAgent(config.AgentOptions{
 		Model:        m,
-		Tools:        []tool.Tool{tool.ListFiles(), tool.ReadFile(), tool.RunCommand()},
-		Workspace:    workspace.New(sb),
+		Instructions: *system,
+		SandboxRoot:  *dir,
 		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
@@ -98,7 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		user.Parts = append(user.Parts, keel.FilePart{Data: data, MediaType: mediaType(path), Filename: filepath.Base(path)})
 	}
-	for ev, err := range a.Stream(ctx, []keel.Message{user}) {
+	// The agent keeps a sandbox per resource (a user); one is named here.
+	for ev, err := range a.Stream(ctx, []keel.Message{user}, agent.WithResource("example")) {
 		if err != nil {
 			var api *keel.APICallError
 			if errors.As(err, &api) && api.StatusCode != 0 {

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keel-go/keel/internal/officetest"
 	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/workspace/localsandbox"
 	"github.com/keel-go/keel/workspace/sandboxtest"
 )
 
@@ -28,9 +30,14 @@ func TestRun(t *testing.T) {
 	t.Setenv("GOOGLE_GEMINI_BASE_URL", srv.URL())
 	dir := t.TempDir()
 	paths := map[string]string{}
-	for _, name := range []string{"report.pdf", "leads.xlsx", "letter.docx"} {
+	files := map[string][]byte{
+		"report.pdf":  []byte("%PDF-1.4 content of report.pdf"),
+		"leads.xlsx":  officetest.Workbook(t, "Leads", [][]any{{"Name", "City"}, {"Ada", "Berlin"}}),
+		"letter.docx": officetest.Document(t, "Letter", []string{"Prices rise in May."}, nil),
+	}
+	for name, data := range files {
 		paths[name] = filepath.Join(dir, name)
-		if err := os.WriteFile(paths[name], []byte("content of "+name), 0o600); err != nil {
+		if err := os.WriteFile(paths[name], data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,9 +52,9 @@ func TestRun(t *testing.T) {
 	}{
 		{"pdf", []string{"What is this?", paths["report.pdf"]}, 0, done, "", 1},
 		{"xlsx refused with a 400, uploaded", []string{"-sandbox", sandbox, "What is this?", paths["leads.xlsx"]}, 0, done,
-			"[unsupported-file-handler: uploaded leads.xlsx to /home/user/uploads/shared/", 2},
+			"[unsupported-file-handler: converted leads.xlsx to /home/user/uploads/example/", 2},
 		{"docx failing with a 502, uploaded", []string{"What is this?", paths["letter.docx"]}, 0, done,
-			"[unsupported-file-handler: uploaded letter.docx to /home/user/uploads/shared/", 2},
+			"[unsupported-file-handler: converted letter.docx to /home/user/uploads/example/", 2},
 		{"no question", nil, 2, "", "usage:", 0},
 	}
 	for _, tt := range tests {
@@ -68,11 +75,12 @@ func TestRun(t *testing.T) {
 	}
 	// The refused spreadsheet is in the sandbox given, where the model's
 	// tools find it.
-	files, _ := filepath.Glob(filepath.Join(sandbox, "uploads", "shared", "*.xlsx"))
-	if len(files) != 1 || !regexp.MustCompile(`/[0-9a-f]{64}\.xlsx$`).MatchString(files[0]) {
-		t.Fatalf("Got(uploads in the sandbox) = %q; want leads.xlsx under its digest", files)
+	// The run's resource, "example", has its own sandbox.
+	uploaded, _ := filepath.Glob(filepath.Join(sandbox, "resource-"+localsandbox.DirName("example"), "uploads", "example", "*.xlsx"))
+	if len(uploaded) != 1 || !regexp.MustCompile(`/[0-9a-f]{64}\.xlsx$`).MatchString(uploaded[0]) {
+		t.Fatalf("Got(uploads in the sandbox) = %q; want leads.xlsx under its digest", uploaded)
 	}
-	if data, _ := os.ReadFile(files[0]); string(data) != "content of leads.xlsx" {
+	if data, _ := os.ReadFile(uploaded[0]); !bytes.Equal(data, files["leads.xlsx"]) {
 		t.Errorf("Got(the uploaded file) = %q; want the bytes sent", data)
 	}
 }
