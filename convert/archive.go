@@ -74,6 +74,9 @@ type listing struct {
 	shown   int64 // bytes of member text kept to show
 }
 
+// maxMemberName is the longest member path listed whole, in bytes.
+const maxMemberName = 4 << 10
+
 type memberText struct {
 	name, text string
 }
@@ -81,6 +84,11 @@ type memberText struct {
 func (l *listing) add(name string, size int64, dir bool, read func() ([]byte, error)) error {
 	if len(l.members) >= l.lim.MaxEntries {
 		return limitErr("", "archive entries", int64(l.lim.MaxEntries))
+	}
+	if len(name) > maxMemberName {
+		// archive/tar reads names of up to a megabyte: five thousand of
+		// them would take gigabytes to list.
+		name = name[:maxMemberName] + "…"
 	}
 	name = strings.ToValidUTF8(name, "\uFFFD")
 	l.members = append(l.members, Part{Kind: "member", Name: name, Size: size})

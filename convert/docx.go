@@ -42,7 +42,7 @@ func (docxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	d := &docxReader{links: map[string]string{}, counters: map[string][]int{}}
+	d := &docxReader{links: map[string]string{}, counters: map[string][]int{}, keep: keepBytes(lim)}
 	var stylesPart, numberingPart string
 	for _, r := range rels {
 		switch {
@@ -81,19 +81,20 @@ type docxReader struct {
 	links     map[string]string
 	counters  map[string][]int
 
-	paras []*docxPara // open paragraphs; a text box's nest in a run
-	free  []*docxPara // paragraphs to reuse
-	buf   []byte
-	rows  [][]string // the outermost open table's rows
-	cell  *strings.Builder
-	span  int
-	depth int // open tables
+	paras  []*docxPara // open paragraphs; a text box's nest in a run
+	free   []*docxPara // paragraphs to reuse
+	keep   int         // bytes of one paragraph, cell or table kept
+	table  *tableRows  // the outermost open table's rows
+	cell   textBuf
+	inCell bool
+	span   int
+	depth  int // open tables
 }
 
 type docxPara struct {
 	style, numID, ilvl string
 	outline            int
-	text               []byte // reused: emit reads it through bytesView and nothing keeps it
+	text               textBuf // reused: emit reads it through bytesView and nothing keeps it
 	linkAt             int
 	link               string
 }
@@ -107,7 +108,7 @@ func (d *docxReader) para() *docxPara {
 
 func (d *docxReader) addText(s string) {
 	if p := d.para(); p != nil {
-		p.text = append(p.text, s...)
+		p.text.writeString(s)
 	}
 }
 
@@ -142,19 +143,17 @@ func (d *docxReader) start() error {
 		var p *docxPara
 		if n := len(d.free); n > 0 {
 			p, d.free = d.free[n-1], d.free[:n-1]
-			*p = docxPara{text: p.text[:0]}
+			*p = docxPara{text: p.text}
 		} else {
 			p = &docxPara{}
 		}
+		p.text.reset(d.keep)
 		d.paras = append(d.paras, p)
 	case "pPr":
 		return d.paragraphProps()
 	case "t":
 		if p := d.para(); p != nil {
-			var err error
-			d.buf, err = sc.collectText(d.buf[:0])
-			p.text = append(p.text, d.buf...)
-			return err
+			return sc.eachText(p.text.write)
 		}
 	case "tab", "ptab":
 		d.addText("\t")
@@ -164,19 +163,20 @@ func (d *docxReader) start() error {
 		d.addText("-")
 	case "hyperlink":
 		if p := d.para(); p != nil {
-			p.linkAt, p.link = len(p.text), d.links[sc.attrString(nsRel, "id")]
+			p.linkAt, p.link = p.text.len(), d.links[sc.attrString(nsRel, "id")]
 		}
 	case "tbl":
 		if d.depth++; d.depth == 1 {
-			d.rows = nil
+			d.table = newTableRows(d.keep)
 		}
 	case "tr":
 		if d.depth == 1 {
-			d.rows = append(d.rows, nil)
+			d.table.startRow()
 		}
 	case "tc":
 		if d.depth == 1 {
-			d.cell, d.span = &strings.Builder{}, 1
+			d.cell.reset(d.keep)
+			d.inCell, d.span = true, 1
 		}
 	case "gridSpan":
 		if n, err := strconv.Atoi(sc.attrString(nsWML, "val")); err == nil && d.depth == 1 && n > 1 && n <= maxSheetCols {
@@ -232,24 +232,29 @@ func (d *docxReader) end() {
 		}
 	case "hyperlink":
 		if p := d.para(); p != nil && p.link != "" {
-			if at := min(p.linkAt, len(p.text)); strings.TrimSpace(string(p.text[at:])) != "" {
-				p.text = append(p.text[:at], "["+string(p.text[at:])+"]("+p.link+")"...)
+			if at := min(p.linkAt, p.text.len()); p.text.lost == 0 && strings.TrimSpace(string(p.text.b[at:])) != "" {
+				linked := "[" + string(p.text.b[at:]) + "](" + p.link + ")"
+				p.text.b = p.text.b[:at]
+				p.text.writeString(linked)
 			}
 			p.link = ""
 		}
 	case "tc":
-		if d.depth == 1 && d.cell != nil && len(d.rows) > 0 {
-			r := &d.rows[len(d.rows)-1]
-			*r = append(*r, d.cell.String())
-			for i := 1; i < d.span && len(*r) < maxSheetCols; i++ {
-				*r = append(*r, "")
+		if d.depth == 1 && d.inCell {
+			d.table.cell(string(d.cell.b), d.cell.lost)
+			for i := 1; i < d.span; i++ {
+				d.table.cell("", 0)
 			}
-			d.cell = nil
+			d.inCell = false
+		}
+	case "tr":
+		if d.depth == 1 {
+			d.table.endRow()
 		}
 	case "tbl":
 		if d.depth--; d.depth == 0 {
-			d.out.table(d.rows)
-			d.rows = nil
+			d.out.table(d.table)
+			d.table = nil
 		}
 	}
 }
@@ -257,16 +262,18 @@ func (d *docxReader) end() {
 // emit writes a finished paragraph: into the open table's cell, or as a
 // heading, a list item or a paragraph.
 func (d *docxReader) emit(p *docxPara) {
-	text := bytesView(p.text)
+	text := bytesView(p.text.b)
 	if d.depth > 0 {
-		if d.cell != nil && strings.TrimSpace(text) != "" {
-			if d.cell.Len() > 0 {
-				d.cell.WriteByte('\n')
+		if d.inCell && strings.TrimSpace(text) != "" {
+			if d.cell.len() > 0 {
+				d.cell.writeString("\n")
 			}
-			d.cell.WriteString(strings.TrimSpace(text))
+			d.cell.writeString(strings.TrimSpace(text))
+			d.cell.lost += p.text.lost
 		}
 		return
 	}
+	defer d.out.lost(p.text.lost)
 	level := p.outline
 	if level == 0 {
 		level = headingLevel(d.styles, p.style)

@@ -92,43 +92,43 @@ func (st *odfStyles) style(sc *xmlScanner) bool {
 }
 
 // odfText appends the text of the paragraph or heading whose start tag
-// was just read: spans and links as their text, text:s as its spaces,
-// tabs and line breaks; notes and annotations are left out.
-func odfText(sc *xmlScanner, dst []byte) ([]byte, error) {
+// was just read to t: spans and links as their text, text:s as its
+// spaces, tabs and line breaks; notes and annotations are left out.
+func odfText(sc *xmlScanner, t *textBuf) error {
 	d := sc.depth()
 	for {
 		k, ok, err := sc.inside(d)
 		if !ok {
-			return dst, err
+			return err
 		}
 		switch {
 		case k == tokText:
-			dst = append(dst, sc.text...)
+			t.write(sc.text)
 		case k != tokStart:
 		case sc.is(nsText, "s"):
 			n, err := strconv.Atoi(sc.attrString(nsText, "c"))
 			if err != nil || n < 1 {
 				n = 1
 			}
-			dst = append(dst, strings.Repeat(" ", min(n, 1024))...)
+			t.writeString(strings.Repeat(" ", min(n, 1024)))
 		case sc.is(nsText, "tab"):
-			dst = append(dst, '\t')
+			t.writeString("\t")
 		case sc.is(nsText, "line-break"):
-			dst = append(dst, '\n')
+			t.writeString("\n")
 		case sc.is(nsText, "a"):
 			href := sc.attrString(nsXLink, "href")
-			inner, err := odfText(sc, nil)
-			if err != nil {
-				return dst, err
+			at := t.len()
+			if err := odfText(sc, t); err != nil {
+				return err
 			}
-			if href != "" && strings.TrimSpace(string(inner)) != "" && !strings.HasPrefix(href, "#") {
-				dst = append(append(append(append(append(dst, '['), inner...), "]("...), href...), ')')
-			} else {
-				dst = append(dst, inner...)
+			if inner := t.b[at:]; href != "" && t.lost == 0 && strings.TrimSpace(string(inner)) != "" && !strings.HasPrefix(href, "#") {
+				linked := "[" + string(inner) + "](" + href + ")"
+				t.b = t.b[:at]
+				t.writeString(linked)
 			}
 		case sc.is(nsText, "note"), sc.is(nsOffice, "annotation"), sc.is(nsText, "bookmark-ref"):
 			if err := sc.skip(); err != nil {
-				return dst, err
+				return err
 			}
 		}
 	}

@@ -43,7 +43,7 @@ type odsReader struct {
 	merged      []string
 	mergedTotal int
 	val         []byte
-	text        []byte
+	text        textBuf
 }
 
 func (r *odsReader) walk() error {
@@ -166,7 +166,7 @@ func (r *odsReader) readCell(row int) error {
 	default:
 		fromAttr = false
 	}
-	r.text = r.text[:0]
+	r.text.reset(keepBytes(r.lim))
 	d := sc.depth()
 	for sc.depth() >= d {
 		k, ok, err := sc.inside(0)
@@ -177,10 +177,10 @@ func (r *odsReader) readCell(row int) error {
 			return errIncomplete
 		}
 		if k == tokStart && sc.is(nsText, "p") {
-			if len(r.text) > 0 {
-				r.text = append(r.text, '\n')
+			if r.text.len() > 0 {
+				r.text.writeString("\n")
 			}
-			if r.text, err = odfText(sc, r.text); err != nil {
+			if err := odfText(sc, &r.text); err != nil {
 				return err
 			}
 		} else if k == tokStart && (sc.is(nsOffice, "annotation") || sc.is(nsDraw, "frame")) {
@@ -189,9 +189,9 @@ func (r *odsReader) readCell(row int) error {
 			}
 		}
 	}
-	v := r.val
+	v, lost := r.val, 0
 	if !fromAttr || len(v) == 0 {
-		v = r.text
+		v, lost = r.text.b, r.text.lost
 	}
 	if len(v) == 0 {
 		return nil
@@ -202,6 +202,7 @@ func (r *odsReader) readCell(row int) error {
 		} else {
 			g.cell(col+i, bytesView(v))
 		}
+		g.lost(lost)
 	}
 	return nil
 }

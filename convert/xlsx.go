@@ -44,7 +44,7 @@ func zipHas(in *Input, lim Limits, part string) bool {
 // workbook is what the sheets are read with.
 type workbook struct {
 	p        *pkg
-	sst      []string
+	sst      *stringTable
 	xfKinds  []numKind
 	date1904 bool
 	sheets   []wbSheet

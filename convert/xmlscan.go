@@ -548,17 +548,25 @@ func (s *xmlScanner) skip() error {
 	}
 }
 
-// collectText returns the text inside the element whose start tag was
-// just read, and reads up to its end.
-func (s *xmlScanner) collectText(dst []byte) ([]byte, error) {
+// eachText calls fn with each run of text inside the element whose start
+// tag was just read, and reads up to its end. The text is the scanner's
+// own: fn copies what it keeps.
+func (s *xmlScanner) eachText(fn func([]byte)) error {
+	return s.eachTextErr(func(p []byte) error { fn(p); return nil })
+}
+
+// eachTextErr is eachText stopping at fn's first error.
+func (s *xmlScanner) eachTextErr(fn func([]byte) error) error {
 	d := s.depth()
 	for {
 		k, ok, err := s.inside(d)
 		if !ok {
-			return dst, err
+			return err
 		}
 		if k == tokText {
-			dst = append(dst, s.text...)
+			if err := fn(s.text); err != nil {
+				return err
+			}
 		}
 	}
 }
