@@ -13,7 +13,7 @@ func ODP() Converter { return odpConverter{} }
 type odpConverter struct{}
 
 func (odpConverter) Format() Format {
-	return odfFormat("odp", "application/vnd.oasis.opendocument.presentation", ".odp", ".otp")
+	return odfFormat("odp", []string{"application/vnd.oasis.opendocument.presentation"}, ".odp", ".otp")
 }
 
 func (odpConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {

@@ -13,7 +13,7 @@ func ODS() Converter { return odsConverter{} }
 type odsConverter struct{}
 
 func (odsConverter) Format() Format {
-	return odfFormat("ods", "application/vnd.oasis.opendocument.spreadsheet", ".ods", ".ots")
+	return odfFormat("ods", []string{"application/vnd.oasis.opendocument.spreadsheet"}, ".ods", ".ots")
 }
 
 func (odsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {

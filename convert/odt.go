@@ -6,14 +6,21 @@ import (
 	"strings"
 )
 
-// ODT returns the converter of OpenDocument text documents (.odt, .ott)
-// to Markdown, by the same rules as [DOCX].
+// ODT returns the converter of OpenDocument text documents (.odt, .ott,
+// and the HTML documents (.oth) and master documents (.odm, .otm) that
+// LibreOffice writes) to Markdown, by the same rules as [DOCX].
 func ODT() Converter { return odtConverter{} }
 
 type odtConverter struct{}
 
 func (odtConverter) Format() Format {
-	return odfFormat("odt", "application/vnd.oasis.opendocument.text", ".odt", ".ott")
+	return odfFormat("odt", []string{
+		"application/vnd.oasis.opendocument.text",
+		// What LibreOffice Writer/Web saves (an HTML document edited
+		// as text), and master documents: the same text in content.xml.
+		"application/vnd.oasis.opendocument.text-web",
+		"application/vnd.oasis.opendocument.text-master",
+	}, ".odt", ".ott", ".oth", ".odm", ".otm")
 }
 
 func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
@@ -95,9 +102,10 @@ func (w *odfFlow) start(sc *xmlScanner) error {
 		w.paragraph(max(level, 1), string(w.text.b), w.text.lost)
 		return err
 	case sc.is(nsText, "p"):
+		level := w.styles.headingLevel(sc.attrString(nsText, "style-name"))
 		w.text.reset(w.keep)
 		err := odfText(sc, &w.text)
-		w.paragraph(0, string(w.text.b), w.text.lost)
+		w.paragraph(level, string(w.text.b), w.text.lost)
 		return err
 	case sc.is(nsText, "list"):
 		style := sc.attrString(nsText, "style-name")
