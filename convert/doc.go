@@ -21,9 +21,14 @@
 //     range runs from the first to the last non-empty row and column, so
 //     empty leading and trailing rows and columns are dropped and the range
 //     says where the CSV sits in the sheet. Formulas give their cached
-//     values; numbers are written as stored, except that a number whose
-//     format is a date or time becomes ISO 8601 (2024-03-01,
-//     2024-03-01T18:00:00, 13:45:00; elapsed times as 36:30:00). Booleans
+//     values. A number whose format is a date or time becomes ISO 8601
+//     (2024-03-01, 2024-03-01T18:00:00, 13:45:00; elapsed times as
+//     36:30:00); any other number is written as its format shows it
+//     (percent, currency, thousands, fixed decimals, scientific,
+//     fractions: 34.7%, $1,500.00), or as stored under General. Where the
+//     format rounds the stored value, the stored value follows in
+//     brackets, 34.7% [0.3471], and a line under the sheet's heading says
+//     so, so that no digit of the file is lost. Booleans
 //     are TRUE and FALSE. Hidden sheets are marked "(hidden)". A merged
 //     range keeps its value in its first cell, as the file stores it, and
 //     the ranges are listed under the sheet's line, so the empty cells of a

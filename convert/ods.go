@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"strconv"
 	"strings"
 )
 
@@ -44,6 +45,7 @@ type odsReader struct {
 	mergedTotal int
 	val         []byte
 	text        textBuf
+	rounded     bool // a number of the sheet being read was rounded by its format
 }
 
 func (r *odsReader) walk() error {
@@ -84,7 +86,7 @@ func (r *odsReader) start() error {
 			return limitErr("", "sheets", int64(r.lim.MaxSheets))
 		}
 		r.sheet = Part{Kind: "sheet", Name: sc.attrString(nsTable, "name"), Hidden: r.styles.hidden[sc.attrString(nsTable, "style-name")]}
-		r.g, r.row, r.merged, r.mergedTotal = newGrid(r.sink), 0, nil, 0
+		r.g, r.row, r.merged, r.mergedTotal, r.rounded = newGrid(r.sink), 0, nil, 0, false
 	case r.g != nil && sc.is(nsTable, "table-row"):
 		return r.readRow(odfRepeat(sc, "number-rows-repeated"))
 	case sc.is(nsTable, "named-expressions"), sc.is(nsTable, "shapes"), sc.is(nsOffice, "forms"), sc.is(nsTable, "database-ranges"):
@@ -100,6 +102,9 @@ func (r *odsReader) endSheet() {
 		r.sink.extra("\n")
 	}
 	r.sink.extra(sheetLine(r.sheet.Name, r.sheet.Hidden, rows, cols, r0, c0, r.merged, r.mergedTotal))
+	if r.rounded {
+		r.sink.extra(roundedNote)
+	}
 	r.g.render()
 	r.parts = append(r.parts, r.sheet)
 	r.g = nil
@@ -148,10 +153,11 @@ func (r *odsReader) readCell(row int) error {
 		}
 	}
 	r.val = r.val[:0]
-	fromAttr := true
+	fromAttr, number := true, false
 	switch string(sc.attrString(nsOffice, "value-type")) {
 	case "float", "percentage", "currency":
 		r.val = append(r.val, sc.attrString(nsOffice, "value")...)
+		number = true
 	case "date":
 		v := sc.attrString(nsOffice, "date-value")
 		r.val = append(r.val, strings.TrimSuffix(v, "T00:00:00")...)
@@ -190,8 +196,20 @@ func (r *odsReader) readCell(row int) error {
 		}
 	}
 	v, lost := r.val, 0
-	if !fromAttr || len(v) == 0 {
+	switch {
+	case !fromAttr || len(v) == 0:
 		v, lost = r.text.b, r.text.lost
+	case number && r.text.len() > 0 && r.text.lost == 0:
+		// The number as the spreadsheet shows it, with the stored value
+		// when the format rounds it.
+		f, err := strconv.ParseFloat(string(r.val), 64)
+		if err == nil {
+			if !sameDigits(bytesView(r.text.b), f) {
+				r.rounded = true
+				r.text.writeString(" [" + strconv.FormatFloat(f, 'g', -1, 64) + "]")
+			}
+			v = r.text.b
+		}
 	}
 	if len(v) == 0 {
 		return nil

@@ -45,7 +45,8 @@ func zipHas(in *Input, lim Limits, part string) bool {
 type workbook struct {
 	p        *pkg
 	sst      *stringTable
-	xfKinds  []numKind
+	xfs      []xfFormat
+	rounded  bool // a number of the sheet being read was rounded by its format
 	date1904 bool
 	sheets   []wbSheet
 }
@@ -78,6 +79,7 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 			continue
 		}
 		g := newGrid(s)
+		wb.rounded = false
 		merged, total, err := wb.readSheet(sh.part, g)
 		if err != nil {
 			return nil, withPart(sh.name, err)
@@ -85,6 +87,9 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		rows, cols, r0, c0 := g.size()
 		part.Rows, part.Columns, part.Merged = rows, cols, total
 		s.extra(sheetLine(sh.name, sh.hidden, rows, cols, r0, c0, merged, total))
+		if wb.rounded {
+			s.extra(roundedNote)
+		}
 		g.render()
 		parts = append(parts, part)
 	}

@@ -116,14 +116,46 @@ func richText(sc *xmlScanner, write func([]byte) error) error {
 // millions of formats costs no more than this many.
 const maxFormats = 1 << 16
 
-// readStyles reads which cell formats show numbers as dates or times.
+// xfFormat is how a cell format shows numbers: as a date or time, or by
+// a number format (nil for General).
+type xfFormat struct {
+	kind numKind
+	num  *numFormat
+}
+
+func compileFormat(code string) xfFormat {
+	f := xfFormat{kind: formatNumKind(code)}
+	if f.kind == numPlain {
+		f.num = parseNumFormat(code)
+	}
+	return f
+}
+
+// builtinFormat returns a built-in number format; the compiled ones are
+// shared by every workbook.
+func builtinFormat(id int) xfFormat {
+	if k := builtinNumKind(id); k != numPlain {
+		return xfFormat{kind: k}
+	}
+	return xfFormat{num: builtinFormats[id]}
+}
+
+var builtinFormats = func() map[int]*numFormat {
+	m := map[int]*numFormat{}
+	for id, code := range builtinFormatCodes {
+		m[id] = parseNumFormat(code)
+	}
+	return m
+}()
+
+// readStyles reads how each cell format shows numbers.
 func (wb *workbook) readStyles(name string) error {
 	sc, c, err := wb.p.scan(name)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	custom := map[int]numKind{}
+	custom := map[int]xfFormat{}
 	inXfs := false
 	for {
 		k, ok, err := sc.inside(0)
@@ -135,16 +167,16 @@ func (wb *workbook) readStyles(name string) error {
 			switch {
 			case sc.is(nsSML, "numFmt") && len(custom) < maxFormats:
 				id, _ := strconv.Atoi(sc.attrString(nsNone, "numFmtId"))
-				custom[id] = formatNumKind(sc.attrString(nsNone, "formatCode"))
+				custom[id] = compileFormat(sc.attrString(nsNone, "formatCode"))
 			case sc.is(nsSML, "cellXfs"):
 				inXfs = true
-			case inXfs && sc.is(nsSML, "xf") && len(wb.xfKinds) < maxFormats:
+			case inXfs && sc.is(nsSML, "xf") && len(wb.xfs) < maxFormats:
 				id, _ := strconv.Atoi(sc.attrString(nsNone, "numFmtId"))
-				kind, ok := custom[id]
+				f, ok := custom[id]
 				if !ok {
-					kind = builtinNumKind(id)
+					f = builtinFormat(id)
 				}
-				wb.xfKinds = append(wb.xfKinds, kind)
+				wb.xfs = append(wb.xfs, f)
 			}
 		case tokEnd:
 			if sc.is(nsSML, "cellXfs") {

@@ -188,12 +188,25 @@ func (wb *workbook) cellText(typ cellType, style int, val []byte, keep bool) (st
 		}
 		return "FALSE", nil
 	case cellNumber:
-		if style > 0 && style < len(wb.xfKinds) && wb.xfKinds[style] != numPlain {
-			if f, err := strconv.ParseFloat(string(val), 64); err == nil {
-				if s, ok := serialTime(f, wb.date1904, wb.xfKinds[style]); ok {
-					return s, nil
-				}
+		if style < 0 || style >= len(wb.xfs) {
+			break
+		}
+		xf := wb.xfs[style]
+		if xf.kind == numPlain && xf.num == nil {
+			break
+		}
+		f, err := strconv.ParseFloat(string(val), 64)
+		if err != nil {
+			break
+		}
+		if xf.kind != numPlain {
+			if s, ok := serialTime(f, wb.date1904, xf.kind); ok {
+				return s, nil
 			}
+			break
+		}
+		if s, ok := wb.formatted(xf.num, f); ok {
+			return s, nil
 		}
 	}
 	if keep {
@@ -201,6 +214,25 @@ func (wb *workbook) cellText(typ cellType, style int, val []byte, keep bool) (st
 	}
 	return bytesView(val), nil
 }
+
+// formatted writes a number as its format shows it, followed by the
+// stored value in brackets when the format rounds it: 34.7% [0.3471].
+func (wb *workbook) formatted(f *numFormat, v float64) (string, bool) {
+	raw := strconv.FormatFloat(v, 'g', -1, 64)
+	s, lossy, ok := f.format(v, raw)
+	if !ok {
+		return "", false
+	}
+	if lossy {
+		wb.rounded = true
+		s += " [" + raw + "]"
+	}
+	return s, true
+}
+
+// roundedNote is the line under a sheet's heading when some of its
+// numbers are followed by their stored values.
+const roundedNote = "# Numbers are shown as formatted; where the format rounds one, its stored value follows in [brackets]\n"
 
 // refColumn returns the column of an A1 reference, 0 if it has none or
 // is past the last column.
