@@ -199,7 +199,7 @@ func (l *listing) odfText(ctx context.Context, in *Input, mime string) (*Result,
 	defer c.Close()
 	out := &blocks{sink: l.sink}
 	l.sink.extra("\n## Text\n\n")
-	w := &odfFlow{out: out, styles: newODFStyles(), keep: keepBytes(l.lim)}
+	w := newODFFlow(out, newODFStyles(), keepBytes(l.lim), false)
 	if err := w.walk(sc); err != nil {
 		return nil, err
 	}

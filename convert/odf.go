@@ -69,11 +69,12 @@ func odfMimetype(in *Input, lim Limits) string {
 // styles hide what uses them, and what makes a paragraph style a
 // heading. At most maxFormats of each are kept.
 type odfStyles struct {
-	ordered map[string]map[int]bool
-	hidden  map[string]bool
-	paras   map[string]odfParaStyle
-	name    string // the style being read
-	list    string // the list style being read
+	ordered    map[string]map[int]bool
+	hidden     map[string]bool
+	hiddenText map[string]bool // text styles that hide their text (text:display="none")
+	paras      map[string]odfParaStyle
+	name       string // the style being read
+	list       string // the list style being read
 }
 
 // odfParaStyle is what a paragraph style says about headings: its own
@@ -84,7 +85,7 @@ type odfParaStyle struct {
 }
 
 func newODFStyles() *odfStyles {
-	return &odfStyles{ordered: map[string]map[int]bool{}, hidden: map[string]bool{}, paras: map[string]odfParaStyle{}}
+	return &odfStyles{ordered: map[string]map[int]bool{}, hidden: map[string]bool{}, hiddenText: map[string]bool{}, paras: map[string]odfParaStyle{}}
 }
 
 // headingLevel returns the heading level a paragraph style gives: its
@@ -125,6 +126,10 @@ func (st *odfStyles) style(sc *xmlScanner) bool {
 			level, _ := strconv.Atoi(sc.attrString(nsStyle, "default-outline-level"))
 			st.paras[st.name] = odfParaStyle{parent: sc.attrString(nsStyle, "parent-style-name"), display: sc.attrString(nsStyle, "display-name"), outline: max(level, 0)}
 		}
+	case sc.is(nsStyle, "text-properties"):
+		if sc.attrString(nsText, "display") == "none" && len(st.hiddenText) < maxFormats {
+			st.hiddenText[st.name] = true
+		}
 	case sc.is(nsStyle, "table-properties"):
 		if sc.attrString(nsTable, "display") == "false" && len(st.hidden) < maxFormats {
 			st.hidden[st.name] = true
@@ -149,49 +154,6 @@ func (st *odfStyles) style(sc *xmlScanner) bool {
 		return false
 	}
 	return true
-}
-
-// odfText appends the text of the paragraph or heading whose start tag
-// was just read to t: spans and links as their text, text:s as its
-// spaces, tabs and line breaks; notes and annotations are left out.
-func odfText(sc *xmlScanner, t *textBuf) error {
-	d := sc.depth()
-	for {
-		k, ok, err := sc.inside(d)
-		if !ok {
-			return err
-		}
-		switch {
-		case k == tokText:
-			t.write(sc.text)
-		case k != tokStart:
-		case sc.is(nsText, "s"):
-			n, err := strconv.Atoi(sc.attrString(nsText, "c"))
-			if err != nil || n < 1 {
-				n = 1
-			}
-			t.writeString(strings.Repeat(" ", min(n, 1024)))
-		case sc.is(nsText, "tab"):
-			t.writeString("\t")
-		case sc.is(nsText, "line-break"):
-			t.writeString("\n")
-		case sc.is(nsText, "a"):
-			href := sc.attrString(nsXLink, "href")
-			at := t.len()
-			if err := odfText(sc, t); err != nil {
-				return err
-			}
-			if inner := t.b[at:]; href != "" && t.lost == 0 && strings.TrimSpace(string(inner)) != "" && !strings.HasPrefix(href, "#") {
-				linked := "[" + string(inner) + "](" + href + ")"
-				t.b = t.b[:at]
-				t.writeString(linked)
-			}
-		case sc.is(nsText, "note"), sc.is(nsOffice, "annotation"), sc.is(nsText, "bookmark-ref"):
-			if err := sc.skip(); err != nil {
-				return err
-			}
-		}
-	}
 }
 
 // odfRepeat reads a repetition count attribute, 1 by default, at most

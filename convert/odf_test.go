@@ -111,7 +111,7 @@ kept
 			want: strings.Join([]string{
 				"# Quarterly report",
 				"",
-				"Sales rose 12% in Ελλάδα and  日本.",
+				"Sales rose 12% in Ελλάδα and  日本.[^1]",
 				"",
 				"See [the dashboard](https://example.com/dash).",
 				"",
@@ -129,8 +129,10 @@ kept
 				"",
 				"End\tof report.",
 				"",
+				"[^1]: Unaudited.",
+				"",
 			}, "\n"),
-			desc: "10 paragraphs, 1 table",
+			desc: "11 paragraphs, 1 table",
 		},
 		{
 			name: "odp", file: "deck.odp", data: deckOdp(t),

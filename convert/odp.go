@@ -84,10 +84,11 @@ func readODPPage(sc *xmlScanner, styles *odfStyles, keep int) (*slide, error) {
 		case sc.is(nsDraw, "frame"), sc.is(nsDraw, "custom-shape"), sc.is(nsDraw, "rect"):
 			class := sc.attrString(nsPresentation, "class")
 			rec := newRecorder(keep)
-			w := &odfFlow{out: rec, styles: styles, keep: keep}
+			w := newODFFlow(rec, styles, keep, false)
 			if err := w.walk(sc); err != nil {
 				return nil, err
 			}
+			w.image()
 			switch {
 			case class == "page-number", class == "date-time", class == "footer", class == "header", class == "page":
 			case inNotes:

@@ -23,7 +23,8 @@ func (odsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		return nil, err
 	}
 	defer c.Close()
-	r := &odsReader{sc: sc, styles: newODFStyles(), sink: newSink(lim.MaxChars, "rows"), lim: lim}
+	r := &odsReader{sc: sc, styles: newODFStyles(), sink: newSink(lim.MaxChars, "rows"), lim: lim, comments: in.opts.Comments}
+	r.inline = newODFInline(r.styles, keepBytes(lim), false)
 	if err := r.walk(); err != nil {
 		return nil, err
 	}
@@ -38,6 +39,10 @@ type odsReader struct {
 	parts  []Part
 
 	inStyles    bool
+	inline      *odfInline
+	comments    bool     // cell comments are shown
+	notes       []string // the comments of the sheet being read, by cell
+	notesLeft   int
 	g           *grid
 	sheet       Part
 	row, col    int
@@ -87,6 +92,7 @@ func (r *odsReader) start() error {
 		}
 		r.sheet = Part{Kind: "sheet", Name: sc.attrString(nsTable, "name"), Hidden: r.styles.hidden[sc.attrString(nsTable, "style-name")]}
 		r.g, r.row, r.merged, r.mergedTotal, r.rounded = newGrid(r.sink), 0, nil, 0, false
+		r.notes, r.notesLeft = nil, keepBytes(r.lim)
 	case r.g != nil && sc.is(nsTable, "table-row"):
 		return r.readRow(odfRepeat(sc, "number-rows-repeated"))
 	case sc.is(nsTable, "named-expressions"), sc.is(nsTable, "shapes"), sc.is(nsOffice, "forms"), sc.is(nsTable, "database-ranges"):
@@ -105,6 +111,7 @@ func (r *odsReader) endSheet() {
 	if r.rounded {
 		r.sink.extra(roundedNote)
 	}
+	writeCellComments(r.sink, r.notes)
 	r.g.render()
 	r.parts = append(r.parts, r.sheet)
 	r.g = nil
@@ -186,8 +193,16 @@ func (r *odsReader) readCell(row int) error {
 			if r.text.len() > 0 {
 				r.text.writeString("\n")
 			}
-			if err := odfText(sc, &r.text); err != nil {
+			if err := r.inline.text(sc, &r.text); err != nil {
 				return err
+			}
+		} else if k == tokStart && sc.is(nsOffice, "annotation") && r.comments {
+			text, err := r.inline.noteBody(sc)
+			if err != nil {
+				return err
+			}
+			if r.notesLeft -= len(text); text != "" && r.notesLeft >= 0 {
+				r.notes = append(r.notes, cellName(min(col, maxSheetCols), min(row, maxSheetRows))+": "+text)
 			}
 		} else if k == tokStart && (sc.is(nsOffice, "annotation") || sc.is(nsDraw, "frame")) {
 			if err := sc.skip(); err != nil {

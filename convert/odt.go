@@ -31,7 +31,7 @@ func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 	defer c.Close()
 	s := newSink(lim.MaxChars, "paragraphs")
 	out := &blocks{sink: s}
-	w := &odfFlow{out: out, styles: newODFStyles(), keep: keepBytes(lim)}
+	w := newODFFlow(out, newODFStyles(), keepBytes(lim), in.opts.Comments)
 	if p.has("styles.xml") {
 		if err := w.readStyles(p, "styles.xml"); err != nil {
 			return nil, err
@@ -40,6 +40,7 @@ func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 	if err := w.walk(sc); err != nil {
 		return nil, err
 	}
+	w.inline.writeNotes(out)
 	return &Result{Kind: "odt", As: "Markdown", Description: out.describe(), Text: s.text(), Omitted: s.omit}, nil
 }
 
@@ -50,11 +51,20 @@ type odfFlow struct {
 	styles *odfStyles
 	keep   int // bytes of one paragraph or table kept
 	text   textBuf
+	inline *odfInline
+	// A picture outside paragraphs (on a slide, anchored to a page):
+	// its description and name, written at the frame's end.
+	alt, title textBuf
+	href       string
 
 	lists    []odfList
 	table    *odfTable
 	tables   int // open tables; only the outermost is kept whole
 	inStyles bool
+}
+
+func newODFFlow(out blockWriter, styles *odfStyles, keep int, comments bool) *odfFlow {
+	return &odfFlow{out: out, styles: styles, keep: keep, inline: newODFInline(styles, keep, comments)}
 }
 
 type odfList struct {
@@ -98,13 +108,13 @@ func (w *odfFlow) start(sc *xmlScanner) error {
 	case sc.is(nsText, "h"):
 		level, _ := strconv.Atoi(sc.attrString(nsText, "outline-level"))
 		w.text.reset(w.keep)
-		err := odfText(sc, &w.text)
+		err := w.inline.text(sc, &w.text)
 		w.paragraph(max(level, 1), string(w.text.b), w.text.lost)
 		return err
 	case sc.is(nsText, "p"):
 		level := w.styles.headingLevel(sc.attrString(nsText, "style-name"))
 		w.text.reset(w.keep)
-		err := odfText(sc, &w.text)
+		err := w.inline.text(sc, &w.text)
 		w.paragraph(level, string(w.text.b), w.text.lost)
 		return err
 	case sc.is(nsText, "list"):
@@ -126,14 +136,38 @@ func (w *odfFlow) start(sc *xmlScanner) error {
 		w.table.startRow(odfRepeat(sc, "number-rows-repeated"))
 	case w.tables == 1 && (sc.is(nsTable, "table-cell") || sc.is(nsTable, "covered-table-cell")):
 		w.table.startCell(odfRepeat(sc, "number-columns-repeated"), odfRepeat(sc, "number-columns-spanned"))
-	case sc.is(nsText, "note"), sc.is(nsOffice, "annotation"), sc.is(nsText, "tracked-changes"), sc.is(nsText, "sequence-decls"):
+	case sc.is(nsDraw, "image"):
+		w.href = sc.attrString(nsXLink, "href")
+		if w.href == "" {
+			w.href = "image"
+		}
+	case sc.is(nsSVG, "title"):
+		w.title.reset(4096)
+		return sc.eachText(w.title.write)
+	case sc.is(nsSVG, "desc"):
+		w.alt.reset(4096)
+		return sc.eachText(w.alt.write)
+	case sc.is(nsText, "note"), sc.is(nsOffice, "annotation"), sc.is(nsText, "tracked-changes"), sc.is(nsText, "sequence-decls"), sc.is(nsOffice, "binary-data"), sc.is(nsDraw, "object"), sc.is(nsDraw, "object-ole"):
 		return sc.skip()
 	}
 	return nil
 }
 
+// image writes the picture of the frame just read, if it has a
+// description.
+func (w *odfFlow) image() {
+	if w.href != "" {
+		w.paragraph(0, image(altText(string(w.title.b), string(w.alt.b)), w.href), 0)
+	}
+	w.href = ""
+	w.alt.reset(0)
+	w.title.reset(0)
+}
+
 func (w *odfFlow) end(sc *xmlScanner) {
 	switch {
+	case sc.is(nsDraw, "frame"):
+		w.image()
 	case sc.is(nsOffice, "automatic-styles"), sc.is(nsOffice, "styles"):
 		w.inStyles = false
 	case sc.is(nsText, "list"):

@@ -100,9 +100,13 @@ func (p *pkg) readSlide(part string) (*slide, error) {
 
 // shapeReader reads the text of a slide's or notes page's shapes.
 type shapeReader struct {
+	p     *pkg
 	sl    *slide
 	notes bool
 	keep  int
+	parts map[string]string // the part's relationships' targets, by ID
+	alt   string            // the description of the shape being read
+	image string            // the picture of the p:pic being read
 
 	hasPh      bool
 	phType     string
@@ -128,7 +132,16 @@ func (p *pkg) readShapes(part string, sl *slide, notes bool) error {
 		return err
 	}
 	defer c.Close()
-	r := &shapeReader{sl: sl, notes: notes, keep: keepBytes(p.lim)}
+	r := &shapeReader{p: p, sl: sl, notes: notes, keep: keepBytes(p.lim), parts: map[string]string{}}
+	rels, err := p.relsOf(part)
+	if err != nil {
+		return err
+	}
+	for _, rl := range rels {
+		if !rl.external {
+			r.parts[rl.id] = rl.target
+		}
+	}
 	for {
 		k, ok, err := sc.inside(0)
 		if !ok {
@@ -151,6 +164,20 @@ func (r *shapeReader) start(sc *xmlScanner) error {
 		r.sl.hidden = sc.attrString(nsNone, "show") == "0"
 	case sc.is(nsPML, "sp"):
 		r.hasPh, r.phType = false, ""
+	case sc.is(nsPML, "pic"):
+		r.alt, r.image = "", ""
+	case sc.is(nsPML, "cNvPr"):
+		r.alt = altText(sc.attrString(nsNone, "title"), sc.attrString(nsNone, "descr"))
+	case sc.is(nsDML, "blip"):
+		r.image = r.parts[sc.attrString(nsRel, "embed")]
+	case sc.is(nsChart, "chart") && !r.notes:
+		if part := r.parts[sc.attrString(nsRel, "id")]; part != "" && r.p.has(part) {
+			ch, err := r.p.readChart(part)
+			if err != nil {
+				return err
+			}
+			ch.write(r.sl.body, r.keep)
+		}
 	case sc.is(nsPML, "ph"):
 		r.hasPh, r.phType = true, sc.attrString(nsNone, "type")
 	case sc.is(nsDML, "tbl"):
@@ -184,6 +211,11 @@ func (r *shapeReader) start(sc *xmlScanner) error {
 
 func (r *shapeReader) end(sc *xmlScanner) {
 	switch {
+	case sc.is(nsPML, "pic"):
+		if r.image != "" && !r.notes {
+			r.sl.body.paragraph(0, image(r.alt, r.image))
+		}
+		r.alt, r.image = "", ""
 	case sc.is(nsDML, "p") && r.inPara:
 		r.inPara = false
 		r.paragraph(strings.TrimSpace(string(r.para.b)), r.para.lost)

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 type Registry struct {
 	convs  []Converter
 	limits Limits
+	opts   Options
 }
 
 // New returns a registry of the given converters, in that order, with
@@ -29,11 +31,11 @@ func New(convs ...Converter) *Registry {
 }
 
 // Default returns a registry of the built-in converters, with the default
-// limits: xlsx (and xlsm), docx, pptx, ods, odt, odp, eml, rtf, zip, tar
-// (and tar.gz), and text under a non-text media type, tried in that
-// order when the content decides.
+// limits: xlsx (and xlsm), docx, pptx, ods, odt, odp, xls, doc, ppt, msg,
+// eml, rtf, zip, tar (and tar.gz), and text under a non-text media type,
+// tried in that order when the content decides.
 func Default() *Registry {
-	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP(), EML(), RTF(), Zip(), Tar(), Text())
+	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP(), XLS(), DOC(), PPT(), MSG(), EML(), RTF(), Zip(), Tar(), Text())
 }
 
 func replaceOrAppend(convs []Converter, c Converter) []Converter {
@@ -52,7 +54,7 @@ func replaceOrAppend(convs []Converter, c Converter) []Converter {
 // before the others, so that it wins when its content is also recognised
 // by a built-in (a zip-based format before "zip").
 func (r *Registry) With(convs ...Converter) *Registry {
-	out := &Registry{convs: slices.Clone(r.convs), limits: r.limits}
+	out := &Registry{convs: slices.Clone(r.convs), limits: r.limits, opts: r.opts}
 	for _, c := range convs {
 		kind := c.Format().Kind
 		if slices.ContainsFunc(out.convs, func(h Converter) bool { return h.Format().Kind == kind }) {
@@ -66,7 +68,7 @@ func (r *Registry) With(convs ...Converter) *Registry {
 
 // Without returns a copy of r without the converters of the given kinds.
 func (r *Registry) Without(kinds ...string) *Registry {
-	out := &Registry{limits: r.limits}
+	out := &Registry{limits: r.limits, opts: r.opts}
 	for _, c := range r.convs {
 		if !slices.Contains(kinds, c.Format().Kind) {
 			out.convs = append(out.convs, c)
@@ -78,8 +80,16 @@ func (r *Registry) Without(kinds ...string) *Registry {
 // WithLimits returns a copy of r that converts with lim; zero fields take
 // their defaults.
 func (r *Registry) WithLimits(lim Limits) *Registry {
-	return &Registry{convs: slices.Clone(r.convs), limits: lim}
+	return &Registry{convs: slices.Clone(r.convs), limits: lim, opts: r.opts}
 }
+
+// WithOptions returns a copy of r that converts with o.
+func (r *Registry) WithOptions(o Options) *Registry {
+	return &Registry{convs: slices.Clone(r.convs), limits: r.limits, opts: o}
+}
+
+// Options returns the registry's options.
+func (r *Registry) Options() Options { return r.opts }
 
 // Limits returns the registry's limits, defaults filled in.
 func (r *Registry) Limits() Limits { return r.limits.withDefaults() }
@@ -107,6 +117,7 @@ func (r *Registry) Convert(ctx context.Context, in Input) (res *Result, err erro
 	if int64(len(in.Data)) > lim.MaxInput {
 		return nil, limitErr(kindOf(&in), "input bytes", lim.MaxInput)
 	}
+	in.opts = r.opts
 	c, err := r.choose(&in, lim)
 	if err != nil {
 		return nil, err
@@ -168,6 +179,9 @@ func (r *Registry) choose(in *Input, lim Limits) (Converter, error) {
 			// A zip that cannot be opened: say why (corrupt, truncated,
 			// too many entries) rather than what it looks like.
 			return nil, withKind(kind, err)
+		}
+		if _, err := in.cfb(lim); bytes.HasPrefix(in.Data, oleMagic) && err != nil {
+			return nil, withKind(kind, err) // the same for a Compound File
 		}
 		return nil, formatErr(kind, "the file is named or typed as "+kind+" but its content is "+describeContent(in.Data), nil)
 	}

@@ -73,8 +73,13 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 			s.extra("\n")
 		}
 		part := Part{Kind: "sheet", Name: sh.name, Hidden: sh.hidden}
+		ex, err := wb.readExtras(sh.part, in.opts.Comments)
+		if err != nil {
+			return nil, withPart(sh.name, err)
+		}
 		if sh.chart {
 			s.extra(sheetHeading(sh.name, sh.hidden) + ": a chart, no cells\n")
+			writeCharts(s, ex.charts)
 			parts = append(parts, part)
 			continue
 		}
@@ -90,7 +95,9 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		if wb.rounded {
 			s.extra(roundedNote)
 		}
+		writeCellComments(s, ex.comments)
 		g.render()
+		writeCharts(s, ex.charts)
 		parts = append(parts, part)
 	}
 	return &Result{Kind: "xlsx", As: "CSV", Description: sheetsDescription(parts), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
@@ -124,6 +131,14 @@ func sheetLine(name string, hidden bool, rows, cols, r0, c0 int, merged []string
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// writeCellComments writes a sheet's cell comments under its heading, one
+// line each: "# Comment B3: Bo: Met in March".
+func writeCellComments(s *sink, notes []string) {
+	for _, n := range notes {
+		s.extra("# Comment " + strings.ReplaceAll(n, "\n", " ") + "\n")
+	}
 }
 
 // sheetsDescription describes a workbook or spreadsheet by its sheets.
