@@ -31,6 +31,12 @@ type cfb struct {
 	budget  *budget
 	lim     Limits
 	sectors int // sectors in the file: no chain is longer without looping
+	// Marks of the sectors a chain has passed, one bit each, for the
+	// file's sectors and the mini stream's; cleared after each chain
+	// (seen lists what to clear), so that a loop is found at its first
+	// repeat whatever the chain's length.
+	marks, miniMarks []uint64
+	seen             []uint32
 }
 
 // cfbEntry is a directory entry: a storage (a folder) or a stream.
@@ -231,10 +237,20 @@ func (c *cfb) chainBytes(start uint32, fat []uint32, sz int, src []byte, want in
 		}
 		out = make([]byte, 0, want)
 	}
-	steps, most := 0, c.sectors
+	marks := &c.marks
+	most := c.sectors
 	if src != nil {
-		most = len(src) / sz
+		marks, most = &c.miniMarks, len(src)/sz
 	}
+	if len(*marks) < (most+63)/64 {
+		*marks = make([]uint64, (most+63)/64)
+	}
+	defer func() {
+		for _, n := range c.seen {
+			(*marks)[n/64] &^= 1 << (n % 64)
+		}
+		c.seen = c.seen[:0]
+	}()
 	for n := start; n != cfbEnd; {
 		if want >= 0 && int64(len(out)) >= want {
 			break
@@ -242,9 +258,15 @@ func (c *cfb) chainBytes(start uint32, fat []uint32, sz int, src []byte, want in
 		if int(n) >= len(fat) {
 			return nil, cfbErr("a sector chain runs past the end of the FAT")
 		}
-		if steps++; steps > most {
-			// More sectors than there are: some come twice.
-			return nil, cfbErr("a sector chain loops (FAT cycle)")
+		if int(n) >= most && src == nil {
+			return nil, cfbErr("a sector chain runs past the end of the file")
+		}
+		if int(n) < most {
+			if (*marks)[n/64]&(1<<(n%64)) != 0 {
+				return nil, cfbErr("a sector chain loops (FAT cycle)")
+			}
+			(*marks)[n/64] |= 1 << (n % 64)
+			c.seen = append(c.seen, n)
 		}
 		var sec []byte
 		if src == nil {

@@ -51,6 +51,10 @@ func TestCorpus(t *testing.T) {
 		{"deck.ppt", deck, nil},
 		{"memo-web.odt", memo, []string{"QZSCRIPT"}},
 		{"memo.doc", memo, []string{"QZSCRIPT"}},
+		{"memo.html", append(memo, "The office opens at **nine** and closes at *six* & the café at four QZWEBBODY.", "- Parking on level [two](https://example.com/parking)\n"), []string{"QZSCRIPT", "color"}},
+		// LibreOffice's EPUB export writes headings as styled paragraphs
+		// and leaves out a table's first row; what it wrote is read.
+		{"report.epub", []string{"Quarterly report QZH1", "QZBODY", "[the dashboard QZLINK](https://example.com/dashboard)", "Call leads QZITEM1", "| North QZCELL | 1,204 | 1,310 |", "End of report QZEND.", "Unaudited figures QZFOOTNOTE."}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

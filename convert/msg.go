@@ -239,11 +239,15 @@ func (msgConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 			if err != nil {
 				return nil, err
 			}
-			body = htmlToText(decode8(b))
+			if body, err = htmlMarkdown(ctx, decode8(b), lim); err != nil {
+				return nil, err
+			}
 		} else if html, err := root.str(mapiHTML); err != nil {
 			return nil, err
 		} else if html != "" {
-			body = htmlToText(html)
+			if body, err = htmlMarkdown(ctx, html, lim); err != nil {
+				return nil, err
+			}
 		}
 	}
 	s := newSink(lim.MaxChars, "lines")

@@ -85,6 +85,9 @@ func (t *tableRows) cell(text string, lost int) {
 	}
 	t.cells++
 	t.width = max(t.width, t.cells)
+	if !t.measuring && len(t.rows) == 0 {
+		t.rows = append(t.rows, nil) // a cell before any row: HTML allows it
+	}
 	if !t.measuring && t.kept+len(text) <= t.max {
 		t.kept += len(text)
 		r := &t.rows[len(t.rows)-1]

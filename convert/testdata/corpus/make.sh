@@ -10,6 +10,7 @@
 # and charts.xlsx, a workbook with a chart written by excelize
 # (chartbook/main.go) and saved again by LibreOffice, which caches the
 # chart's values as Excel does (charts-excelize.xlsx is excelize's own).
+# LibreOffice's EPUB export of the report is there too (report.epub).
 # Every passage holds a marker (QZ...) that the tests look for in the
 # converted text.
 #
@@ -26,6 +27,7 @@ lo --convert-to docx --outdir "$out" report.fodt
 lo --convert-to odt --outdir "$out" report.fodt
 lo --convert-to rtf --outdir "$out" report.fodt
 lo --convert-to 'doc:MS Word 97' --outdir "$out" report.fodt
+lo --convert-to epub --outdir "$out" report.fodt
 lo --convert-to xlsx --outdir "$out" leads.fods
 lo --convert-to ods --outdir "$out" leads.fods
 lo --convert-to 'xls:MS Excel 97' --outdir "$out" leads.fods
