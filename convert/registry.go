@@ -105,6 +105,10 @@ func (r *Registry) Converters() []Converter { return slices.Clone(r.convs) }
 // being parsed. A file no converter knows gets an error matching
 // [ErrUnsupported].
 //
+// A file its converter refuses with an error matching
+// [ErrNeedsLibreOffice] is converted by the registry's [LibreOffice]
+// converter when it holds one.
+//
 // Errors are a [*FormatError], a [*LimitError] (matching [ErrLimit]), an
 // error matching [ErrUnsupported], or the context's error. A converter
 // that panics is reported as a [*FormatError]; the panic does not cross
@@ -129,6 +133,14 @@ func (r *Registry) Convert(ctx context.Context, in Input) (res *Result, err erro
 		}
 	}()
 	res, err = c.Convert(ctx, &in, lim)
+	if err != nil && errors.Is(err, ErrNeedsLibreOffice) && kind != "libreoffice" {
+		// A file a built-in does not read (Word 95, an encrypted
+		// workbook) goes to LibreOffice when the registry holds it.
+		if i := slices.IndexFunc(r.convs, func(c Converter) bool { return c.Format().Kind == "libreoffice" }); i >= 0 {
+			kind = "libreoffice"
+			res, err = r.convs[i].Convert(ctx, &in, lim)
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, fmt.Errorf("convert: %s: %w", kind, err)
@@ -184,6 +196,9 @@ func (r *Registry) choose(in *Input, lim Limits) (Converter, error) {
 			return nil, withKind(kind, err) // the same for a Compound File
 		}
 		return nil, formatErr(kind, "the file is named or typed as "+kind+" but its content is "+describeContent(in.Data), nil)
+	}
+	if loFamilies[in.Ext()] != "" || loMediaTypes[in.mediaType()] != "" {
+		return nil, fmt.Errorf("%w (%s, %s): %w", ErrUnsupported, orNone(in.MediaType, "no media type"), describeContent(in.Data), ErrNeedsLibreOffice)
 	}
 	return nil, fmt.Errorf("%w (%s, %s)", ErrUnsupported, orNone(in.MediaType, "no media type"), describeContent(in.Data))
 }

@@ -2,7 +2,8 @@
 # Runs keel's whole test suite on a fresh Debian machine: installs what the
 # tests need (bubblewrap for the sandbox, PostgreSQL's server binaries for
 # the PostgreSQL store, Node.js for the Mastra client test, and that test's
-# npm packages from its lockfile, chromium for the studio's browser tests),
+# npm packages from its lockfile, chromium for the studio's browser tests,
+# LibreOffice for the converter that runs it),
 # checks formatting and vet, then runs every test with the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,8 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+# LibreOffice, for the converter that hands it the files keel does not read.
+command -v soffice >/dev/null 2>&1 || need+=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)
 if ((${#need[@]})); then
 	say "installing ${need[*]}"
 	sudo=()
