@@ -77,7 +77,7 @@ var loMediaTypes = map[string]string{
 	"application/vnd.wordperfect": "text", "application/wordperfect": "text", "application/vnd.ms-works": "text",
 	"application/x-mspublisher": "text", "application/vnd.ms-publisher": "text", "application/vnd.lotus-wordpro": "text",
 	"application/vnd.apple.pages": "text", "application/vnd.sun.xml.writer": "text",
-	"application/vnd.oasis.opendocument.text-flat-xml": "text",
+	"application/vnd.oasis.opendocument.text-flat-xml":      "text",
 	"application/vnd.ms-excel.sheet.binary.macroenabled.12": "spreadsheet", "application/vnd.lotus-1-2-3": "spreadsheet",
 	"application/vnd.apple.numbers": "spreadsheet", "application/vnd.sun.xml.calc": "spreadsheet", "application/dbase": "spreadsheet",
 	"application/x-dbase": "spreadsheet", "application/vnd.oasis.opendocument.spreadsheet-flat-xml": "spreadsheet",
