@@ -101,22 +101,33 @@ func (r *biffReader) next() (rec biffRecord, ok bool, err error) {
 	if rec.typ != biffSST && rec.typ != biffString && rec.typ != biffLabel {
 		return rec, true, nil
 	}
-	// Join CONTINUE records into one buffer.
-	for r.pos+4 <= len(r.b) && binary.LittleEndian.Uint16(r.b[r.pos:]) == biffContinue {
-		m := int(binary.LittleEndian.Uint16(r.b[r.pos+2:]))
-		if r.pos+4+m > len(r.b) {
+	// Join CONTINUE records into one buffer, measured first so that it
+	// is made once: a shared string table of thousands of records grown
+	// by appending would leave its old copies as garbage, twice its size.
+	size, conts := n, 0
+	for p := r.pos; p+4 <= len(r.b) && binary.LittleEndian.Uint16(r.b[p:]) == biffContinue; conts++ {
+		m := int(binary.LittleEndian.Uint16(r.b[p+2:]))
+		if p+4+m > len(r.b) {
 			return rec, false, formatErr("", "truncated BIFF record", nil)
 		}
-		if rec.conts == nil {
-			r.buf = append(r.buf[:0], rec.data...)
-		}
+		size += m
+		p += 4 + m
+	}
+	if conts == 0 {
+		return rec, true, nil
+	}
+	if cap(r.buf) < size {
+		r.buf = make([]byte, 0, size)
+	}
+	r.buf = append(r.buf[:0], rec.data...)
+	rec.conts = make([]int, 0, conts)
+	for range conts {
+		m := int(binary.LittleEndian.Uint16(r.b[r.pos+2:]))
 		rec.conts = append(rec.conts, len(r.buf))
 		r.buf = append(r.buf, r.b[r.pos+4:r.pos+4+m]...)
 		r.pos += 4 + m
 	}
-	if rec.conts != nil {
-		rec.data = r.buf
-	}
+	rec.data = r.buf
 	return rec, true, nil
 }
 
@@ -264,9 +275,16 @@ func (bk *xlsBook) readSST(rec biffRecord) error {
 	}
 	n := int(binary.LittleEndian.Uint32(d[4:]))
 	pos := 8
+	conts := rec.conts
 	for i := 0; i < n && pos < len(d); i++ {
+		// The CONTINUE records before this string are behind for good:
+		// dropping them here keeps the table's reading linear in its
+		// size, not in its strings times its records.
+		for len(conts) > 0 && conts[0] <= pos {
+			conts = conts[1:]
+		}
 		item := bk.sst.start()
-		s, next, ok, err := biffRichString(d, pos, rec.conts, item)
+		s, next, ok, err := biffRichString(d, pos, conts, item)
 		if err != nil {
 			return err
 		}
@@ -329,7 +347,7 @@ func biffChars(d []byte, n int, high bool) (string, int) {
 // the position after the string returned; ok is false when the text
 // would outgrow dst's capacity.
 func biffRichString(d []byte, pos int, conts []int, dst []byte) (_ []byte, next int, ok bool, err error) {
-	short := formatErr("", "truncated shared string", nil)
+	short := errShortString
 	if pos+3 > len(d) {
 		return dst, len(d), false, short
 	}
@@ -397,6 +415,10 @@ func biffRichString(d []byte, pos int, conts []int, dst []byte) (_ []byte, next 
 	pos += 4*runs + ext
 	return dst, min(pos, len(d)), true, nil
 }
+
+// errShortString is the error of a shared string cut short, made once:
+// a table holds millions of strings.
+var errShortString = formatErr("", "truncated shared string", nil)
 
 // xlsErrors are the texts of BIFF error codes.
 var xlsErrors = map[byte]string{0x00: "#NULL!", 0x07: "#DIV/0!", 0x0F: "#VALUE!", 0x17: "#REF!", 0x1D: "#NAME?", 0x24: "#NUM!", 0x2A: "#N/A"}
