@@ -82,7 +82,7 @@ var htmlBlocks = map[atom.Atom]bool{
 
 // write reads the HTML of r.
 func (w *htmlWriter) write(ctx context.Context, r io.Reader, lim Limits) error {
-	z := html.NewTokenizer(r)
+	z := html.NewTokenizer(newHTMLRuns(r))
 	z.SetMaxBuf(maxTokenBytes)
 	depth := 0
 	for tokens := 0; ; tokens++ {
