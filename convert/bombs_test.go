@@ -232,6 +232,33 @@ func bombCases(tb testing.TB) []bombCase {
 		{"rtf: 10 MiB of paragraphs", func() convert.Input {
 			return convert.Input{Name: "p.rtf", Data: []byte(`{\rtf1 ` + strings.Repeat(`a\par `, 10*mib/6-2) + `}`)}
 		}, wantCut},
+		{"xls: 2 M empty shared strings", func() convert.Input {
+			return convert.Input{Name: "sst.xls", Data: biffSSTBomb(tb, 2_000_000)}
+		}, wantResult},
+		{"doc: a paragraph of 3 M characters", func() convert.Input {
+			return convert.Input{Name: "para.doc", Data: wordBomb(tb, 3_000_000)}
+		}, wantCut},
+		{"msg: 5,000 recipients", func() convert.Input {
+			kids := []*cfbNode{storage("__nameid_version1.0"), stream("__properties_version1.0", make([]byte, 32))}
+			for i := range 5001 {
+				kids = append(kids, storage(fmt.Sprintf("__recip_version1.0_#%08X", i), stream("__substg1.0_3001001F", utf16le("A Person"))))
+			}
+			data, _ := writeCFB(tb, storage("Root Entry", kids...))
+			return convert.Input{Name: "many.msg", Data: data}
+		}, wantLimit},
+		{"html: 10 MiB in one paragraph", func() convert.Input {
+			return convert.Input{Name: "p.html", Data: []byte("<!DOCTYPE html><p>" + strings.Repeat("<b>word</b> ", 10*mib/12-8))}
+		}, wantCut},
+		{"html: 500,000 nested elements", func() convert.Input {
+			return convert.Input{Name: "deep.html", Data: []byte("<!DOCTYPE html>" + strings.Repeat("<div><span>", 500_000))}
+		}, wantLimit},
+		{"epub: a chapter of 250 MB", func() convert.Input {
+			opf := xmlDecl + `<package xmlns="http://www.idpf.org/2007/opf"><manifest><item id="c" href="c.xhtml" media-type="application/xhtml+xml"/></manifest><spine><itemref idref="c"/></spine></package>`
+			return convert.Input{Name: "book.epub", Data: bombPackage(tb, "c.xhtml", repeatDeflate(tb, "<html><body><p>", strings.Repeat("a", 1000)+" ", 250_000, "</p></body></html>"),
+				part{"mimetype", "application/epub+zip"},
+				part{"META-INF/container.xml", xmlDecl + `<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles><rootfile full-path="content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`},
+				part{"content.opf", opf})}
+		}, wantCut},
 		{"text: 10 MiB of UTF-16 on one line", func() convert.Input {
 			return convert.Input{Name: "u.txt", MediaType: "text/plain", Data: append([]byte{0xFF, 0xFE}, bytes.Repeat([]byte{'a', 0}, 5*mib-1)...)}
 		}, wantCut},
@@ -353,4 +380,75 @@ func BenchmarkBombs(b *testing.B) {
 			b.ReportMetric(float64(len(in.Data))/(1<<20), "file-MiB")
 		})
 	}
+}
+
+// biffSSTBomb is an Excel 97 workbook whose shared string table holds n
+// empty strings, across CONTINUE records, and whose one sheet is empty.
+func biffSSTBomb(tb testing.TB, n int) []byte {
+	le := binary.LittleEndian
+	rec := func(typ uint16, body []byte) []byte {
+		b := make([]byte, 4, 4+len(body))
+		le.PutUint16(b, typ)
+		le.PutUint16(b[2:], uint16(len(body)))
+		return append(b, body...)
+	}
+	bof := func(dt uint16) []byte {
+		b := make([]byte, 16)
+		le.PutUint16(b, 0x0600)
+		le.PutUint16(b[2:], dt)
+		return rec(0x0809, b)
+	}
+	sst := make([]byte, 8)
+	le.PutUint32(sst, uint32(n))
+	le.PutUint32(sst[4:], uint32(n))
+	var out []byte
+	// Each empty string is 3 bytes: a count of 0 and its flags; a record
+	// holds at most 8,224 bytes, the rest follow in CONTINUE records. A
+	// string's count and flags never cross a record (Excel starts the
+	// next record before them), so every record holds whole strings.
+	strs := make([]byte, 3*n)
+	whole := func(k int) int { return min(len(strs), k-k%3) }
+	first := whole(8224 - 8)
+	out = append(out, rec(0x00FC, append(sst, strs[:first]...))...)
+	for rest := strs[first:]; len(rest) > 0; {
+		k := min(len(rest), whole(8224))
+		out = append(out, rec(0x003C, rest[:k])...)
+		rest = rest[k:]
+	}
+	bs := make([]byte, 8)
+	bs[6], bs[7] = 1, 0
+	globals := append(bof(0x0005), rec(0x0085, append(bs, 'S'))...)
+	globals = append(globals, out...)
+	globals = append(globals, rec(0x000A, nil)...)
+	le.PutUint32(globals[4+16+4:], uint32(len(globals)))
+	book := append(globals, append(bof(0x0010), rec(0x000A, nil)...)...)
+	data, _ := writeCFB(tb, storage("Root Entry", stream("Workbook", book)))
+	return data
+}
+
+// wordBomb is a Word 97 document of one paragraph of n characters: a
+// file information block, one piece of 8-bit text, and no properties.
+func wordBomb(tb testing.TB, n int) []byte {
+	le := binary.LittleEndian
+	fib := make([]byte, 1024)
+	le.PutUint16(fib, 0xA5EC)
+	le.PutUint16(fib[2:], 0x00C1)
+	le.PutUint16(fib[0x0A:], 0x0200) // the table stream is 1Table
+	le.PutUint16(fib[32:], 0)        // csw
+	le.PutUint16(fib[34:], 22)       // cslw
+	le.PutUint32(fib[36+4*3:], uint32(n))
+	le.PutUint16(fib[36+4*22:], 93) // cbRgFcLcb
+	blob := 36 + 4*22 + 2
+	text := bytes.Repeat([]byte("a"), n)
+	word := append(fib, text...)
+	// The piece table: one piece, CPs [0, n), 8-bit at byte 1024.
+	plc := make([]byte, 4*2+8)
+	le.PutUint32(plc[4:], uint32(n))
+	le.PutUint32(plc[8+2:], uint32(1024*2)|0x40000000)
+	clx := append([]byte{2, 0, 0, 0, 0}, plc...)
+	le.PutUint32(clx[1:], uint32(len(plc)))
+	le.PutUint32(word[blob+8*33:], 0)
+	le.PutUint32(word[blob+8*33+4:], uint32(len(clx)))
+	data, _ := writeCFB(tb, storage("Root Entry", stream("WordDocument", word), stream("1Table", clx)))
+	return data
 }
