@@ -54,6 +54,11 @@ type Config struct {
 	FallbackOnCallerErrors bool
 	// Tools the model may call.
 	Tools []tool.Tool
+	// ToolSets are tools that may change while the agent lives, such as an
+	// MCP server's (see package mcp/mcpclient). Each run reads them once,
+	// at its start, after Tools: a name that Tools or an earlier set holds
+	// already is left out of the run, with a warning in the log.
+	ToolSets []tool.Set
 	// Memory keeps threads; nil means runs have no history and naming a
 	// thread is an error.
 	Memory memory.Store
@@ -72,20 +77,17 @@ type Config struct {
 	// DisableDefaultErrorProcessors turns the default error processors off;
 	// only ErrorProcessors are used.
 	DisableDefaultErrorProcessors bool
-	// Converters, when not nil, make the default unsupported-file handler
-	// give the model the text of a file it refused, at the file's place
-	// and labelled (convert.Default() holds keel's converters for
-	// spreadsheets, documents, presentations, archives, e-mail and text);
-	// with a sandbox, after the upload note. Nil keeps the reference
-	// framework's handler: the note or a placeholder only. See
+	// Files configure the default unsupported-file handler beyond the
+	// reference framework's, which the zero value keeps (the note or a
+	// placeholder only): Converters give the model the text of a file it
+	// refused (convert.Default()), Images a refused image in a form it
+	// can use (imageconv.Default()), Refusals remember what each model
+	// refused so that later turns and threads handle the file before the
+	// call (agents on one store should share one value), and
+	// BlameReadableFiles lets an error that names no file be blamed on
+	// images, PDFs and text too. keel serve and keel run set them all. See
 	// [processor.UnsupportedFileOptions].
-	Converters processor.FileConverter
-	// Refusals, when not nil, make the default unsupported-file handler
-	// remember which file types the model refused, so that such a file is
-	// handled before the call on later turns and threads instead of after
-	// a failed call. Agents on one store should share one value. See
-	// [processor.UnsupportedFileOptions].
-	Refusals *processor.RememberedRefusals
+	Files processor.UnsupportedFileOptions
 	// Links downloads, before each call, the files given by http(s) link
 	// that the model's provider does not fetch itself
 	// ([keel.LinkFetcher]), so that the model gets their bytes and every
@@ -184,13 +186,18 @@ func New(cfg Config) (*Agent, error) {
 		a.tools[t.Name] = t
 		a.defs = append(a.defs, t.Definition())
 	}
+	for i, set := range cfg.ToolSets {
+		if set == nil {
+			return nil, fmt.Errorf("%w: ToolSets[%d] is nil", ErrInvalidConfig, i)
+		}
+	}
 	errorProcs := cfg.ErrorProcessors
 	if !cfg.DisableDefaultErrorProcessors {
 		defaults := processor.DefaultErrorProcessors()
-		if cfg.Converters != nil || cfg.Refusals != nil {
+		if cfg.Files != (processor.UnsupportedFileOptions{}) {
 			// The configured handler takes the default's slot, by its ID.
 			defaults = processor.MergeErrorProcessors(defaults, []processor.Processor{
-				processor.NewUnsupportedFileHandlerWith(processor.UnsupportedFileOptions{Converters: cfg.Converters, Refusals: cfg.Refusals}),
+				processor.NewUnsupportedFileHandlerWith(cfg.Files),
 			})
 		}
 		errorProcs = processor.MergeErrorProcessors(defaults, cfg.ErrorProcessors)

@@ -1,9 +1,13 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/keel-go/keel/convert"
+	"github.com/keel-go/keel/convert/imageconv"
 	"github.com/keel-go/keel/processor"
 )
 
@@ -23,6 +27,23 @@ type Files struct {
 	// Fetch says whether and how files given by link are downloaded;
 	// nil downloads none. An agent's fetch replaces the file's whole.
 	Fetch *Fetch `yaml:"fetch"`
+	// BlameReadable, nil or true (the default), lets an error that names
+	// no file be blamed on images, PDFs and text too when the request
+	// holds no other file: the call is tried once more without them (a
+	// text-only model that says so in words keel does not know). false
+	// keeps the reference framework's rule, which blames only other
+	// files.
+	BlameReadable *bool `yaml:"blameReadable"`
+}
+
+// blamesReadable reports whether a's refused-file handler blames
+// readable files for unnamed errors.
+func (f *File) blamesReadable(a Agent) bool {
+	on := f.Files.BlameReadable
+	if a.Files.BlameReadable != nil {
+		on = a.Files.BlameReadable
+	}
+	return on == nil || *on
 }
 
 // Refusals configures remembered refusals: which file types each model
@@ -56,6 +77,29 @@ func (f *File) converters(a Agent) processor.FileConverter {
 	}
 	return reg
 }
+
+// images returns what re-encodes and describes a's refused images, nil
+// when conversion is off for a. Its HEIC and AVIF decoders are compiled
+// once into the user's cache directory, so that each keel run does not
+// pay for it again.
+func (f *File) images(a Agent) processor.ImageConverter {
+	on := f.Files.Convert
+	if a.Files.Convert != nil {
+		on = a.Files.Convert
+	}
+	if on != nil && !*on {
+		return nil
+	}
+	return sharedImages()
+}
+
+var sharedImages = sync.OnceValue(func() *imageconv.Converter {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return imageconv.Default()
+	}
+	return imageconv.New(imageconv.Options{CacheDir: filepath.Join(dir, "keel", "wasm")})
+})
 
 // remembers reports whether refusals are remembered.
 func (r Refusals) remembers() bool { return r.Remember == nil || *r.Remember }

@@ -32,10 +32,10 @@ func New(convs ...Converter) *Registry {
 
 // Default returns a registry of the built-in converters, with the default
 // limits: xlsx (and xlsm), docx, pptx, ods, odt, odp, xls, doc, ppt, msg,
-// epub, eml, rtf, html, zip, tar (and tar.gz), and text under a non-text
-// media type, tried in that order when the content decides.
+// epub, eml, rtf, pdf, html, zip, tar (and tar.gz), and text under a
+// non-text media type, tried in that order when the content decides.
 func Default() *Registry {
-	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP(), XLS(), DOC(), PPT(), MSG(), EPUB(), EML(), RTF(), HTML(), Zip(), Tar(), Text())
+	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP(), XLS(), DOC(), PPT(), MSG(), EPUB(), EML(), RTF(), PDF(), HTML(), Zip(), Tar(), Text())
 }
 
 func replaceOrAppend(convs []Converter, c Converter) []Converter {

@@ -111,7 +111,7 @@ func TestWithReplacesByKind(t *testing.T) {
 	for _, c := range reg.Converters() {
 		kinds = append(kinds, c.Format().Kind)
 	}
-	if got := strings.Join(kinds, " "); got != "xlsx docx pptx ods odt odp xls doc ppt msg epub eml rtf html zip tar text" {
+	if got := strings.Join(kinds, " "); got != "xlsx docx pptx ods odt odp xls doc ppt msg epub eml rtf pdf html zip tar text" {
 		t.Errorf("Converters() = %s; want the built-ins in order, text replaced in place", got)
 	}
 	res, err := reg.Convert(context.Background(), convert.Input{Name: "a.up", Data: []byte("hi")})

@@ -2,6 +2,7 @@ package processor
 
 import (
 	"context"
+	"strings"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/workspace"
@@ -12,6 +13,9 @@ import (
 // file as reported, and why it was handled.
 type replacement struct {
 	texts []string
+	// image, when not nil, follows the texts: the refused image as the
+	// model can read it.
+	image *keel.FilePart
 	file  RecoveredFile
 	cause *RecoveryCause
 }
@@ -29,14 +33,17 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 	st := StateOf[unsupportedFileState](req.Run, h)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	remembered := h.remembered(ctx, req, st)
-	if len(st.rejected) == 0 && len(remembered) == 0 {
+	remembered, byFile := h.remembered(ctx, req, st)
+	st.now = remembered
+	if len(st.rejected) == 0 && len(st.rejectedFiles) == 0 && len(remembered) == 0 {
 		return nil
 	}
+	// Files refused for their size or pages are known by their digest.
+	digests := byFile || len(st.rejectedFiles) > 0
 	var fresh []handledFile
 	for i := range req.Prompt {
 		m := &req.Prompt[i]
-		if m.Role != keel.RoleUser {
+		if !carriesUserFiles(m.Role) {
 			continue
 		}
 		var parts []keel.Part // the rewritten parts, once a file is replaced
@@ -44,7 +51,11 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 			f, ok := p.(keel.FilePart)
 			var cause *RecoveryCause
 			if ok {
-				cause, ok = st.selects(f, remembered)
+				sum := ""
+				if digests && f.IsInline() {
+					sum, _, _ = req.Run.fileDigest(f)
+				}
+				cause, ok = st.selects(f, sum, remembered)
 			}
 			if !ok {
 				if parts != nil {
@@ -52,7 +63,7 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 				}
 				continue
 			}
-			rep, isNew := h.replace(ctx, req.Run, st, f, cause)
+			rep, isNew := h.replace(ctx, req, st, f, cause)
 			if parts == nil {
 				// A new slice: the prompt's parts may be shared with the
 				// caller's messages, and a file may become two parts.
@@ -60,6 +71,9 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 			}
 			for _, t := range rep.texts {
 				parts = append(parts, keel.TextPart{Text: t})
+			}
+			if rep.image != nil {
+				parts = append(parts, *rep.image)
 			}
 			if isNew {
 				fresh = append(fresh, handledFile{file: rep.file, cause: rep.cause})
@@ -73,14 +87,33 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 	return nil
 }
 
-// selects reports whether f is taken out of the prompt, and why: a
-// refusal of this run, or one remembered.
-func (st *unsupportedFileState) selects(f keel.FilePart, remembered map[string]*RecoveryCause) (*RecoveryCause, bool) {
+// selects reports whether f, whose digest is sum ("" when it is not
+// inline), is taken out of the prompt, and why: a refusal of this run, or
+// one remembered.
+func (st *unsupportedFileState) selects(f keel.FilePart, sum string, remembered map[string]*RecoveryCause) (*RecoveryCause, bool) {
 	t := keel.NormalizeMediaType(f.MediaType)
-	if len(st.rejected) > 0 && (st.rejected[t] || !keel.IsReadable(t)) {
-		return st.cause, true
+	if len(st.rejected) > 0 {
+		if c := st.rejected[t]; c != nil {
+			return c, true
+		}
+		for class, c := range st.rejected {
+			if keel.MatchMediaClass(class, t) {
+				return c, true
+			}
+		}
+		if !keel.IsReadable(t) {
+			// Every refusal takes out, beside what it names, each file
+			// that is not an image, a PDF or text.
+			return st.cause, true
+		}
+	}
+	if c := st.rejectedFiles[sum]; c != nil && sum != "" {
+		return c, true
 	}
 	if c := remembered[t]; c != nil {
+		return c, true
+	}
+	if c := remembered[fileRefusalKey(sum)]; c != nil && sum != "" {
 		return c, true
 	}
 	return nil, false
@@ -89,7 +122,8 @@ func (st *unsupportedFileState) selects(f keel.FilePart, remembered map[string]*
 // replace returns what stands for f in the prompt, uploading and
 // converting f when it can, and reports whether this is the run's first
 // time for f.
-func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart, cause *RecoveryCause) (replacement, bool) {
+func (h *UnsupportedFileHandler) replace(ctx context.Context, req *LLMRequest, st *unsupportedFileState, f keel.FilePart, cause *RecoveryCause) (replacement, bool) {
+	run := req.Run
 	sum, data, dataErr := "", []byte(nil), error(nil)
 	if f.IsInline() {
 		sum, data, dataErr = run.fileDigest(f)
@@ -102,7 +136,7 @@ func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsu
 	if rep, ok := st.done[key]; ok {
 		return rep, false
 	}
-	rep := h.outcome(ctx, run, st, f, filename, sum, data, dataErr)
+	rep := h.outcome(ctx, req, st, f, filename, sum, data, dataErr)
 	rep.cause = cause
 	if st.done == nil {
 		st.done = make(map[string]replacement)
@@ -125,12 +159,34 @@ func fileKey(f keel.FilePart, sum, filename string) string {
 }
 
 // outcome works out what stands for f: the sandbox's note or the
-// placeholder, then, when a converter knows f, its text.
-func (h *UnsupportedFileHandler) outcome(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart, filename, sum string, data []byte, dataErr error) replacement {
+// placeholder, then, for an image, the image as the model can read it or
+// what can be said of it, or, when a converter knows f, its text.
+func (h *UnsupportedFileHandler) outcome(ctx context.Context, req *LLMRequest, st *unsupportedFileState, f keel.FilePart, filename, sum string, data []byte, dataErr error) replacement {
+	run := req.Run
 	if f.IsInline() && dataErr == nil {
 		data, dataErr = inlineData(f, data)
 	}
 	rep, warning, warnErr := h.sandboxOutcome(ctx, run, f, filename, sum, data, dataErr)
+	if f.IsInline() && dataErr == nil && h.images != nil && strings.HasPrefix(keel.NormalizeMediaType(f.MediaType), "image/") {
+		if img := h.imageOnce(ctx, req, st, f, filename, sum, data); img.image != nil || img.info != nil {
+			if rep.file.Outcome == OutcomePlaceholder && img.image != nil {
+				// The image stands for the file.
+				rep.texts = nil
+			}
+			rep.texts = append(rep.texts, img.label(rep.file.Name))
+			if img.image != nil {
+				rep.image = &keel.FilePart{Data: img.image.Data, MediaType: img.image.MediaType, Filename: f.Filename}
+			}
+			rep.file.Outcome, rep.file.Conversion = OutcomeConverted, img.report()
+			if warning == noSandboxWarning {
+				warning = ""
+			}
+			if warning != "" {
+				warnRefusedFile(run, warning, rep.file.Name, warnErr)
+			}
+			return rep
+		}
+	}
 	if f.IsInline() && dataErr == nil && h.converters != nil {
 		if conv := h.convertOnce(ctx, run, st, f, filename, sum, data); conv.res != nil {
 			if rep.file.Outcome == OutcomePlaceholder {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs keel's whole test suite on a fresh Debian machine: installs what the
 # tests need (bubblewrap for the sandbox, PostgreSQL's server binaries for
-# the PostgreSQL store, Node.js for the Mastra client test, and that test's
-# npm packages from its lockfile, chromium for the studio's browser tests,
-# LibreOffice for the converter that runs it),
+# the PostgreSQL store, Node.js for the Mastra client test and the MCP
+# tests, and their npm packages from their lockfiles, chromium for the
+# console's browser tests, ImageMagick, avifenc and exiftool for the image
+# conversion tests, LibreOffice for the converter that runs it and the
+# files the PDF tests read),
 # checks formatting and vet, then runs every test with the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,12 +14,36 @@ say() { printf '==> %s\n' "$*"; }
 
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# mkfs.ext4 gives a sandbox a file system of its own (localsandbox's
+# OwnFilesystem); unshare runs keel as PID 1 of a pid namespace.
+PATH=$PATH:/sbin:/usr/sbin command -v mkfs.ext4 >/dev/null 2>&1 || need+=(e2fsprogs)
+command -v unshare >/dev/null 2>&1 || need+=(util-linux)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
-# LibreOffice, for the converter that hands it the files keel does not read.
-command -v soffice >/dev/null 2>&1 || need+=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui)
+# ImageMagick (with libheif, so it writes HEIC and AVIF), libavif's avifenc
+# (rotated and mirrored AVIF) and exiftool make the images the image
+# conversion tests read. A stand-in convert without ImageMagick behind it
+# lists no formats.
+grep -q 'HEIC.*rw' <<<"$(convert -list format 2>/dev/null || true)" || need+=(imagemagick)
+command -v avifenc >/dev/null 2>&1 || need+=(libavif-bin)
+command -v exiftool >/dev/null 2>&1 || need+=(libimage-exiftool-perl)
+# poppler's pdftotext, a TeX engine and a CJK font write and
+# read the PDFs the PDF converter's tests compare; qpdf encrypts them.
+command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+# LibreOffice's writer, calc and impress, for the converter that hands
+# it the files keel does not read and to write PDFs the PDF tests read:
+# the variants without a GUI, unless the GUI ones are installed already
+# (the two conflict).
+lo=-nogui
+dpkg -s libreoffice-core >/dev/null 2>&1 && lo=
+for c in writer calc impress; do
+	dpkg -s "libreoffice-$c" >/dev/null 2>&1 || dpkg -s "libreoffice-$c-nogui" >/dev/null 2>&1 || need+=("libreoffice-$c$lo")
+done
+command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base)
+fc-list 2>/dev/null | grep -qi wqy || need+=(fonts-wqy-microhei)
+command -v qpdf >/dev/null 2>&1 || need+=(qpdf)
 if ((${#need[@]})); then
 	say "installing ${need[*]}"
 	sudo=()
@@ -26,15 +52,33 @@ if ((${#need[@]})); then
 	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# npm ci, tried three times: the registry sometimes drops a connection
+# half way ("Idle timeout reached"), and a fresh try succeeds.
+npmci() {
+	local try
+	for try in 1 2 3; do
+		npm ci "$@" && return 0
+		say "npm ci failed (try $try of 3)"
+		sleep 5
+	done
+	return 1
+}
+
 if [ -f test/mastra-client/package-lock.json ]; then
 	say "installing the Mastra client test's npm packages from its lockfile"
-	npm ci --prefix test/mastra-client --no-audit --no-fund --loglevel=error
+	npmci --prefix test/mastra-client --no-audit --no-fund --loglevel=error
+fi
+if [ -f test/mcp/package-lock.json ]; then
+	# The MCP reference servers and inspector the MCP tests run. The
+	# inspector declares Node 22 and runs its --cli on Node 20: npm warns.
+	say "installing the MCP reference servers and inspector from their lockfile"
+	npmci --prefix test/mcp --no-audit --no-fund --loglevel=error
 fi
 if [ -f test/mastra-studio/package-lock.json ]; then
 	# Mastra Studio runs none of its packages' install scripts (they fetch
 	# or build native tools it does not use): skipping them saves time.
 	say "installing Mastra Studio (the mastra CLI) from its lockfile"
-	npm ci --prefix test/mastra-studio --ignore-scripts --no-audit --no-fund --loglevel=error
+	npmci --prefix test/mastra-studio --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
 
 say "gofmt"

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -120,11 +121,12 @@ func (a *agentFlags) load() (*config.File, error) {
 }
 
 // build builds the agents of f: all of them, or only the one named by
-// only when it is not "". cmd names the command, for the error of agents
-// without a model.
-func (a *agentFlags) build(f *config.File, store memory.Store, logger *slog.Logger, cmd, only string) (*config.Built, error) {
+// only when it is not "", and starts the MCP servers they name (ctx
+// bounds their start; the caller closes the result to stop them). cmd
+// names the command, for the error of agents without a model.
+func (a *agentFlags) build(ctx context.Context, f *config.File, store memory.Store, logger *slog.Logger, cmd, only string) (*config.Built, error) {
 	def, noModel := defaultModel(cmd)
-	built, err := f.Build(config.BuildOptions{
+	built, err := f.BuildContext(ctx, config.BuildOptions{
 		ResolveModel:    resolveModel,
 		DefaultModel:    def,
 		NoModel:         noModel,
@@ -143,8 +145,17 @@ func (a *agentFlags) build(f *config.File, store memory.Store, logger *slog.Logg
 }
 
 // newLogger logs to w as text, at level.
+//
+// The standard logger goes to it too, each line a record at warning
+// level: SDKs write there (genai's warnings and stream read errors, by
+// log.Printf), and a line of another format beside the records would
+// escape every filter and collector set up for them.
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	l := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	log.SetFlags(0)
+	log.SetPrefix("")
+	log.SetOutput(slog.NewLogLogger(l.Handler(), slog.LevelWarn).Writer())
+	return l
 }
 
 // printBuilt prints, once each, what the operator must know (warnings,
