@@ -16,7 +16,7 @@ import (
 // package does not use: a file of 300 small streams (as .msg files
 // have) and a 6 MB stream (as a large .doc or .xls has).
 //
-//	go test -run '^$' -bench CompoundFile -benchtime 20x ./convert/
+//	go test -run '^$' -bench CompoundFile -benchtime 200x ./convert/
 func BenchmarkCompoundFile(b *testing.B) {
 	var small []*cfbNode
 	for i := range 300 {
@@ -34,15 +34,18 @@ func BenchmarkCompoundFile(b *testing.B) {
 		b.Run("keel/"+f.name, func(b *testing.B) {
 			b.SetBytes(int64(len(f.data)))
 			b.ReportAllocs()
+			cpu := cpuTime()
 			for b.Loop() {
 				if _, err := convert.ReadCompoundFile(f.data); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, cpu)
 		})
 		b.Run("mscfb/"+f.name, func(b *testing.B) {
 			b.SetBytes(int64(len(f.data)))
 			b.ReportAllocs()
+			cpu := cpuTime()
 			for b.Loop() {
 				r, err := mscfb.New(bytes.NewReader(f.data))
 				if err != nil {
@@ -54,6 +57,7 @@ func BenchmarkCompoundFile(b *testing.B) {
 					}
 				}
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }

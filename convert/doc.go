@@ -66,6 +66,19 @@
 //     read through a small window, so a deflate bomb costs time, not
 //     memory; pages are capped by [Limits].MaxEntries. docs/pdf.md says
 //     how the reader was chosen.
+//   - xls ([XLS]), doc ([DOC]) and ppt ([PPT]), the Office 97–2003 files:
+//     as xlsx, docx and pptx are, read from the Compound File by the
+//     package's own reader (cfb.go), whose sector chains are checked for
+//     loops and bounds. Files of Office 95 and earlier and encrypted ones
+//     get an error matching [ErrNeedsLibreOffice].
+//   - msg ([MSG]): an Outlook message, as eml.
+//   - html ([HTML]) and epub ([EPUB]): Markdown; an e-book's title and
+//     authors, then its spine's documents in reading order. A paragraph
+//     longer than one token of the HTML tokenizer (16 MiB) is cut at the
+//     cap like any other, not refused (htmlruns.go says how).
+//   - Everything else LibreOffice reads ([LibreOffice], not in [Default]
+//     because it runs a program): headless, a profile and a directory per
+//     call, a timeout, its output bounded.
 //
 // # The cap
 //
