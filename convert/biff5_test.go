@@ -6,6 +6,24 @@ import (
 	"testing"
 )
 
+// biffRec is a BIFF record: its type, its length, its body.
+func biffRec(typ uint16, body []byte) []byte {
+	b := make([]byte, 4, 4+len(body))
+	binary.LittleEndian.PutUint16(b, typ)
+	binary.LittleEndian.PutUint16(b[2:], uint16(len(body)))
+	return append(b, body...)
+}
+
+// biffBOF is the BOF record that starts a substream of type dt, in the
+// BIFF version given (0x0500 for Excel 5/95, 0x0600 for 97), of size
+// bytes (8 in BIFF5, 16 in BIFF8).
+func biffBOF(version, dt uint16, size int) []byte {
+	b := make([]byte, size)
+	binary.LittleEndian.PutUint16(b, version)
+	binary.LittleEndian.PutUint16(b[2:], dt)
+	return biffRec(0x0809, b)
+}
+
 // excel95Workbook is a workbook in the BIFF5 format of Excel 5.0 and 95,
 // which keel's own converters do not read: the globals (a BOF and the
 // sheet's BOUNDSHEET), then the sheet's cells as 8-bit LABEL and NUMBER
@@ -13,18 +31,8 @@ import (
 func excel95Workbook(t testing.TB) []byte {
 	t.Helper()
 	le := binary.LittleEndian
-	rec := func(typ uint16, body []byte) []byte {
-		b := make([]byte, 4, 4+len(body))
-		le.PutUint16(b, typ)
-		le.PutUint16(b[2:], uint16(len(body)))
-		return append(b, body...)
-	}
-	bof := func(dt uint16) []byte {
-		b := make([]byte, 8)
-		le.PutUint16(b, 0x0500)
-		le.PutUint16(b[2:], dt)
-		return rec(0x0809, b)
-	}
+	rec := biffRec
+	bof := func(dt uint16) []byte { return biffBOF(0x0500, dt, 8) }
 	label := func(row, col uint16, s string) []byte {
 		b := make([]byte, 8, 8+len(s))
 		le.PutUint16(b, row)

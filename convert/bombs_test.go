@@ -386,18 +386,8 @@ func BenchmarkBombs(b *testing.B) {
 // empty strings, across CONTINUE records, and whose one sheet is empty.
 func biffSSTBomb(tb testing.TB, n int) []byte {
 	le := binary.LittleEndian
-	rec := func(typ uint16, body []byte) []byte {
-		b := make([]byte, 4, 4+len(body))
-		le.PutUint16(b, typ)
-		le.PutUint16(b[2:], uint16(len(body)))
-		return append(b, body...)
-	}
-	bof := func(dt uint16) []byte {
-		b := make([]byte, 16)
-		le.PutUint16(b, 0x0600)
-		le.PutUint16(b[2:], dt)
-		return rec(0x0809, b)
-	}
+	rec := biffRec
+	bof := func(dt uint16) []byte { return biffBOF(0x0600, dt, 16) }
 	sst := make([]byte, 8)
 	le.PutUint32(sst, uint32(n))
 	le.PutUint32(sst[4:], uint32(n))
