@@ -25,6 +25,7 @@
 //	  convert: true             # a refused file's text for the model; false: the note alone
 //	  maxChars: 100000          # the cap on one file's text
 //	  blameReadable: true       # an unnamed error with only images, PDFs or text: one call without them
+//	  comments: false           # true: documents' and spreadsheets' comments in their text
 //	  fetch:                    # download files sent as links; without it none is downloaded
 //	    allowHosts: [files.example.com, "*.cdn.example"]  # a wildcard: public addresses only
 //	    maxSize: 10MiB          # the default
