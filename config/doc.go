@@ -26,6 +26,7 @@
 //	  maxChars: 100000          # the cap on one file's text
 //	  blameReadable: true       # an unnamed error with only images, PDFs or text: one call without them
 //	  describeWith: google/gemini-2.5-flash  # describes images for a model that sees none, once per image
+//	  comments: false           # true: documents' and spreadsheets' comments in their text
 //	  fetch:                    # download files sent as links; without it none is downloaded
 //	    allowHosts: [files.example.com, "*.cdn.example"]  # a wildcard: public addresses only
 //	    maxSize: 10MiB          # the default

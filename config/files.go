@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -24,6 +25,8 @@ import (
 type Files struct {
 	// Convert turns refused spreadsheets, documents, presentations,
 	// archives, e-mail and text into text for the model; nil means on.
+	// When soffice is on the PATH, LibreOffice reads what keel's own
+	// converters do not (convert.LibreOffice).
 	Convert *bool `yaml:"convert"`
 	// MaxChars caps the text of one file, in characters; 0 means
 	// 100,000. Longer text is cut on a row or paragraph and says how much
@@ -46,6 +49,10 @@ type Files struct {
 	// no keel sharing the database asks again. Empty (the default)
 	// describes none. Needs convert on.
 	DescribeWith string `yaml:"describeWith"`
+	// Comments adds the comments of documents and spreadsheets to their
+	// text (true); nil or false leaves them out, as they are often a
+	// draft's private remarks.
+	Comments *bool `yaml:"comments"`
 }
 
 // describer returns what describes a's refused images for a model that
@@ -114,6 +121,18 @@ func (f *File) converters(a Agent) processor.FileConverter {
 	reg := convert.Default()
 	if maxChars > 0 {
 		reg = reg.WithLimits(convert.Limits{MaxChars: maxChars})
+	}
+	comments := f.Files.Comments
+	if a.Files.Comments != nil {
+		comments = a.Files.Comments
+	}
+	if comments != nil && *comments {
+		reg = reg.WithOptions(convert.Options{Comments: true})
+	}
+	// LibreOffice, when installed, reads what keel's own converters do
+	// not (WordPerfect, Works, Word 95, encrypted legacy files).
+	if path, err := exec.LookPath("soffice"); err == nil {
+		reg = reg.With(convert.LibreOffice(convert.LibreOfficeOptions{Path: path}))
 	}
 	return reg
 }

@@ -1,6 +1,9 @@
 package config_test
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +20,16 @@ func TestFilesConvert(t *testing.T) {
 		yaml     string
 		on       bool
 		maxChars int
+		comments bool
 	}{
-		{"on by default", "agents:\n  - id: a\n", true, convert.DefaultMaxChars},
-		{"off for all", "files: {convert: false}\nagents:\n  - id: a\n", false, 0},
-		{"off for all, on for the agent", "files: {convert: false}\nagents:\n  - id: a\n    files: {convert: true}\n", true, convert.DefaultMaxChars},
-		{"off for the agent", "agents:\n  - id: a\n    files: {convert: false}\n", false, 0},
-		{"a cap for all", "files: {maxChars: 5000}\nagents:\n  - id: a\n", true, 5000},
-		{"the agent's cap wins", "files: {maxChars: 5000}\nagents:\n  - id: a\n    files: {maxChars: 700}\n", true, 700},
+		{"on by default", "agents:\n  - id: a\n", true, convert.DefaultMaxChars, false},
+		{"off for all", "files: {convert: false}\nagents:\n  - id: a\n", false, 0, false},
+		{"off for all, on for the agent", "files: {convert: false}\nagents:\n  - id: a\n    files: {convert: true}\n", true, convert.DefaultMaxChars, false},
+		{"off for the agent", "agents:\n  - id: a\n    files: {convert: false}\n", false, 0, false},
+		{"a cap for all", "files: {maxChars: 5000}\nagents:\n  - id: a\n", true, 5000, false},
+		{"the agent's cap wins", "files: {maxChars: 5000}\nagents:\n  - id: a\n    files: {maxChars: 700}\n", true, 700, false},
+		{"comments for all", "files: {comments: true}\nagents:\n  - id: a\n", true, convert.DefaultMaxChars, true},
+		{"comments for all but the agent", "files: {comments: true}\nagents:\n  - id: a\n    files: {comments: false}\n", true, convert.DefaultMaxChars, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -42,6 +48,9 @@ func TestFilesConvert(t *testing.T) {
 			reg, ok := conv.(*convert.Registry)
 			if !ok || reg.Limits().MaxChars != tt.maxChars {
 				t.Errorf("Got(converters) = %T with cap %d; want keel's with cap %d", conv, reg.Limits().MaxChars, tt.maxChars)
+			}
+			if got := reg.Options().Comments; got != tt.comments {
+				t.Errorf("Got(converters) with comments %v; want %v", got, tt.comments)
 			}
 		})
 	}
@@ -124,6 +133,32 @@ func TestFilesDescribeWith(t *testing.T) {
 		_, err := config.Parse([]byte("files: {describeWith: \""+bad+"\"}\nagents:\n  - id: a\n"), "keel.yaml")
 		if err == nil || !strings.Contains(err.Error(), "keel.yaml:1: files.describeWith") || !strings.Contains(err.Error(), "provider/model") {
 			t.Errorf("Got(Parse(describeWith %q)) = %v; want an error at its line asking for provider/model", bad, err)
+		}
+	}
+}
+
+// TestFilesLibreOffice checks that the converters hold LibreOffice when
+// soffice is on the PATH, and not when it is not: a stand-in script is
+// enough, since only its presence decides.
+func TestFilesLibreOffice(t *testing.T) {
+	with := t.TempDir()
+	if err := os.WriteFile(filepath.Join(with, "soffice"), []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path string
+		want bool
+	}{{with, true}, {t.TempDir(), false}} {
+		t.Setenv("PATH", tt.path)
+		f, err := config.Parse([]byte("agents:\n  - id: a\n"), "keel.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := build(t, f, config.BuildOptions{DefaultModel: "google/gemini-2.5-flash"})
+		reg := b.Agents[0].Config().Files.Converters.(*convert.Registry)
+		got := slices.ContainsFunc(reg.Converters(), func(c convert.Converter) bool { return c.Format().Kind == "libreoffice" })
+		if got != tt.want {
+			t.Errorf("with PATH=%s, the converters hold LibreOffice: %v; want %v", tt.path, got, tt.want)
 		}
 	}
 }

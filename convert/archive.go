@@ -68,11 +68,15 @@ func isGzip(b []byte) bool { return len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b 
 type listing struct {
 	sink    *sink
 	lim     Limits
+	noText  bool // list the members only
 	members []Part
 	texts   []memberText
 	total   int64
 	shown   int64 // bytes of member text kept to show
 }
+
+// maxMemberName is the longest member path listed whole, in bytes.
+const maxMemberName = 4 << 10
 
 type memberText struct {
 	name, text string
@@ -82,10 +86,15 @@ func (l *listing) add(name string, size int64, dir bool, read func() ([]byte, er
 	if len(l.members) >= l.lim.MaxEntries {
 		return limitErr("", "archive entries", int64(l.lim.MaxEntries))
 	}
+	if len(name) > maxMemberName {
+		// archive/tar reads names of up to a megabyte: five thousand of
+		// them would take gigabytes to list.
+		name = name[:maxMemberName] + "…"
+	}
 	name = strings.ToValidUTF8(name, "\uFFFD")
 	l.members = append(l.members, Part{Kind: "member", Name: name, Size: size})
 	l.total += size
-	if dir || size == 0 || size > l.lim.MaxMemberText || l.shown > int64(4*l.lim.MaxChars) {
+	if l.noText || dir || size == 0 || size > l.lim.MaxMemberText || l.shown > int64(4*l.lim.MaxChars) {
 		return nil
 	}
 	b, err := read()
@@ -142,6 +151,12 @@ func (zipConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 	}
 	b := newBudget(lim.MaxUnpacked)
 	l := &listing{sink: newSink(lim.MaxChars, "lines"), lim: lim}
+	// A document package no converter took (an OpenDocument drawing, a
+	// Visio or other Office Open XML file) is not dumped as XML: its
+	// members are listed and, for OpenDocument, its text is given.
+	odf := odfMimetype(in, lim)
+	_, ooxml := in.zindex[partKey("[Content_Types].xml")]
+	l.noText = odf != "" || ooxml
 	for _, f := range zr.File {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -162,7 +177,35 @@ func (zipConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 			return nil, err
 		}
 	}
+	switch {
+	case odf != "":
+		return l.odfText(ctx, in, odf)
+	case ooxml:
+		res := l.write("zip")
+		res.Description = "Office Open XML package, " + plural(len(l.members), "entry") + " (its XML is not shown)"
+		return res, nil
+	}
 	return l.write("zip"), nil
+}
+
+// odfText lists an OpenDocument package of a kind no converter reads
+// (a drawing, a formula, a chart) and gives the text of its content.
+func (l *listing) odfText(ctx context.Context, in *Input, mime string) (*Result, error) {
+	res := l.write("zip")
+	_, sc, c, err := openContent(ctx, in, l.lim)
+	if err != nil {
+		return res, nil // listed, with no text to give
+	}
+	defer c.Close()
+	out := &blocks{sink: l.sink}
+	l.sink.extra("\n## Text\n\n")
+	w := newODFFlow(out, newODFStyles(), keepBytes(l.lim), false)
+	if err := w.walk(sc); err != nil {
+		return nil, err
+	}
+	res.Text, res.Omitted = l.sink.text(), l.sink.omit
+	res.Description = "OpenDocument package (" + mime + "), " + plural(len(l.members), "entry") + ", " + out.describe()
+	return res, nil
 }
 
 func (tarConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {

@@ -22,18 +22,40 @@ type Input struct {
 	// Data is the file's content. Converters never modify it.
 	Data []byte
 
+	// opts are the options of the registry converting the input.
+	opts Options
+
 	// zr caches the parsed zip directory, shared by the converters that
 	// sniff the content and the one that converts it.
 	zr     *zip.Reader
 	zindex map[string]*zip.File
 	zrErr  error
 	zrSet  bool
+	// cf caches the parsed Compound File the same way.
+	cf     *cfb
+	cfErr  error
+	cfbSet bool
 }
 
 // Ext returns the lower-case extension of the input's name, with its dot
 // (".xlsx"), or "" when the name has none.
 func (in *Input) Ext() string {
 	return strings.ToLower(path.Ext(strings.ReplaceAll(in.Name, `\`, "/")))
+}
+
+// Options returns the options of the [Registry] converting the input,
+// for converters to follow.
+func (in *Input) Options() Options { return in.opts }
+
+// Options change what converters put in the text. The zero value is
+// what [Default] does.
+type Options struct {
+	// Comments adds the comments of documents and spreadsheets (docx,
+	// odt, xlsx, ods, doc) to their text: in a document as notes after
+	// it, marked where they are anchored ([^c1]); in a spreadsheet
+	// under the sheet's heading, by cell. Off by default: comments are
+	// often a draft's private remarks, not what its author sent.
+	Comments bool
 }
 
 // mediaType returns the normalised media type.

@@ -21,9 +21,14 @@
 //     range runs from the first to the last non-empty row and column, so
 //     empty leading and trailing rows and columns are dropped and the range
 //     says where the CSV sits in the sheet. Formulas give their cached
-//     values; numbers are written as stored, except that a number whose
-//     format is a date or time becomes ISO 8601 (2024-03-01,
-//     2024-03-01T18:00:00, 13:45:00; elapsed times as 36:30:00). Booleans
+//     values. A number whose format is a date or time becomes ISO 8601
+//     (2024-03-01, 2024-03-01T18:00:00, 13:45:00; elapsed times as
+//     36:30:00); any other number is written as its format shows it
+//     (percent, currency, thousands, fixed decimals, scientific,
+//     fractions: 34.7%, $1,500.00), or as stored under General. Where the
+//     format rounds the stored value, the stored value follows in
+//     brackets, 34.7% [0.3471], and a line under the sheet's heading says
+//     so, so that no digit of the file is lost. Booleans
 //     are TRUE and FALSE. Hidden sheets are marked "(hidden)". A merged
 //     range keeps its value in its first cell, as the file stores it, and
 //     the ranges are listed under the sheet's line, so the empty cells of a
@@ -61,6 +66,19 @@
 //     read through a small window, so a deflate bomb costs time, not
 //     memory; pages are capped by [Limits].MaxEntries. docs/pdf.md says
 //     how the reader was chosen.
+//   - xls ([XLS]), doc ([DOC]) and ppt ([PPT]), the Office 97–2003 files:
+//     as xlsx, docx and pptx are, read from the Compound File by the
+//     package's own reader (cfb.go), whose sector chains are checked for
+//     loops and bounds. Files of Office 95 and earlier and encrypted ones
+//     get an error matching [ErrNeedsLibreOffice].
+//   - msg ([MSG]): an Outlook message, as eml.
+//   - html ([HTML]) and epub ([EPUB]): Markdown; an e-book's title and
+//     authors, then its spine's documents in reading order. A paragraph
+//     longer than one token of the HTML tokenizer (16 MiB) is cut at the
+//     cap like any other, not refused (htmlruns.go says how).
+//   - Everything else LibreOffice reads ([LibreOffice], not in [Default]
+//     because it runs a program): headless, a profile and a directory per
+//     call, a timeout, its output bounded.
 //
 // # The cap
 //

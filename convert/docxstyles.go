@@ -34,7 +34,7 @@ func (p *pkg) docxStyles(name string) (map[string]docxStyle, error) {
 		case k == tokEOF:
 			return out, nil
 		case k == tokEnd && sc.is(nsWML, "style"):
-			if id != "" {
+			if _, dup := out[id]; id != "" && (dup || len(out) < maxFormats) {
 				out[id] = cur
 			}
 			id = ""
@@ -122,9 +122,17 @@ func (p *pkg) docxNumbering(name string) (map[string]map[int]docxLevel, error) {
 		switch {
 		case sc.is(nsWML, "abstractNum"):
 			absID, numID = sc.attrString(nsWML, "abstractNumId"), ""
+			if len(abstract) >= maxFormats {
+				absID = ""
+				break
+			}
 			abstract[absID] = map[int]docxLevel{}
 		case sc.is(nsWML, "lvl") && absID != "":
 			lvl, _ = strconv.Atoi(sc.attrString(nsWML, "ilvl"))
+			if lvl < 0 || lvl > 8 {
+				lvl = -1
+				break
+			}
 			abstract[absID][lvl] = docxLevel{ordered: true, start: 1}
 		case sc.is(nsWML, "start") && absID != "" && lvl >= 0:
 			l := abstract[absID][lvl]
@@ -138,7 +146,7 @@ func (p *pkg) docxNumbering(name string) (map[string]map[int]docxLevel, error) {
 		case sc.is(nsWML, "num"):
 			absID, lvl = "", -1
 			numID = sc.attrString(nsWML, "numId")
-		case sc.is(nsWML, "abstractNumId") && numID != "":
+		case sc.is(nsWML, "abstractNumId") && numID != "" && len(nums) < maxFormats:
 			nums[numID] = sc.attrString(nsWML, "val")
 		}
 		return nil

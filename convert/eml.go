@@ -19,7 +19,7 @@ import (
 
 // EML returns the converter of e-mail messages (message/rfc822, .eml):
 // the From, To, Cc, Date and Subject headers, the text body (the plain
-// part of an alternative, else the HTML part as text), and the list of
+// part of an alternative, else the HTML part as Markdown), and the list of
 // attachments with their types and sizes. Encoded words, quoted-printable,
 // base64 and the charsets golang.org/x/text knows are decoded.
 func EML() Converter { return emlConverter{} }
@@ -192,7 +192,11 @@ func (r *emlReader) walk(h textproto.MIMEHeader, body io.Reader, depth int) erro
 	}
 	text := decodeCharset(data, params["charset"])
 	if mt == "text/html" {
-		r.html = append(r.html, htmlToText(text))
+		md, err := htmlMarkdown(r.ctx, text, r.lim)
+		if err != nil {
+			return err
+		}
+		r.html = append(r.html, md)
 	} else {
 		r.plain = append(r.plain, text)
 	}

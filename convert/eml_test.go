@@ -127,6 +127,7 @@ Date: Mon, 4 Mar 2024 09:15:00 +0000
 Subject: Café menu
 
 Menu for the café:
+
 - Crème brûlée & tea
 - Soup
 

@@ -96,3 +96,13 @@ func withPart(part string, err error) error {
 	}
 	return err
 }
+
+// ErrNeedsLibreOffice is matched by the [*FormatError] of a file that
+// keel's converters do not read but LibreOffice does (a Word 95
+// document, an Excel 5 workbook, an encrypted one): a [Registry] that
+// holds [LibreOffice] converts it with that instead.
+var ErrNeedsLibreOffice = errors.New("LibreOffice reads it: install the libreoffice package and enable convert.LibreOffice")
+
+func needsLibreOffice(what string) error {
+	return formatErr("", what+" is not read by keel's own converters", ErrNeedsLibreOffice)
+}

@@ -172,8 +172,11 @@ func FuzzText(f *testing.F) {
 // FuzzRegistry feeds whole files of any kind to the registry, which
 // chooses by content; seeds are the test files of every converter.
 func FuzzRegistry(f *testing.F) {
-	for _, seed := range [][]byte{leadsWorkbook(f), reportDocx(f), deckPptx(f), leadsOds(f), reportOdt(f), deckOdp(f), []byte(wordRTF), []byte(crlf(outlookMail)), pngHeader} {
+	for _, seed := range [][]byte{leadsWorkbook(f), reportDocx(f), deckPptx(f), leadsOds(f), reportOdt(f), deckOdp(f), []byte(wordRTF), []byte(crlf(outlookMail)), pngHeader, outlookMessage(f, true)} {
 		f.Add(seed)
+	}
+	for _, name := range []string{"leads.xls", "report.doc", "deck.ppt", "report.epub", "memo.html", "memo-web.odt"} {
+		f.Add(corpusFile(f, name))
 	}
 	reg := convert.Default().WithLimits(fuzzLimits)
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -79,6 +79,10 @@ func (g *grid) cell(col int, val string) {
 	}
 }
 
+// lost counts n characters of the cell just added that its reader left
+// out: the row is then too long to keep, and is measured.
+func (g *grid) lost(n int) { g.cur.chars += n }
+
 func minNonZero(a, b int) int {
 	if a == 0 || b < a {
 		return b

@@ -28,6 +28,10 @@ type Limits struct {
 	// file, all parts together. Default 50,000,000: a 100,000-row sheet of
 	// nine columns holds about 6,000,000.
 	MaxTokens int
+	// MaxStringBytes caps the memory a workbook's shared strings take:
+	// their bytes, and 4 more for each string. Default 32 MiB, which
+	// holds a million strings of 28 bytes.
+	MaxStringBytes int64
 	// MaxMemberText is the largest archive member whose text is shown
 	// after the listing, in bytes. Default 64 KiB.
 	MaxMemberText int64
@@ -35,14 +39,15 @@ type Limits struct {
 
 // The default limits.
 const (
-	DefaultMaxChars      = 100_000
-	DefaultMaxInput      = 64 << 20
-	DefaultMaxUnpacked   = 256 << 20
-	DefaultMaxEntries    = 5_000
-	DefaultMaxSheets     = 1_000
-	DefaultMaxDepth      = 256
-	DefaultMaxTokens     = 50_000_000
-	DefaultMaxMemberText = 64 << 10
+	DefaultMaxChars       = 100_000
+	DefaultMaxInput       = 64 << 20
+	DefaultMaxUnpacked    = 256 << 20
+	DefaultMaxEntries     = 5_000
+	DefaultMaxSheets      = 1_000
+	DefaultMaxDepth       = 256
+	DefaultMaxTokens      = 50_000_000
+	DefaultMaxMemberText  = 64 << 10
+	DefaultMaxStringBytes = 32 << 20
 )
 
 // withDefaults returns l with every zero field set to its default.
@@ -65,5 +70,6 @@ func (l Limits) withDefaults() Limits {
 	set(&l.MaxDepth, DefaultMaxDepth)
 	set(&l.MaxTokens, DefaultMaxTokens)
 	set64(&l.MaxMemberText, DefaultMaxMemberText)
+	set64(&l.MaxStringBytes, DefaultMaxStringBytes)
 	return l
 }

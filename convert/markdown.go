@@ -16,6 +16,7 @@ type blocks struct {
 	paragraphs int
 	tables     int
 	newBlock   bool // the next unit starts a new block of the same kind
+	lastKept   bool // the last unit was written, not only counted
 }
 
 type blockKind uint8
@@ -39,9 +40,21 @@ func (bw *blocks) write(kind blockKind, text string) {
 	if bw.sink.full {
 		// Past the cap: counted without building the line.
 		bw.sink.skip(len(sep)+utf8.RuneCountInString(text)+1, 1)
+		bw.lastKept = false
 		return
 	}
 	bw.sink.unit(sep + text + "\n")
+	bw.lastKept = !bw.sink.full
+}
+
+// lost counts n characters of the block just written that its reader
+// left out unread (see [textBuf]): the block is then cut, and nothing
+// after it is written.
+func (bw *blocks) lost(n int) {
+	if n > 0 {
+		bw.sink.skip(n, b2i(bw.lastKept))
+		bw.lastKept = false
+	}
 }
 
 // paragraph writes a paragraph or heading (level 1–6; 0 for none).
@@ -74,12 +87,10 @@ func (bw *blocks) item(level int, marker, text string) {
 }
 
 // table writes rows as a Markdown table, the first row as its header;
-// rows are padded to the widest.
-func (bw *blocks) table(rows [][]string) {
-	width := 0
-	for _, r := range rows {
-		width = max(width, len(r))
-	}
+// rows are padded to the widest. The rows t measured but did not keep
+// are counted as left out.
+func (bw *blocks) table(t *tableRows) {
+	rows, width := t.rows, t.width
 	if width == 0 {
 		return
 	}
@@ -115,6 +126,14 @@ func (bw *blocks) table(rows [][]string) {
 		}
 		bw.write(blockRow, b.String())
 	}
+	if t.moreRows > 0 || t.lostChars > 0 {
+		chars := t.moreRows*(2+3*width) + t.moreChars + t.lostChars
+		if len(rows) == 0 {
+			chars += 1 + 6*width // the header's line
+		}
+		bw.sink.skip(chars, t.moreRows)
+		bw.last = blockRow
+	}
 }
 
 // tableCell makes text fit a Markdown table cell: pipes escaped, line
@@ -123,6 +142,12 @@ func tableCell(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", "<br>")
+}
+
+// tableCellLen is the length in characters of tableCell(s).
+func tableCellLen(s string) int {
+	s = strings.TrimSpace(s)
+	return utf8.RuneCountInString(s) + strings.Count(s, "|") + 3*strings.Count(s, "\n")
 }
 
 // describeDocument describes a document by its paragraphs and tables.
@@ -140,31 +165,76 @@ func (bw *blocks) describe() string {
 type blockWriter interface {
 	paragraph(level int, text string)
 	item(level int, marker, text string)
-	table(rows [][]string)
+	table(t *tableRows)
+	lost(n int)
 }
 
-// blockRecorder keeps the blocks written to it, to replay them.
+// blockRecorder keeps the blocks written to it, to replay them, up to
+// max bytes of text: past that, blocks are only counted, as a full sink
+// counts them, and the count is added when they are replayed. A slide's
+// text cannot be shown past the cap either.
 type blockRecorder struct {
 	calls []recordedBlock
+	max   int
+	kept  int
+	over  *blocks // counts what is not kept
 }
 
 type recordedBlock struct {
 	kind         blockKind
 	level        int
 	marker, text string
-	rows         [][]string
+	table        *tableRows
+	lost         int
+}
+
+func newRecorder(max int) *blockRecorder { return &blockRecorder{max: max} }
+
+// counter returns the blocks that count what is no longer kept, or nil
+// while blocks are still kept.
+func (r *blockRecorder) counter(n int) *blocks {
+	if r.over == nil && r.kept+n > r.max {
+		last := blockNone
+		if len(r.calls) > 0 {
+			last = r.calls[len(r.calls)-1].kind
+		}
+		r.over = &blocks{sink: &sink{full: true}, last: last}
+	}
+	r.kept += n
+	return r.over
 }
 
 func (r *blockRecorder) paragraph(level int, text string) {
+	if c := r.counter(len(text)); c != nil {
+		c.paragraph(level, text)
+		return
+	}
 	r.calls = append(r.calls, recordedBlock{kind: blockParagraph, level: level, text: text})
 }
 
 func (r *blockRecorder) item(level int, marker, text string) {
+	if c := r.counter(len(text)); c != nil {
+		c.item(level, marker, text)
+		return
+	}
 	r.calls = append(r.calls, recordedBlock{kind: blockItem, level: level, marker: marker, text: text})
 }
 
-func (r *blockRecorder) table(rows [][]string) {
-	r.calls = append(r.calls, recordedBlock{kind: blockRow, rows: rows})
+func (r *blockRecorder) table(t *tableRows) {
+	if c := r.counter(t.kept); c != nil {
+		c.table(t)
+		return
+	}
+	r.calls = append(r.calls, recordedBlock{kind: blockRow, table: t})
+}
+
+func (r *blockRecorder) lost(n int) {
+	switch {
+	case r.over != nil:
+		r.over.lost(n)
+	case len(r.calls) > 0:
+		r.calls[len(r.calls)-1].lost += n
+	}
 }
 
 // texts returns the text of the recorded paragraphs and items.
@@ -178,7 +248,7 @@ func (r *blockRecorder) texts() []string {
 	return out
 }
 
-func (r *blockRecorder) replay(w blockWriter) {
+func (r *blockRecorder) replay(w *blocks) {
 	for _, c := range r.calls {
 		switch c.kind {
 		case blockParagraph:
@@ -186,7 +256,34 @@ func (r *blockRecorder) replay(w blockWriter) {
 		case blockItem:
 			w.item(c.level, c.marker, c.text)
 		case blockRow:
-			w.table(c.rows)
+			w.table(c.table)
 		}
+		w.lost(c.lost)
+	}
+	if r.over != nil && r.over.sink.omit.Chars > 0 {
+		w.sink.skip(r.over.sink.omit.Chars, r.over.sink.omit.Units)
+		w.paragraphs += r.over.paragraphs
+		w.tables += r.over.tables
+	}
+}
+
+// appendRecorded adds the blocks of src to r, as if written to it.
+func (r *blockRecorder) appendRecorded(src *blockRecorder) {
+	for _, c := range src.calls {
+		switch c.kind {
+		case blockParagraph:
+			r.paragraph(c.level, c.text)
+		case blockItem:
+			r.item(c.level, c.marker, c.text)
+		case blockRow:
+			r.table(c.table)
+		}
+		r.lost(c.lost)
+	}
+	if src.over != nil && src.over.sink.omit.Chars > 0 {
+		r.counter(r.max + 1)
+		r.over.sink.skip(src.over.sink.omit.Chars, src.over.sink.omit.Units)
+		r.over.paragraphs += src.over.paragraphs
+		r.over.tables += src.over.tables
 	}
 }

@@ -97,7 +97,7 @@ func TestOpenDocument(t *testing.T) {
 # Merged cells (each value is in the range's first cell): A1:C1
 "Leads, 2024",,,,,
 Name,Amount,Signed,Double,At,Paid
-山田  太郎,1204.5,2024-03-01,2409,13:45:00,TRUE
+山田  太郎,"1,204.50",2024-03-01,2409,13:45:00,TRUE
 Ελένη,-7,2024-03-02T18:00:00,,,
 Ελένη,-7,2024-03-02T18:00:00,,,
 
@@ -111,7 +111,7 @@ kept
 			want: strings.Join([]string{
 				"# Quarterly report",
 				"",
-				"Sales rose 12% in Ελλάδα and  日本.",
+				"Sales rose 12% in Ελλάδα and  日本.[^1]",
 				"",
 				"See [the dashboard](https://example.com/dash).",
 				"",
@@ -129,8 +129,10 @@ kept
 				"",
 				"End\tof report.",
 				"",
+				"[^1]: Unaudited.",
+				"",
 			}, "\n"),
-			desc: "10 paragraphs, 1 table",
+			desc: "11 paragraphs, 1 table",
 		},
 		{
 			name: "odp", file: "deck.odp", data: deckOdp(t),

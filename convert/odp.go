@@ -13,7 +13,7 @@ func ODP() Converter { return odpConverter{} }
 type odpConverter struct{}
 
 func (odpConverter) Format() Format {
-	return odfFormat("odp", "application/vnd.oasis.opendocument.presentation", ".odp", ".otp")
+	return odfFormat("odp", []string{"application/vnd.oasis.opendocument.presentation"}, ".odp", ".otp")
 }
 
 func (odpConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
@@ -49,7 +49,7 @@ func (odpConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 				return nil, limitErr("", "slides", int64(lim.MaxSheets))
 			}
 			hidden := styles.hidden[sc.attrString(nsDraw, "style-name")]
-			sl, err := readODPPage(sc, styles)
+			sl, err := readODPPage(sc, styles, keepBytes(lim))
 			if err != nil {
 				return nil, withPart("slide "+strconv.Itoa(len(d.parts)+1), err)
 			}
@@ -63,8 +63,8 @@ func (odpConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 // readODPPage reads a draw:page whose start tag was just read. Frames of
 // class "title" give the title, frames in presentation:notes the notes;
 // page numbers, dates and footers are left out.
-func readODPPage(sc *xmlScanner, styles *odfStyles) (*slide, error) {
-	sl := &slide{}
+func readODPPage(sc *xmlScanner, styles *odfStyles, keep int) (*slide, error) {
+	sl := newSlide(keep)
 	d := sc.depth()
 	inNotes := false
 	for {
@@ -83,21 +83,25 @@ func readODPPage(sc *xmlScanner, styles *odfStyles) (*slide, error) {
 			inNotes = true
 		case sc.is(nsDraw, "frame"), sc.is(nsDraw, "custom-shape"), sc.is(nsDraw, "rect"):
 			class := sc.attrString(nsPresentation, "class")
-			var rec blockRecorder
-			w := &odfFlow{out: &rec, styles: styles}
+			rec := newRecorder(keep)
+			w := newODFFlow(rec, styles, keep, false)
 			if err := w.walk(sc); err != nil {
 				return nil, err
 			}
+			w.image()
 			switch {
-			case inNotes:
-				if class == "notes" {
-					sl.notes = append(sl.notes, rec.texts()...)
-				}
-			case class == "title":
-				sl.title = strings.Join(strings.Fields(strings.Join(rec.texts(), " ")), " ")
 			case class == "page-number", class == "date-time", class == "footer", class == "header", class == "page":
+			case inNotes:
+				// The notes placeholder, and any text box on the notes
+				// page.
+				sl.notes.appendRecorded(rec)
+			case class == "title":
+				if sl.title.len() > 0 {
+					sl.title.writeString(" ")
+				}
+				sl.title.writeString(strings.Join(strings.Fields(strings.Join(rec.texts(), " ")), " "))
 			default:
-				sl.body.calls = append(sl.body.calls, rec.calls...)
+				sl.body.appendRecorded(rec)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"context"
+	"strconv"
 	"strings"
 )
 
@@ -13,7 +14,7 @@ func ODS() Converter { return odsConverter{} }
 type odsConverter struct{}
 
 func (odsConverter) Format() Format {
-	return odfFormat("ods", "application/vnd.oasis.opendocument.spreadsheet", ".ods", ".ots")
+	return odfFormat("ods", []string{"application/vnd.oasis.opendocument.spreadsheet"}, ".ods", ".ots")
 }
 
 func (odsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
@@ -22,7 +23,8 @@ func (odsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		return nil, err
 	}
 	defer c.Close()
-	r := &odsReader{sc: sc, styles: newODFStyles(), sink: newSink(lim.MaxChars, "rows"), lim: lim}
+	r := &odsReader{sc: sc, styles: newODFStyles(), sink: newSink(lim.MaxChars, "rows"), lim: lim, comments: in.opts.Comments}
+	r.inline = newODFInline(r.styles, keepBytes(lim), false)
 	if err := r.walk(); err != nil {
 		return nil, err
 	}
@@ -37,13 +39,18 @@ type odsReader struct {
 	parts  []Part
 
 	inStyles    bool
+	inline      *odfInline
+	comments    bool     // cell comments are shown
+	notes       []string // the comments of the sheet being read, by cell
+	notesLeft   int
 	g           *grid
 	sheet       Part
 	row, col    int
 	merged      []string
 	mergedTotal int
 	val         []byte
-	text        []byte
+	text        textBuf
+	rounded     bool // a number of the sheet being read was rounded by its format
 }
 
 func (r *odsReader) walk() error {
@@ -84,7 +91,8 @@ func (r *odsReader) start() error {
 			return limitErr("", "sheets", int64(r.lim.MaxSheets))
 		}
 		r.sheet = Part{Kind: "sheet", Name: sc.attrString(nsTable, "name"), Hidden: r.styles.hidden[sc.attrString(nsTable, "style-name")]}
-		r.g, r.row, r.merged, r.mergedTotal = newGrid(r.sink), 0, nil, 0
+		r.g, r.row, r.merged, r.mergedTotal, r.rounded = newGrid(r.sink), 0, nil, 0, false
+		r.notes, r.notesLeft = nil, keepBytes(r.lim)
 	case r.g != nil && sc.is(nsTable, "table-row"):
 		return r.readRow(odfRepeat(sc, "number-rows-repeated"))
 	case sc.is(nsTable, "named-expressions"), sc.is(nsTable, "shapes"), sc.is(nsOffice, "forms"), sc.is(nsTable, "database-ranges"):
@@ -100,6 +108,10 @@ func (r *odsReader) endSheet() {
 		r.sink.extra("\n")
 	}
 	r.sink.extra(sheetLine(r.sheet.Name, r.sheet.Hidden, rows, cols, r0, c0, r.merged, r.mergedTotal))
+	if r.rounded {
+		r.sink.extra(roundedNote)
+	}
+	writeCellComments(r.sink, r.notes)
 	r.g.render()
 	r.parts = append(r.parts, r.sheet)
 	r.g = nil
@@ -148,10 +160,11 @@ func (r *odsReader) readCell(row int) error {
 		}
 	}
 	r.val = r.val[:0]
-	fromAttr := true
+	fromAttr, number := true, false
 	switch string(sc.attrString(nsOffice, "value-type")) {
 	case "float", "percentage", "currency":
 		r.val = append(r.val, sc.attrString(nsOffice, "value")...)
+		number = true
 	case "date":
 		v := sc.attrString(nsOffice, "date-value")
 		r.val = append(r.val, strings.TrimSuffix(v, "T00:00:00")...)
@@ -166,7 +179,7 @@ func (r *odsReader) readCell(row int) error {
 	default:
 		fromAttr = false
 	}
-	r.text = r.text[:0]
+	r.text.reset(keepBytes(r.lim))
 	d := sc.depth()
 	for sc.depth() >= d {
 		k, ok, err := sc.inside(0)
@@ -177,11 +190,19 @@ func (r *odsReader) readCell(row int) error {
 			return errIncomplete
 		}
 		if k == tokStart && sc.is(nsText, "p") {
-			if len(r.text) > 0 {
-				r.text = append(r.text, '\n')
+			if r.text.len() > 0 {
+				r.text.writeString("\n")
 			}
-			if r.text, err = odfText(sc, r.text); err != nil {
+			if err := r.inline.text(sc, &r.text); err != nil {
 				return err
+			}
+		} else if k == tokStart && sc.is(nsOffice, "annotation") && r.comments {
+			text, err := r.inline.noteBody(sc)
+			if err != nil {
+				return err
+			}
+			if r.notesLeft -= len(text); text != "" && r.notesLeft >= 0 {
+				r.notes = append(r.notes, cellName(min(col, maxSheetCols), min(row, maxSheetRows))+": "+text)
 			}
 		} else if k == tokStart && (sc.is(nsOffice, "annotation") || sc.is(nsDraw, "frame")) {
 			if err := sc.skip(); err != nil {
@@ -189,9 +210,21 @@ func (r *odsReader) readCell(row int) error {
 			}
 		}
 	}
-	v := r.val
-	if !fromAttr || len(v) == 0 {
-		v = r.text
+	v, lost := r.val, 0
+	switch {
+	case !fromAttr || len(v) == 0:
+		v, lost = r.text.b, r.text.lost
+	case number && r.text.len() > 0 && r.text.lost == 0:
+		// The number as the spreadsheet shows it, with the stored value
+		// when the format rounds it.
+		f, err := strconv.ParseFloat(string(r.val), 64)
+		if err == nil {
+			if !sameDigits(bytesView(r.text.b), f) {
+				r.rounded = true
+				r.text.writeString(" [" + strconv.FormatFloat(f, 'g', -1, 64) + "]")
+			}
+			v = r.text.b
+		}
 	}
 	if len(v) == 0 {
 		return nil
@@ -202,6 +235,7 @@ func (r *odsReader) readCell(row int) error {
 		} else {
 			g.cell(col+i, bytesView(v))
 		}
+		g.lost(lost)
 	}
 	return nil
 }

@@ -6,14 +6,21 @@ import (
 	"strings"
 )
 
-// ODT returns the converter of OpenDocument text documents (.odt, .ott)
-// to Markdown, by the same rules as [DOCX].
+// ODT returns the converter of OpenDocument text documents (.odt, .ott,
+// and the HTML documents (.oth) and master documents (.odm, .otm) that
+// LibreOffice writes) to Markdown, by the same rules as [DOCX].
 func ODT() Converter { return odtConverter{} }
 
 type odtConverter struct{}
 
 func (odtConverter) Format() Format {
-	return odfFormat("odt", "application/vnd.oasis.opendocument.text", ".odt", ".ott")
+	return odfFormat("odt", []string{
+		"application/vnd.oasis.opendocument.text",
+		// What LibreOffice Writer/Web saves (an HTML document edited
+		// as text), and master documents: the same text in content.xml.
+		"application/vnd.oasis.opendocument.text-web",
+		"application/vnd.oasis.opendocument.text-master",
+	}, ".odt", ".ott", ".oth", ".odm", ".otm")
 }
 
 func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
@@ -24,7 +31,7 @@ func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 	defer c.Close()
 	s := newSink(lim.MaxChars, "paragraphs")
 	out := &blocks{sink: s}
-	w := &odfFlow{out: out, styles: newODFStyles()}
+	w := newODFFlow(out, newODFStyles(), keepBytes(lim), in.opts.Comments)
 	if p.has("styles.xml") {
 		if err := w.readStyles(p, "styles.xml"); err != nil {
 			return nil, err
@@ -33,6 +40,7 @@ func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 	if err := w.walk(sc); err != nil {
 		return nil, err
 	}
+	w.inline.writeNotes(out)
 	return &Result{Kind: "odt", As: "Markdown", Description: out.describe(), Text: s.text(), Omitted: s.omit}, nil
 }
 
@@ -41,11 +49,22 @@ func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 type odfFlow struct {
 	out    blockWriter
 	styles *odfStyles
+	keep   int // bytes of one paragraph or table kept
+	text   textBuf
+	inline *odfInline
+	// A picture outside paragraphs (on a slide, anchored to a page):
+	// its description and name, written at the frame's end.
+	alt, title textBuf
+	href       string
 
 	lists    []odfList
 	table    *odfTable
 	tables   int // open tables; only the outermost is kept whole
 	inStyles bool
+}
+
+func newODFFlow(out blockWriter, styles *odfStyles, keep int, comments bool) *odfFlow {
+	return &odfFlow{out: out, styles: styles, keep: keep, inline: newODFInline(styles, keep, comments)}
 }
 
 type odfList struct {
@@ -88,12 +107,15 @@ func (w *odfFlow) start(sc *xmlScanner) error {
 		w.styles.style(sc)
 	case sc.is(nsText, "h"):
 		level, _ := strconv.Atoi(sc.attrString(nsText, "outline-level"))
-		text, err := odfText(sc, nil)
-		w.paragraph(max(level, 1), string(text))
+		w.text.reset(w.keep)
+		err := w.inline.text(sc, &w.text)
+		w.paragraph(max(level, 1), string(w.text.b), w.text.lost)
 		return err
 	case sc.is(nsText, "p"):
-		text, err := odfText(sc, nil)
-		w.paragraph(0, string(text))
+		level := w.styles.headingLevel(sc.attrString(nsText, "style-name"))
+		w.text.reset(w.keep)
+		err := w.inline.text(sc, &w.text)
+		w.paragraph(level, string(w.text.b), w.text.lost)
 		return err
 	case sc.is(nsText, "list"):
 		style := sc.attrString(nsText, "style-name")
@@ -108,20 +130,44 @@ func (w *odfFlow) start(sc *xmlScanner) error {
 		}
 	case sc.is(nsTable, "table"):
 		if w.tables++; w.tables == 1 {
-			w.table = &odfTable{}
+			w.table = newODFTable(w.keep)
 		}
 	case w.tables == 1 && sc.is(nsTable, "table-row"):
 		w.table.startRow(odfRepeat(sc, "number-rows-repeated"))
 	case w.tables == 1 && (sc.is(nsTable, "table-cell") || sc.is(nsTable, "covered-table-cell")):
 		w.table.startCell(odfRepeat(sc, "number-columns-repeated"), odfRepeat(sc, "number-columns-spanned"))
-	case sc.is(nsText, "note"), sc.is(nsOffice, "annotation"), sc.is(nsText, "tracked-changes"), sc.is(nsText, "sequence-decls"):
+	case sc.is(nsDraw, "image"):
+		w.href = sc.attrString(nsXLink, "href")
+		if w.href == "" {
+			w.href = "image"
+		}
+	case sc.is(nsSVG, "title"):
+		w.title.reset(4096)
+		return sc.eachText(w.title.write)
+	case sc.is(nsSVG, "desc"):
+		w.alt.reset(4096)
+		return sc.eachText(w.alt.write)
+	case sc.is(nsText, "note"), sc.is(nsOffice, "annotation"), sc.is(nsText, "tracked-changes"), sc.is(nsText, "sequence-decls"), sc.is(nsOffice, "binary-data"), sc.is(nsDraw, "object"), sc.is(nsDraw, "object-ole"):
 		return sc.skip()
 	}
 	return nil
 }
 
+// image writes the picture of the frame just read, if it has a
+// description.
+func (w *odfFlow) image() {
+	if w.href != "" {
+		w.paragraph(0, image(altText(string(w.title.b), string(w.alt.b)), w.href), 0)
+	}
+	w.href = ""
+	w.alt.reset(0)
+	w.title.reset(0)
+}
+
 func (w *odfFlow) end(sc *xmlScanner) {
 	switch {
+	case sc.is(nsDraw, "frame"):
+		w.image()
 	case sc.is(nsOffice, "automatic-styles"), sc.is(nsOffice, "styles"):
 		w.inStyles = false
 	case sc.is(nsText, "list"):
@@ -134,7 +180,7 @@ func (w *odfFlow) end(sc *xmlScanner) {
 		w.table.endRow()
 	case sc.is(nsTable, "table"):
 		if w.tables--; w.tables == 0 {
-			w.out.table(w.table.rows)
+			w.out.table(w.table.out)
 			w.table = nil
 		}
 	}
@@ -142,12 +188,13 @@ func (w *odfFlow) end(sc *xmlScanner) {
 
 // paragraph writes a paragraph where it stands: in a table cell, as a
 // list item, or as a heading or paragraph.
-func (w *odfFlow) paragraph(level int, text string) {
+func (w *odfFlow) paragraph(level int, text string, lost int) {
 	text = strings.TrimSpace(text)
 	switch {
 	case text == "":
 	case w.table != nil:
-		w.table.text(text)
+		w.table.text(text, lost)
+		return
 	case len(w.lists) > 0:
 		l := &w.lists[len(w.lists)-1]
 		marker := ""
@@ -162,6 +209,7 @@ func (w *odfFlow) paragraph(level int, text string) {
 	default:
 		w.out.paragraph(level, text)
 	}
+	w.out.lost(lost)
 }
 
 // maxTableCells bounds the cells a document table may expand to through
@@ -169,12 +217,15 @@ func (w *odfFlow) paragraph(level int, text string) {
 // times).
 const maxTableCells = 1 << 20
 
-// odfTable collects a document table, expanding repeated rows and cells
-// but never past maxTableCells, and not at all for empty trailing ones.
+// odfTable collects a document table into rows, expanding repeated rows
+// and cells but never past maxTableCells, and not at all for empty
+// trailing ones.
 type odfTable struct {
-	rows       [][]string
+	out        *tableRows
 	row        []string
-	cell       strings.Builder
+	rowLost    int
+	cell       textBuf
+	keep       int
 	rowRepeat  int
 	cellRepeat int
 	span       int
@@ -183,42 +234,46 @@ type odfTable struct {
 	cells      int
 }
 
+func newODFTable(keep int) *odfTable { return &odfTable{out: newTableRows(keep), keep: keep} }
+
 func (t *odfTable) startRow(repeat int) {
-	t.row, t.rowRepeat, t.emptyCells = nil, repeat, 0
+	t.row, t.rowLost, t.rowRepeat, t.emptyCells = t.row[:0], 0, repeat, 0
 }
 
 func (t *odfTable) startCell(repeat, span int) {
-	t.cell.Reset()
+	t.cell.reset(t.keep)
 	t.cellRepeat, t.span = repeat, span
 }
 
-func (t *odfTable) text(s string) {
-	if t.cell.Len() > 0 {
-		t.cell.WriteByte('\n')
+func (t *odfTable) text(s string, lost int) {
+	if t.cell.len() > 0 {
+		t.cell.writeString("\n")
 	}
-	t.cell.WriteString(s)
+	t.cell.writeString(s)
+	t.cell.lost += lost
 }
 
-func (t *odfTable) add(row *[]string, n int, v string) {
-	n = min(n, maxSheetCols-len(*row), maxTableCells-t.cells)
+func (t *odfTable) add(n int, v string) {
+	n = min(n, maxSheetCols-len(t.row), maxTableCells-t.cells)
 	for i := 0; i < n; i++ {
-		*row = append(*row, v)
+		t.row = append(t.row, v)
 	}
 	t.cells += max(n, 0)
 }
 
 func (t *odfTable) endCell() {
-	v := t.cell.String()
-	n := t.cellRepeat
-	if v == "" {
-		t.emptyCells += n * t.span
+	if t.cell.len() == 0 {
+		t.emptyCells += t.cellRepeat * t.span
+		t.rowLost += t.cell.lost
 		return
 	}
-	t.add(&t.row, t.emptyCells, "")
+	v := string(t.cell.b)
+	t.rowLost += t.cell.lost
+	t.add(t.emptyCells, "")
 	t.emptyCells = 0
-	for i := 0; i < n && len(t.row) < maxSheetCols; i++ {
-		t.add(&t.row, 1, v)
-		t.add(&t.row, t.span-1, "")
+	for i := 0; i < t.cellRepeat && len(t.row) < maxSheetCols; i++ {
+		t.add(1, v)
+		t.add(t.span-1, "")
 	}
 }
 
@@ -228,12 +283,21 @@ func (t *odfTable) endRow() {
 		return
 	}
 	for i := 0; i < min(t.emptyRows, maxTableCells-t.cells); i++ {
-		t.rows = append(t.rows, nil)
+		t.out.startRow()
+		t.out.endRow()
 		t.cells++
 	}
 	t.emptyRows = 0
 	for i := 0; i < t.rowRepeat && t.cells < maxTableCells; i++ {
-		t.rows = append(t.rows, t.row)
+		t.out.startRow()
+		for j, c := range t.row {
+			lost := 0
+			if i == 0 && j == 0 {
+				lost = t.rowLost
+			}
+			t.out.cell(c, lost)
+		}
+		t.out.endRow()
 		t.cells += len(t.row)
 	}
 }

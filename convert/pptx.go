@@ -78,26 +78,8 @@ func (p *pkg) slideList(main string) ([]string, error) {
 	return out, err
 }
 
-// slidePara is a paragraph of a shape: a list item at a level, or a
-// plain paragraph (level -1).
-type slidePara struct {
-	text  string
-	level int
-}
-
-// add writes a shape's paragraphs to the slide's body.
-func (sl *slide) add(paras []slidePara) {
-	for _, p := range paras {
-		if p.level >= 0 {
-			sl.body.item(p.level, "-", p.text)
-		} else {
-			sl.body.paragraph(0, p.text)
-		}
-	}
-}
-
 func (p *pkg) readSlide(part string) (*slide, error) {
-	sl := &slide{}
+	sl := newSlide(keepBytes(p.lim))
 	if err := p.readShapes(part, sl, false); err != nil {
 		return nil, err
 	}
@@ -116,115 +98,167 @@ func (p *pkg) readSlide(part string) (*slide, error) {
 	return sl, nil
 }
 
-// readShapes reads the text of a slide's or notes page's shapes.
+// shapeReader reads the text of a slide's or notes page's shapes.
+type shapeReader struct {
+	p     *pkg
+	sl    *slide
+	notes bool
+	keep  int
+	parts map[string]string // the part's relationships' targets, by ID
+	alt   string            // the description of the shape being read
+	image string            // the picture of the p:pic being read
+
+	hasPh      bool
+	phType     string
+	para       textBuf
+	inPara     bool
+	level      int
+	bullet     bool
+	table      *tableRows
+	cell       textBuf
+	inCell     bool
+	tableDepth int
+}
+
+// readShapes reads the text of a slide's or notes page's shapes. A
+// shape's placeholder type, read before its text, says where its
+// paragraphs go: the title, the body (placeholders of body type as list
+// items), or nowhere (slide numbers, dates, footers). On a notes page,
+// the notes are the body placeholder's text and any text box's, as
+// LibreOffice writes them; the slide image and the numbers are left out.
 func (p *pkg) readShapes(part string, sl *slide, notes bool) error {
 	sc, c, err := p.scan(part)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	var (
-		hasPh      bool
-		phType     string
-		paras      []slidePara
-		para       *strings.Builder
-		level      int
-		bullet     bool
-		rows       [][]string
-		cell       *strings.Builder
-		tableDepth int
-	)
+	r := &shapeReader{p: p, sl: sl, notes: notes, keep: keepBytes(p.lim), parts: map[string]string{}}
+	rels, err := p.relsOf(part)
+	if err != nil {
+		return err
+	}
+	for _, rl := range rels {
+		if !rl.external {
+			r.parts[rl.id] = rl.target
+		}
+	}
 	for {
 		k, ok, err := sc.inside(0)
-		if err != nil {
+		if !ok {
 			return err
 		}
-		if !ok {
-			return nil
-		}
-		if k == tokStart {
-			switch {
-			case sc.is(nsPML, "sld"):
-				sl.hidden = sc.attrString(nsNone, "show") == "0"
-			case sc.is(nsPML, "sp"):
-				hasPh, phType, paras = false, "", nil
-			case sc.is(nsPML, "ph"):
-				hasPh, phType = true, sc.attrString(nsNone, "type")
-			case sc.is(nsDML, "tbl"):
-				if tableDepth++; tableDepth == 1 {
-					rows = [][]string{}
-				}
-			case sc.is(nsDML, "tr") && tableDepth == 1:
-				rows = append(rows, nil)
-			case sc.is(nsDML, "tc") && tableDepth == 1:
-				cell = &strings.Builder{}
-			case sc.is(nsDML, "p"):
-				para, level, bullet = &strings.Builder{}, 0, hasPh && (phType == "" || phType == "body" || phType == "obj")
-			case sc.is(nsDML, "pPr") && para != nil:
-				if n, err := strconv.Atoi(sc.attrString(nsNone, "lvl")); err == nil && n >= 0 && n < 9 {
-					level = n
-				}
-			case sc.is(nsDML, "buNone"):
-				bullet = false
-			case sc.is(nsDML, "buChar"), sc.is(nsDML, "buAutoNum"):
-				bullet = true
-			case sc.is(nsDML, "t") && para != nil:
-				b, err := sc.collectText(nil)
-				if err != nil {
-					return err
-				}
-				para.Write(b)
-			case sc.is(nsDML, "br") && para != nil:
-				para.WriteByte('\n')
+		switch k {
+		case tokStart:
+			if err := r.start(sc); err != nil {
+				return err
 			}
-			continue
+		case tokEnd:
+			r.end(sc)
 		}
-		if k != tokEnd {
-			continue
+	}
+}
+
+func (r *shapeReader) start(sc *xmlScanner) error {
+	switch {
+	case sc.is(nsPML, "sld"):
+		r.sl.hidden = sc.attrString(nsNone, "show") == "0"
+	case sc.is(nsPML, "sp"):
+		r.hasPh, r.phType = false, ""
+	case sc.is(nsPML, "pic"):
+		r.alt, r.image = "", ""
+	case sc.is(nsPML, "cNvPr"):
+		r.alt = altText(sc.attrString(nsNone, "title"), sc.attrString(nsNone, "descr"))
+	case sc.is(nsDML, "blip"):
+		r.image = r.parts[sc.attrString(nsRel, "embed")]
+	case sc.is(nsChart, "chart") && !r.notes:
+		if part := r.parts[sc.attrString(nsRel, "id")]; part != "" && r.p.has(part) {
+			ch, err := r.p.readChart(part)
+			if err != nil {
+				return err
+			}
+			ch.write(r.sl.body, r.keep)
 		}
-		switch {
-		case sc.is(nsDML, "p") && para != nil:
-			text := strings.TrimSpace(para.String())
-			para = nil
-			switch {
-			case text == "":
-			case cell != nil:
-				if cell.Len() > 0 {
-					cell.WriteByte('\n')
-				}
-				cell.WriteString(text)
-			case bullet && !notes:
-				paras = append(paras, slidePara{text: text, level: level})
-			default:
-				paras = append(paras, slidePara{text: text, level: -1})
-			}
-		case sc.is(nsDML, "tc") && cell != nil:
-			rows[len(rows)-1] = append(rows[len(rows)-1], cell.String())
-			cell = nil
-		case sc.is(nsDML, "tbl"):
-			if tableDepth--; tableDepth == 0 && !notes {
-				sl.body.table(rows)
-			}
-		case sc.is(nsPML, "sp"):
-			switch {
-			case !hasPh && !notes:
-				sl.add(paras)
-			case notes && phType == "body":
-				for _, p := range paras {
-					sl.notes = append(sl.notes, p.text)
-				}
-			case notes:
-			case phType == "title" || phType == "ctrTitle":
-				var t []string
-				for _, it := range paras {
-					t = append(t, strings.ReplaceAll(it.text, "\n", " "))
-				}
-				sl.title = strings.Join(t, " ")
-			case phType == "sldNum" || phType == "dt" || phType == "ftr" || phType == "hdr" || phType == "sldImg":
-			default:
-				sl.add(paras)
-			}
-			paras = nil
+	case sc.is(nsPML, "ph"):
+		r.hasPh, r.phType = true, sc.attrString(nsNone, "type")
+	case sc.is(nsDML, "tbl"):
+		if r.tableDepth++; r.tableDepth == 1 {
+			r.table = newTableRows(r.keep)
 		}
+	case sc.is(nsDML, "tr") && r.tableDepth == 1:
+		r.table.startRow()
+	case sc.is(nsDML, "tc") && r.tableDepth == 1:
+		r.cell.reset(r.keep)
+		r.inCell = true
+	case sc.is(nsDML, "p"):
+		r.para.reset(r.keep)
+		r.inPara, r.level = true, 0
+		r.bullet = r.hasPh && (r.phType == "" || r.phType == "body" || r.phType == "obj")
+	case sc.is(nsDML, "pPr") && r.inPara:
+		if n, err := strconv.Atoi(sc.attrString(nsNone, "lvl")); err == nil && n >= 0 && n < 9 {
+			r.level = n
+		}
+	case sc.is(nsDML, "buNone"):
+		r.bullet = false
+	case sc.is(nsDML, "buChar"), sc.is(nsDML, "buAutoNum"):
+		r.bullet = true
+	case sc.is(nsDML, "t") && r.inPara:
+		return sc.eachText(r.para.write)
+	case sc.is(nsDML, "br") && r.inPara:
+		r.para.writeString("\n")
+	}
+	return nil
+}
+
+func (r *shapeReader) end(sc *xmlScanner) {
+	switch {
+	case sc.is(nsPML, "pic"):
+		if r.image != "" && !r.notes {
+			r.sl.body.paragraph(0, image(r.alt, r.image))
+		}
+		r.alt, r.image = "", ""
+	case sc.is(nsDML, "p") && r.inPara:
+		r.inPara = false
+		r.paragraph(strings.TrimSpace(string(r.para.b)), r.para.lost)
+	case sc.is(nsDML, "tc") && r.inCell:
+		r.table.cell(string(r.cell.b), r.cell.lost)
+		r.inCell = false
+	case sc.is(nsDML, "tr") && r.tableDepth == 1:
+		r.table.endRow()
+	case sc.is(nsDML, "tbl"):
+		if r.tableDepth--; r.tableDepth == 0 && !r.notes {
+			r.sl.body.table(r.table)
+		}
+	}
+}
+
+// paragraph puts a finished paragraph where its shape says.
+func (r *shapeReader) paragraph(text string, lost int) {
+	sl := r.sl
+	switch {
+	case text == "" && lost == 0:
+	case r.inCell:
+		if r.cell.len() > 0 {
+			r.cell.writeString("\n")
+		}
+		r.cell.writeString(text)
+		r.cell.lost += lost
+	case r.phType == "sldNum" || r.phType == "dt" || r.phType == "ftr" || r.phType == "hdr" || r.phType == "sldImg":
+	case r.notes:
+		if !r.hasPh || r.phType == "body" {
+			sl.notes.paragraph(0, text)
+			sl.notes.lost(lost)
+		}
+	case r.hasPh && (r.phType == "title" || r.phType == "ctrTitle"):
+		if sl.title.len() > 0 {
+			sl.title.writeString(" ")
+		}
+		sl.title.writeString(strings.ReplaceAll(text, "\n", " "))
+		sl.title.lost += lost
+	case r.bullet:
+		sl.body.item(r.level, "-", text)
+		sl.body.lost(lost)
+	default:
+		sl.body.paragraph(0, text)
+		sl.body.lost(lost)
 	}
 }

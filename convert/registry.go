@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 type Registry struct {
 	convs  []Converter
 	limits Limits
+	opts   Options
 }
 
 // New returns a registry of the given converters, in that order, with
@@ -29,11 +31,11 @@ func New(convs ...Converter) *Registry {
 }
 
 // Default returns a registry of the built-in converters, with the default
-// limits: xlsx (and xlsm), docx, pptx, ods, odt, odp, eml, rtf, pdf, zip,
-// tar (and tar.gz), and text under a non-text media type, tried in that
-// order when the content decides.
+// limits: xlsx (and xlsm), docx, pptx, ods, odt, odp, xls, doc, ppt, msg,
+// epub, eml, rtf, pdf, html, zip, tar (and tar.gz), and text under a
+// non-text media type, tried in that order when the content decides.
 func Default() *Registry {
-	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP(), EML(), RTF(), PDF(), Zip(), Tar(), Text())
+	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP(), XLS(), DOC(), PPT(), MSG(), EPUB(), EML(), RTF(), PDF(), HTML(), Zip(), Tar(), Text())
 }
 
 func replaceOrAppend(convs []Converter, c Converter) []Converter {
@@ -52,7 +54,7 @@ func replaceOrAppend(convs []Converter, c Converter) []Converter {
 // before the others, so that it wins when its content is also recognised
 // by a built-in (a zip-based format before "zip").
 func (r *Registry) With(convs ...Converter) *Registry {
-	out := &Registry{convs: slices.Clone(r.convs), limits: r.limits}
+	out := &Registry{convs: slices.Clone(r.convs), limits: r.limits, opts: r.opts}
 	for _, c := range convs {
 		kind := c.Format().Kind
 		if slices.ContainsFunc(out.convs, func(h Converter) bool { return h.Format().Kind == kind }) {
@@ -66,7 +68,7 @@ func (r *Registry) With(convs ...Converter) *Registry {
 
 // Without returns a copy of r without the converters of the given kinds.
 func (r *Registry) Without(kinds ...string) *Registry {
-	out := &Registry{limits: r.limits}
+	out := &Registry{limits: r.limits, opts: r.opts}
 	for _, c := range r.convs {
 		if !slices.Contains(kinds, c.Format().Kind) {
 			out.convs = append(out.convs, c)
@@ -78,8 +80,16 @@ func (r *Registry) Without(kinds ...string) *Registry {
 // WithLimits returns a copy of r that converts with lim; zero fields take
 // their defaults.
 func (r *Registry) WithLimits(lim Limits) *Registry {
-	return &Registry{convs: slices.Clone(r.convs), limits: lim}
+	return &Registry{convs: slices.Clone(r.convs), limits: lim, opts: r.opts}
 }
+
+// WithOptions returns a copy of r that converts with o.
+func (r *Registry) WithOptions(o Options) *Registry {
+	return &Registry{convs: slices.Clone(r.convs), limits: r.limits, opts: o}
+}
+
+// Options returns the registry's options.
+func (r *Registry) Options() Options { return r.opts }
 
 // Limits returns the registry's limits, defaults filled in.
 func (r *Registry) Limits() Limits { return r.limits.withDefaults() }
@@ -95,6 +105,10 @@ func (r *Registry) Converters() []Converter { return slices.Clone(r.convs) }
 // being parsed. A file no converter knows gets an error matching
 // [ErrUnsupported].
 //
+// A file its converter refuses with an error matching
+// [ErrNeedsLibreOffice] is converted by the registry's [LibreOffice]
+// converter when it holds one.
+//
 // Errors are a [*FormatError], a [*LimitError] (matching [ErrLimit]), an
 // error matching [ErrUnsupported], or the context's error. A converter
 // that panics is reported as a [*FormatError]; the panic does not cross
@@ -107,6 +121,7 @@ func (r *Registry) Convert(ctx context.Context, in Input) (res *Result, err erro
 	if int64(len(in.Data)) > lim.MaxInput {
 		return nil, limitErr(kindOf(&in), "input bytes", lim.MaxInput)
 	}
+	in.opts = r.opts
 	c, err := r.choose(&in, lim)
 	if err != nil {
 		return nil, err
@@ -118,6 +133,14 @@ func (r *Registry) Convert(ctx context.Context, in Input) (res *Result, err erro
 		}
 	}()
 	res, err = c.Convert(ctx, &in, lim)
+	if err != nil && errors.Is(err, ErrNeedsLibreOffice) && kind != "libreoffice" {
+		// A file a built-in does not read (Word 95, an encrypted
+		// workbook) goes to LibreOffice when the registry holds it.
+		if i := slices.IndexFunc(r.convs, func(c Converter) bool { return c.Format().Kind == "libreoffice" }); i >= 0 {
+			kind = "libreoffice"
+			res, err = r.convs[i].Convert(ctx, &in, lim)
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return nil, fmt.Errorf("convert: %s: %w", kind, err)
@@ -169,7 +192,13 @@ func (r *Registry) choose(in *Input, lim Limits) (Converter, error) {
 			// too many entries) rather than what it looks like.
 			return nil, withKind(kind, err)
 		}
+		if _, err := in.cfb(lim); bytes.HasPrefix(in.Data, oleMagic) && err != nil {
+			return nil, withKind(kind, err) // the same for a Compound File
+		}
 		return nil, formatErr(kind, "the file is named or typed as "+kind+" but its content is "+describeContent(in.Data), nil)
+	}
+	if loFamilies[in.Ext()] != "" || loMediaTypes[in.mediaType()] != "" {
+		return nil, fmt.Errorf("%w (%s, %s): %w", ErrUnsupported, orNone(in.MediaType, "no media type"), describeContent(in.Data), ErrNeedsLibreOffice)
 	}
 	return nil, fmt.Errorf("%w (%s, %s)", ErrUnsupported, orNone(in.MediaType, "no media type"), describeContent(in.Data))
 }

@@ -71,7 +71,11 @@ func TestChoiceErrors(t *testing.T) {
 		want func(error) bool
 	}{
 		{"an image no converter knows", convert.Default(), convert.Input{Name: "a.png", Data: pngHeader}, func(err error) bool { return errors.Is(err, convert.ErrUnsupported) }},
-		{"a legacy Excel file", convert.Default(), convert.Input{Name: "old.xls", Data: append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...)}, func(err error) bool {
+		{"a corrupt legacy Excel file", convert.Default(), convert.Input{Name: "old.xls", Data: append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...)}, func(err error) bool {
+			var fe *convert.FormatError
+			return errors.As(err, &fe) && fe.Kind == "xls" && strings.Contains(err.Error(), "corrupt Compound File")
+		}},
+		{"a Compound File no converter reads", convert.Default(), convert.Input{Name: "thing.bin", Data: append([]byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}, make([]byte, 512)...)}, func(err error) bool {
 			return errors.Is(err, convert.ErrUnsupported) && strings.Contains(err.Error(), "legacy Office")
 		}},
 		{"text once text is removed", convert.Default().Without("text"), convert.Input{Name: "a.json", Data: []byte("{}")}, func(err error) bool { return errors.Is(err, convert.ErrUnsupported) }},
@@ -107,7 +111,7 @@ func TestWithReplacesByKind(t *testing.T) {
 	for _, c := range reg.Converters() {
 		kinds = append(kinds, c.Format().Kind)
 	}
-	if got := strings.Join(kinds, " "); got != "xlsx docx pptx ods odt odp eml rtf pdf zip tar text" {
+	if got := strings.Join(kinds, " "); got != "xlsx docx pptx ods odt odp xls doc ppt msg epub eml rtf pdf html zip tar text" {
 		t.Errorf("Converters() = %s; want the built-ins in order, text replaced in place", got)
 	}
 	res, err := reg.Convert(context.Background(), convert.Input{Name: "a.up", Data: []byte("hi")})

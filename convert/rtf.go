@@ -47,8 +47,19 @@ var rtfChars = map[string]string{
 }
 
 type rtfGroup struct {
-	skip bool
-	uc   int
+	skip   bool
+	uc     int
+	hidden bool // \v (hidden text) or \deleted (a tracked deletion)
+	note   int  // the index+1 of the note this group's text goes to; 0 for the text
+	author bool // the group is an annotation's author
+}
+
+// rtfNote is a footnote, endnote or comment being read.
+type rtfNote struct {
+	text    textBuf
+	endnote bool
+	comment bool
+	group   int // the depth of its group
 }
 
 func (rtfConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
@@ -57,6 +68,12 @@ func (rtfConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		return nil, formatErr("", "no {\\rtf header", nil)
 	}
 	var (
+		notes   []*rtfNote
+		refs    []noteRef
+		author  textBuf
+		nFoot   int
+		nEnd    int
+		nCom    int
 		out     strings.Builder
 		pending []byte // \'hh bytes, decoded together for multibyte code pages
 		stack   []rtfGroup
@@ -65,20 +82,32 @@ func (rtfConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		first   bool
 		dec     encoding.Encoding = charmap.Windows1252
 	)
-	flush := func() {
+	var flush func()
+	author.reset(256)
+	write := func(s string) {
+		switch {
+		case cur.author:
+			author.writeString(s)
+		case cur.skip || cur.hidden:
+		case cur.note > 0:
+			notes[cur.note-1].text.writeString(s)
+		default:
+			out.WriteString(s)
+		}
+	}
+	flush = func() {
 		if len(pending) > 0 {
 			if b, err := dec.NewDecoder().Bytes(pending); err == nil {
-				out.Write(b)
+				write(string(b))
 			}
 			pending = pending[:0]
 		}
 	}
 	emit := func(s string) {
 		flush()
-		if !cur.skip {
-			out.WriteString(s)
-		}
+		write(s)
 	}
+	keep := keepBytes(lim)
 	for i := 0; i < len(data); i++ {
 		if i&0xFFFF == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -97,6 +126,32 @@ func (rtfConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 			flush()
 			if len(stack) == 0 {
 				return nil, formatErr("", "unbalanced braces", nil)
+			}
+			if n := cur.note; n > 0 && notes[n-1].group == len(stack) && stack[len(stack)-1].note != n {
+				// A note's group ends: its reference goes where it began.
+				nt := notes[n-1]
+				label := ""
+				switch {
+				case nt.comment:
+					nCom++
+					label = "c" + strconv.Itoa(nCom)
+				case nt.endnote:
+					nEnd++
+					label = "e" + strconv.Itoa(nEnd)
+				default:
+					nFoot++
+					label = strconv.Itoa(nFoot)
+				}
+				if text := strings.Join(strings.Fields(string(nt.text.b)), " "); text != "" {
+					if nt.comment && author.len() > 0 {
+						text = strings.TrimSpace(string(author.b)) + ": " + text
+					}
+					parent := stack[len(stack)-1]
+					if !parent.skip && !parent.hidden && parent.note == 0 {
+						out.WriteString("[^" + label + "]")
+						refs = append(refs, noteRef{label, text})
+					}
+				}
 			}
 			cur, stack = stack[len(stack)-1], stack[:len(stack)-1]
 			skipN = 0
@@ -142,7 +197,10 @@ func (rtfConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 				}
 			}
 		case c == '*':
+			// An ignorable destination: skipped unless it is one read
+			// here (a note), named by the word that follows.
 			cur.skip = true
+			first = wasFirst
 		case c == '~':
 			emit("\u00a0")
 		case c == '_':
@@ -193,6 +251,23 @@ func (rtfConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 				if e := codePage(param); e != nil {
 					dec = e
 				}
+			case wasFirst && word == "footnote" && len(notes) < maxFormats:
+				notes = append(notes, &rtfNote{group: len(stack)})
+				notes[len(notes)-1].text.reset(keep)
+				cur.skip, cur.hidden, cur.note = false, false, len(notes)
+			case word == "ftnalt" && cur.note > 0:
+				notes[cur.note-1].endnote = true
+			case wasFirst && word == "annotation" && in.opts.Comments && len(notes) < maxFormats:
+				notes = append(notes, &rtfNote{group: len(stack), comment: true})
+				notes[len(notes)-1].text.reset(keep)
+				cur.skip, cur.hidden, cur.note = false, false, len(notes)
+			case wasFirst && word == "atnauthor":
+				author.reset(256)
+				cur.skip, cur.author = false, true
+			case word == "v" || word == "deleted":
+				cur.hidden = !hasParam || param != 0
+			case word == "plain":
+				cur.hidden = false
 			case wasFirst && rtfSkipped[word]:
 				cur.skip = true
 			case rtfChars[word] != "":
@@ -211,6 +286,10 @@ func (rtfConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 			s.unit(p + "\n")
 			paragraphs++
 		}
+	}
+	for _, r := range refs {
+		s.unit("[^" + r.label + "]: " + r.text + "\n")
+		paragraphs++
 	}
 	return &Result{Kind: "rtf", As: "plain text", Description: plural(paragraphs, "paragraph"), Text: s.text(), Omitted: s.omit}, nil
 }

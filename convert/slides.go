@@ -1,14 +1,23 @@
 package convert
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // slide is a slide's content, gathered before it is written because its
 // title may come after its other shapes.
 type slide struct {
-	title  string
+	title  textBuf
 	hidden bool
-	body   blockRecorder
-	notes  []string
+	body   *blockRecorder
+	notes  *blockRecorder
+}
+
+func newSlide(keep int) *slide {
+	sl := &slide{body: newRecorder(keep), notes: newRecorder(keep)}
+	sl.title.reset(keep)
+	return sl
 }
 
 // deck writes a presentation's slides as Markdown: a section per slide,
@@ -31,18 +40,18 @@ func (d *deck) add(sl *slide) {
 		heading += " (hidden)"
 		d.hidden++
 	}
-	if sl.title != "" {
-		heading += ": " + sl.title
+	title := strings.TrimSpace(string(sl.title.b))
+	if title != "" {
+		heading += ": " + title
 	}
 	d.out.paragraph(1, heading)
+	d.out.lost(sl.title.lost)
 	sl.body.replay(d.out)
-	if len(sl.notes) > 0 {
+	if len(sl.notes.calls) > 0 || sl.notes.over != nil {
 		d.out.paragraph(2, "Notes")
-		for _, n := range sl.notes {
-			d.out.paragraph(0, n)
-		}
+		sl.notes.replay(d.out)
 	}
-	d.parts = append(d.parts, Part{Kind: "slide", Name: sl.title, Hidden: sl.hidden})
+	d.parts = append(d.parts, Part{Kind: "slide", Name: title, Hidden: sl.hidden})
 }
 
 func (d *deck) result(kind string) *Result {

@@ -35,7 +35,6 @@ var textKinds = map[string]string{
 	"text/csv": "CSV", "application/csv": "CSV", ".csv": "CSV",
 	"text/tab-separated-values": "TSV", ".tsv": "TSV", ".tab": "TSV",
 	"text/markdown": "Markdown", ".md": "Markdown", ".markdown": "Markdown",
-	"text/html": "HTML", ".html": "HTML", ".htm": "HTML",
 	"application/sql": "SQL", ".sql": "SQL",
 	"application/javascript": "JavaScript", "text/javascript": "JavaScript", ".js": "JavaScript", ".mjs": "JavaScript", ".jsx": "JavaScript",
 	".ts": "TypeScript", ".tsx": "TypeScript", ".go": "Go", ".py": "Python", "text/x-python": "Python", "application/x-python": "Python",

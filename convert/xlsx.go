@@ -44,8 +44,9 @@ func zipHas(in *Input, lim Limits, part string) bool {
 // workbook is what the sheets are read with.
 type workbook struct {
 	p        *pkg
-	sst      []string
-	xfKinds  []numKind
+	sst      *stringTable
+	xfs      []xfFormat
+	rounded  bool // a number of the sheet being read was rounded by its format
 	date1904 bool
 	sheets   []wbSheet
 }
@@ -72,12 +73,18 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 			s.extra("\n")
 		}
 		part := Part{Kind: "sheet", Name: sh.name, Hidden: sh.hidden}
+		ex, err := wb.readExtras(sh.part, in.opts.Comments)
+		if err != nil {
+			return nil, withPart(sh.name, err)
+		}
 		if sh.chart {
 			s.extra(sheetHeading(sh.name, sh.hidden) + ": a chart, no cells\n")
+			writeCharts(s, ex.charts)
 			parts = append(parts, part)
 			continue
 		}
 		g := newGrid(s)
+		wb.rounded = false
 		merged, total, err := wb.readSheet(sh.part, g)
 		if err != nil {
 			return nil, withPart(sh.name, err)
@@ -85,7 +92,12 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		rows, cols, r0, c0 := g.size()
 		part.Rows, part.Columns, part.Merged = rows, cols, total
 		s.extra(sheetLine(sh.name, sh.hidden, rows, cols, r0, c0, merged, total))
+		if wb.rounded {
+			s.extra(roundedNote)
+		}
+		writeCellComments(s, ex.comments)
 		g.render()
+		writeCharts(s, ex.charts)
 		parts = append(parts, part)
 	}
 	return &Result{Kind: "xlsx", As: "CSV", Description: sheetsDescription(parts), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
@@ -119,6 +131,14 @@ func sheetLine(name string, hidden bool, rows, cols, r0, c0 int, merged []string
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// writeCellComments writes a sheet's cell comments under its heading, one
+// line each: "# Comment B3: Bo: Met in March".
+func writeCellComments(s *sink, notes []string) {
+	for _, n := range notes {
+		s.extra("# Comment " + strings.ReplaceAll(n, "\n", " ") + "\n")
+	}
 }
 
 // sheetsDescription describes a workbook or spreadsheet by its sheets.

@@ -80,9 +80,9 @@ func TestXLSX(t *testing.T) {
 # Merged cells (each value is in the range's first cell): A1:F1
 "Leads, spring 2024",,,,,
 Name,City,Amount,Signed,Double,Share
-山田 太郎,東京,1204.5,2024-03-01,2409,0.25
-Νίκος Παπαδόπουλος,Αθήνα,310,2024-03-02T18:00:00,620,0.5
-"Smith, ""Jo""",Zürich,-7,12:00:00,-14,1
+山田 太郎,東京,1204.5,2024-03-01,2409,25.00%
+Νίκος Παπαδόπουλος,Αθήνα,310,2024-03-02T18:00:00,620,50.00%
+"Smith, ""Jo""",Zürich,-7,12:00:00,-14,100.00%
 
 # Sheet "Old" (hidden): 2 rows × 2 columns, cells B2:C3
 kept,TRUE

@@ -28,7 +28,9 @@ func (wb *workbook) load() error {
 			styles = r.target
 		}
 	}
+	wb.sst = newStringTable(wb.p.lim.MaxStringBytes, 0)
 	if wb.p.has(sst) {
+		wb.sst = newStringTable(wb.p.lim.MaxStringBytes, wb.p.index[partKey(sst)].UncompressedSize64)
 		if err := wb.readSharedStrings(sst); err != nil {
 			return err
 		}
@@ -65,50 +67,95 @@ func (wb *workbook) readWorkbook(main string, rels []rel) error {
 
 // readSharedStrings reads the shared string table.
 func (wb *workbook) readSharedStrings(name string) error {
-	var item []byte
 	return wb.p.eachStart(name, func(sc *xmlScanner) error {
 		if !sc.is(nsSML, "si") {
 			return nil
 		}
-		var err error
-		item, err = richText(sc, item[:0])
-		wb.sst = append(wb.sst, string(item))
-		return err
+		item := wb.sst.start()
+		err := richText(sc, func(p []byte) error {
+			if len(item)+len(p) > cap(item) {
+				return wb.sst.limitErr()
+			}
+			item = append(item, p...)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		return wb.sst.end(item)
 	})
 }
 
-// richText appends the text of the string item (si, is) whose start tag
-// was just read: its text runs, without the phonetic guides (rPh) of East
-// Asian text.
-func richText(sc *xmlScanner, dst []byte) ([]byte, error) {
+// richText gives write the text of the string item (si, is) whose start
+// tag was just read, run by run, without the phonetic guides (rPh) of
+// East Asian text; it stops at write's first error.
+func richText(sc *xmlScanner, write func([]byte) error) error {
 	d := sc.depth()
 	for {
 		k, ok, err := sc.inside(d)
 		if !ok {
-			return dst, err
+			return err
 		}
 		switch {
 		case k != tokStart:
 		case sc.is(nsSML, "rPh"), sc.is(nsSML, "phoneticPr"):
 			if err := sc.skip(); err != nil {
-				return dst, err
+				return err
 			}
 		case sc.is(nsSML, "t"):
-			if dst, err = sc.collectText(dst); err != nil {
-				return dst, err
+			if err := sc.eachTextErr(write); err != nil {
+				return err
 			}
 		}
 	}
 }
 
-// readStyles reads which cell formats show numbers as dates or times.
+// maxFormats bounds the number formats and the cell formats read from a
+// workbook's styles (Excel itself allows 64,000 cell formats). Cells
+// whose format is past it are read as plain numbers; a styles part of
+// millions of formats costs no more than this many.
+const maxFormats = 1 << 16
+
+// xfFormat is how a cell format shows numbers: as a date or time, or by
+// a number format (nil for General).
+type xfFormat struct {
+	kind numKind
+	num  *numFormat
+}
+
+func compileFormat(code string) xfFormat {
+	f := xfFormat{kind: formatNumKind(code)}
+	if f.kind == numPlain {
+		f.num = parseNumFormat(code)
+	}
+	return f
+}
+
+// builtinFormat returns a built-in number format; the compiled ones are
+// shared by every workbook.
+func builtinFormat(id int) xfFormat {
+	if k := builtinNumKind(id); k != numPlain {
+		return xfFormat{kind: k}
+	}
+	return xfFormat{num: builtinFormats[id]}
+}
+
+var builtinFormats = func() map[int]*numFormat {
+	m := map[int]*numFormat{}
+	for id, code := range builtinFormatCodes {
+		m[id] = parseNumFormat(code)
+	}
+	return m
+}()
+
+// readStyles reads how each cell format shows numbers.
 func (wb *workbook) readStyles(name string) error {
 	sc, c, err := wb.p.scan(name)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	custom := map[int]numKind{}
+	custom := map[int]xfFormat{}
 	inXfs := false
 	for {
 		k, ok, err := sc.inside(0)
@@ -118,18 +165,18 @@ func (wb *workbook) readStyles(name string) error {
 		switch k {
 		case tokStart:
 			switch {
-			case sc.is(nsSML, "numFmt"):
+			case sc.is(nsSML, "numFmt") && len(custom) < maxFormats:
 				id, _ := strconv.Atoi(sc.attrString(nsNone, "numFmtId"))
-				custom[id] = formatNumKind(sc.attrString(nsNone, "formatCode"))
+				custom[id] = compileFormat(sc.attrString(nsNone, "formatCode"))
 			case sc.is(nsSML, "cellXfs"):
 				inXfs = true
-			case inXfs && sc.is(nsSML, "xf"):
+			case inXfs && sc.is(nsSML, "xf") && len(wb.xfs) < maxFormats:
 				id, _ := strconv.Atoi(sc.attrString(nsNone, "numFmtId"))
-				kind, ok := custom[id]
+				f, ok := custom[id]
 				if !ok {
-					kind = builtinNumKind(id)
+					f = builtinFormat(id)
 				}
-				wb.xfKinds = append(wb.xfKinds, kind)
+				wb.xfs = append(wb.xfs, f)
 			}
 		case tokEnd:
 			if sc.is(nsSML, "cellXfs") {

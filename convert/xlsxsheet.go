@@ -53,7 +53,7 @@ func (wb *workbook) readSheet(part string, g *grid) (merged []string, total int,
 	}
 	defer c.Close()
 	row := 0
-	var val []byte
+	var val textBuf
 	for {
 		k, ok, err := sc.inside(0)
 		if err != nil {
@@ -75,7 +75,7 @@ func (wb *workbook) readSheet(part string, g *grid) (merged []string, total int,
 				return nil, 0, formatErr("", "bad row number "+strconv.Itoa(n), nil)
 			}
 			row = n
-			if val, err = wb.readRow(sc, g, row, val); err != nil {
+			if err = wb.readRow(sc, g, row, &val); err != nil {
 				return nil, 0, err
 			}
 		case sc.is(nsSML, "mergeCell"):
@@ -94,7 +94,7 @@ func (wb *workbook) readSheet(part string, g *grid) (merged []string, total int,
 }
 
 // readRow reads the cells of the row whose start tag was just read.
-func (wb *workbook) readRow(sc *xmlScanner, g *grid, row int, val []byte) ([]byte, error) {
+func (wb *workbook) readRow(sc *xmlScanner, g *grid, row int, val *textBuf) error {
 	g.startRow(row)
 	defer g.endRow()
 	d := sc.depth()
@@ -102,7 +102,7 @@ func (wb *workbook) readRow(sc *xmlScanner, g *grid, row int, val []byte) ([]byt
 	for {
 		k, ok, err := sc.inside(d)
 		if !ok {
-			return val, err
+			return err
 		}
 		switch {
 		case k != tokStart || !sc.is(nsSML, "c"):
@@ -111,7 +111,7 @@ func (wb *workbook) readRow(sc *xmlScanner, g *grid, row int, val []byte) ([]byt
 		next := col + 1
 		if ref, ok := sc.attr(nsNone, "r"); ok && len(ref) > 0 {
 			if next = refColumn(ref); next == 0 {
-				return val, formatErr("", "bad cell reference "+strconv.Quote(string(ref)), nil)
+				return formatErr("", "bad cell reference "+strconv.Quote(string(ref)), nil)
 			}
 		}
 		col = next
@@ -123,43 +123,45 @@ func (wb *workbook) readRow(sc *xmlScanner, g *grid, row int, val []byte) ([]byt
 		if s, ok := sc.attr(nsNone, "s"); ok {
 			style = atoiBytes(s)
 		}
-		if val, err = readCellValue(sc, typ, val[:0]); err != nil {
-			return val, err
+		val.reset(keepBytes(wb.p.lim))
+		if err := readCellValue(sc, typ, val); err != nil {
+			return err
 		}
-		if len(val) == 0 {
+		if val.len() == 0 {
 			continue
 		}
-		v, err := wb.cellText(typ, style, val, g.keeping())
+		v, err := wb.cellText(typ, style, val.b, g.keeping())
 		if err != nil {
-			return val, err
+			return err
 		}
 		g.cell(col, v)
+		g.lost(val.lost)
 	}
 }
 
 // readCellValue reads the value of the cell whose start tag was just
 // read: its cached value (v), the cached result of a formula, or its
 // inline string.
-func readCellValue(sc *xmlScanner, typ cellType, val []byte) ([]byte, error) {
+func readCellValue(sc *xmlScanner, typ cellType, val *textBuf) error {
 	d := sc.depth()
 	for {
 		k, ok, err := sc.inside(d)
 		if !ok {
-			return val, err
+			return err
 		}
 		switch {
 		case k != tokStart:
 		case sc.is(nsSML, "v"):
-			if val, err = sc.collectText(val); err != nil {
-				return val, err
+			if err := sc.eachText(val.write); err != nil {
+				return err
 			}
 		case sc.is(nsSML, "is") && typ == cellInline:
-			if val, err = richText(sc, val); err != nil {
-				return val, err
+			if err := richText(sc, func(p []byte) error { val.write(p); return nil }); err != nil {
+				return err
 			}
 		default:
 			if err := sc.skip(); err != nil {
-				return val, err
+				return err
 			}
 		}
 	}
@@ -172,23 +174,39 @@ func readCellValue(sc *xmlScanner, typ cellType, val []byte) ([]byte, error) {
 func (wb *workbook) cellText(typ cellType, style int, val []byte, keep bool) (string, error) {
 	switch typ {
 	case cellShared:
-		i := atoiBytes(val)
-		if i < 0 || i >= len(wb.sst) {
+		s, ok := wb.sst.get(atoiBytes(val))
+		if !ok {
 			return "", formatErr("", "a cell refers to shared string "+strconv.Quote(string(val))+", which does not exist", nil)
 		}
-		return wb.sst[i], nil
+		if keep {
+			return string(s), nil
+		}
+		return bytesView(s), nil
 	case cellBool:
 		if string(val) == "1" {
 			return "TRUE", nil
 		}
 		return "FALSE", nil
 	case cellNumber:
-		if style > 0 && style < len(wb.xfKinds) && wb.xfKinds[style] != numPlain {
-			if f, err := strconv.ParseFloat(string(val), 64); err == nil {
-				if s, ok := serialTime(f, wb.date1904, wb.xfKinds[style]); ok {
-					return s, nil
-				}
+		if style < 0 || style >= len(wb.xfs) {
+			break
+		}
+		xf := wb.xfs[style]
+		if xf.kind == numPlain && xf.num == nil {
+			break
+		}
+		f, err := strconv.ParseFloat(string(val), 64)
+		if err != nil {
+			break
+		}
+		if xf.kind != numPlain {
+			if s, ok := serialTime(f, wb.date1904, xf.kind); ok {
+				return s, nil
 			}
+			break
+		}
+		if s, ok := wb.formatted(xf.num, f); ok {
+			return s, nil
 		}
 	}
 	if keep {
@@ -196,6 +214,25 @@ func (wb *workbook) cellText(typ cellType, style int, val []byte, keep bool) (st
 	}
 	return bytesView(val), nil
 }
+
+// formatted writes a number as its format shows it, followed by the
+// stored value in brackets when the format rounds it: 34.7% [0.3471].
+func (wb *workbook) formatted(f *numFormat, v float64) (string, bool) {
+	raw := strconv.FormatFloat(v, 'g', -1, 64)
+	s, lossy, ok := f.format(v, raw)
+	if !ok {
+		return "", false
+	}
+	if lossy {
+		wb.rounded = true
+		s += " [" + raw + "]"
+	}
+	return s, true
+}
+
+// roundedNote is the line under a sheet's heading when some of its
+// numbers are followed by their stored values.
+const roundedNote = "# Numbers are shown as formatted; where the format rounds one, its stored value follows in [brackets]\n"
 
 // refColumn returns the column of an A1 reference, 0 if it has none or
 // is past the last column.

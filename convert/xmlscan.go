@@ -42,8 +42,12 @@ type xmlScanner struct {
 	arena   []byte
 
 	pendingEnd bool
-	stack      []uint64
-	binds      []binding
+	// The open elements' qualified names, end to end in names; stack
+	// holds where each starts. End tags are compared with them byte for
+	// byte: a hash would let a collision pass a malformed document.
+	stack []int32
+	names []byte
+	binds []binding
 	// The default namespace and the last two prefixes resolved, reset
 	// whenever a binding comes or goes: documents use a handful of
 	// prefixes over and over (w:, a:), and searching the bindings for
@@ -81,6 +85,9 @@ type binding struct {
 const (
 	xmlChunk      = 64 << 10
 	maxTokenBytes = 16 << 20
+	// maxNameBytes bounds an element's name, and so the names of the
+	// open elements the scanner keeps: MaxDepth × 4 KiB at most.
+	maxNameBytes = 4 << 10
 )
 
 func newXMLScanner(ctx context.Context, r io.Reader, lim Limits, tokens *int) *xmlScanner {
@@ -310,17 +317,6 @@ func splitName(n []byte) (prefix, local []byte) {
 	return nil, n
 }
 
-// nameHash is FNV-1a, inlined: end tags are matched by the hash of the
-// start tag's name, so that the stack holds no copies of names.
-func nameHash(n []byte) uint64 {
-	h := uint64(14695981039346656037)
-	for _, c := range n {
-		h ^= uint64(c)
-		h *= 1099511628211
-	}
-	return h
-}
-
 func (s *xmlScanner) startTag(b []byte) (tokKind, error) {
 	i := nameEnd(b, 1)
 	if i == len(b) {
@@ -329,6 +325,9 @@ func (s *xmlScanner) startTag(b []byte) (tokKind, error) {
 	qname := b[1:i]
 	if len(qname) == 0 {
 		return tokEOF, xmlErr("empty element name")
+	}
+	if len(qname) > maxNameBytes {
+		return tokEOF, limitErr("", "bytes in one XML element name", maxNameBytes)
 	}
 	s.attrs = s.attrs[:0]
 	empty := false
@@ -391,7 +390,8 @@ func (s *xmlScanner) startTag(b []byte) (tokKind, error) {
 		return tokEOF, limitErr("", "levels of XML nesting", int64(s.maxDepth))
 	}
 	s.pos += i
-	s.stack = append(s.stack, nameHash(qname))
+	s.stack = append(s.stack, int32(len(s.names)))
+	s.names = append(s.names, qname...)
 	s.arena = s.arena[:0]
 	depth := len(s.stack)
 	for _, a := range s.attrs {
@@ -461,7 +461,7 @@ func (s *xmlScanner) endTag(b []byte) (tokKind, error) {
 	for len(qname) > 0 && isSpace(qname[len(qname)-1]) {
 		qname = qname[:len(qname)-1]
 	}
-	if len(s.stack) == 0 || s.stack[len(s.stack)-1] != nameHash(qname) {
+	if len(s.stack) == 0 || !bytes.Equal(s.names[s.stack[len(s.stack)-1]:], qname) {
 		return tokEOF, xmlErr("end tag </" + string(qname) + "> does not match")
 	}
 	s.pos += i + 1
@@ -473,7 +473,9 @@ func (s *xmlScanner) endTag(b []byte) (tokKind, error) {
 
 // pop leaves the current element.
 func (s *xmlScanner) pop() {
-	s.stack = s.stack[:len(s.stack)-1]
+	top := len(s.stack) - 1
+	s.names = s.names[:s.stack[top]]
+	s.stack = s.stack[:top]
 	d := len(s.stack)
 	if n := len(s.binds); n > 0 && s.binds[n-1].depth > d {
 		for len(s.binds) > 0 && s.binds[len(s.binds)-1].depth > d {
@@ -546,17 +548,25 @@ func (s *xmlScanner) skip() error {
 	}
 }
 
-// collectText returns the text inside the element whose start tag was
-// just read, and reads up to its end.
-func (s *xmlScanner) collectText(dst []byte) ([]byte, error) {
+// eachText calls fn with each run of text inside the element whose start
+// tag was just read, and reads up to its end. The text is the scanner's
+// own: fn copies what it keeps.
+func (s *xmlScanner) eachText(fn func([]byte)) error {
+	return s.eachTextErr(func(p []byte) error { fn(p); return nil })
+}
+
+// eachTextErr is eachText stopping at fn's first error.
+func (s *xmlScanner) eachTextErr(fn func([]byte) error) error {
 	d := s.depth()
 	for {
 		k, ok, err := s.inside(d)
 		if !ok {
-			return dst, err
+			return err
 		}
 		if k == tokText {
-			dst = append(dst, s.text...)
+			if err := fn(s.text); err != nil {
+				return err
+			}
 		}
 	}
 }

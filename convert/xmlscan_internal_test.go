@@ -136,3 +136,36 @@ func FuzzXMLScanner(f *testing.F) {
 		}
 	})
 }
+
+// TestScannerEndTags checks that an end tag must name the element it
+// closes byte for byte: a prefix, a case, a letter or a length apart is
+// malformed, and a name longer than the scanner keeps is refused.
+func TestScannerEndTags(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		wantErr   string // "" for a well-formed document
+	}{
+		{"matching", `<w:p><w:r>x</w:r ></w:p>`, ""},
+		{"other local name", `<w:p><w:r>x</w:t></w:p>`, "does not match"},
+		{"other prefix", `<w:p><w:r>x</a:r></w:p>`, "does not match"},
+		{"prefix dropped", `<w:p><w:r>x</r></w:p>`, "does not match"},
+		{"other case", `<w:p></w:P>`, "does not match"},
+		{"a letter longer", `<w:p></w:pp>`, "does not match"},
+		{"a letter shorter", `<w:pp></w:p>`, "does not match"},
+		{"closing the parent first", `<a><b></a></b>`, "does not match"},
+		{"end tag with nothing open", `<a/></a>`, "does not match"},
+		{"long matching names", "<" + strings.Repeat("n", 4000) + "><" + strings.Repeat("m", 4000) + "/></" + strings.Repeat("n", 4000) + ">", ""},
+		{"name past the limit", "<" + strings.Repeat("n", maxNameBytes+1) + "/>", "element name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := scanTokens([]byte(tt.doc))
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("scan(%.60q) error = %v; want none", tt.doc, err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Errorf("scan(%.60q) error = %v; want one saying %q", tt.doc, err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -4,7 +4,8 @@
 # the PostgreSQL store, Node.js for the Mastra client test and the MCP
 # tests, and their npm packages from their lockfiles, chromium for the
 # console's browser tests, ImageMagick, avifenc and exiftool for the image
-# conversion tests),
+# conversion tests, LibreOffice for the converter that runs it and the
+# files the PDF tests read),
 # checks formatting and vet, then runs every test with the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,10 +29,18 @@ command -v npm >/dev/null 2>&1 || need+=(npm)
 grep -q 'HEIC.*rw' <<<"$(convert -list format 2>/dev/null || true)" || need+=(imagemagick)
 command -v avifenc >/dev/null 2>&1 || need+=(libavif-bin)
 command -v exiftool >/dev/null 2>&1 || need+=(libimage-exiftool-perl)
-# poppler's pdftotext, LibreOffice, a TeX engine and a CJK font write and
+# poppler's pdftotext, a TeX engine and a CJK font write and
 # read the PDFs the PDF converter's tests compare; qpdf encrypts them.
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
-command -v soffice >/dev/null 2>&1 || need+=(libreoffice-writer)
+# LibreOffice's writer, calc and impress, for the converter that hands
+# it the files keel does not read and to write PDFs the PDF tests read:
+# the variants without a GUI, unless the GUI ones are installed already
+# (the two conflict).
+lo=-nogui
+dpkg -s libreoffice-core >/dev/null 2>&1 && lo=
+for c in writer calc impress; do
+	dpkg -s "libreoffice-$c" >/dev/null 2>&1 || dpkg -s "libreoffice-$c-nogui" >/dev/null 2>&1 || need+=("libreoffice-$c$lo")
+done
 command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base)
 fc-list 2>/dev/null | grep -qi wqy || need+=(fonts-wqy-microhei)
 command -v qpdf >/dev/null 2>&1 || need+=(qpdf)

@@ -1,0 +1,78 @@
+package convert
+
+// stringTable holds a workbook's shared strings end to end in one
+// buffer, with where each starts: a string costs its bytes and four
+// more, not a string header and an allocation of its own. What it may
+// hold is bounded by [Limits].MaxStringBytes, counting the four bytes of
+// each string too, so that a table of fifty million empty strings (a
+// few hundred kilobytes deflated) stops at the limit instead of taking
+// gigabytes.
+//
+// Nothing in it is grown by copying, which would leave the old copies
+// as garbage, up to four times the table's size at the peak: the buffer
+// is sized once from the size of the part the strings come from, which
+// their text never exceeds (every byte of text takes at least one byte
+// of XML), and the starts are kept in blocks of a fixed size.
+type stringTable struct {
+	buf  []byte
+	off  [][]uint32 // off[i>>offShift][i&offMask] is where string i starts
+	n    int
+	used int64
+	max  int64
+}
+
+const (
+	offShift = 16
+	offMask  = 1<<offShift - 1
+)
+
+// newStringTable returns a table for the strings of a part of xmlSize
+// bytes.
+func newStringTable(max int64, xmlSize uint64) *stringTable {
+	return &stringTable{max: max, buf: make([]byte, 0, min(xmlSize, uint64(max)))}
+}
+
+func (t *stringTable) limitErr() error {
+	return limitErr("", "bytes of strings (4 more for each shared string)", t.max)
+}
+
+// start begins a string: the caller appends its bytes to the slice
+// returned, at most its capacity (so that they land in the buffer), and
+// gives them to end. The capacity is what the limit leaves, or the
+// buffer's room if less; the text of a part never exceeds the part's
+// size (archive/zip checks that size), so only the limit can run out.
+func (t *stringTable) start() []byte {
+	room := max(t.max-t.used-4, 0)
+	free := t.buf[len(t.buf):cap(t.buf)]
+	return free[:0:min(int64(len(free)), room)]
+}
+
+// end adds the string begun with start, s being its bytes.
+func (t *stringTable) end(s []byte) error {
+	t.used += int64(len(s)) + 4
+	if t.used > t.max {
+		return t.limitErr()
+	}
+	if t.n>>offShift == len(t.off) {
+		t.off = append(t.off, make([]uint32, 0, 1<<offShift))
+	}
+	t.off[len(t.off)-1] = append(t.off[len(t.off)-1], uint32(len(t.buf)))
+	t.buf = t.buf[:len(t.buf)+len(s)]
+	t.n++
+	return nil
+}
+
+func (t *stringTable) at(i int) int { return int(t.off[i>>offShift][i&offMask]) }
+
+// get returns string i; ok is false when there is none. The bytes are
+// the table's own: callers that keep them copy them.
+func (t *stringTable) get(i int) ([]byte, bool) {
+	if i < 0 || i >= t.n {
+		return nil, false
+	}
+	end := len(t.buf)
+	if i+1 < t.n {
+		end = t.at(i + 1)
+	}
+	return t.buf[t.at(i):end], true
+}
