@@ -17,16 +17,17 @@ import (
 // tests and for agents that need no history across restarts. It keeps
 // messages in the stored form of the SQL stores, so it accepts, refuses
 // and returns exactly what they do, and nothing it returns shares memory
-// with what it keeps. It is also a [ThreadStarter], a [BlobReporter] and a
-// [RefusalLedger]. It is safe for concurrent use.
+// with what it keeps. It is also a [ThreadStarter], a [BlobReporter], a
+// [RefusalLedger] and a [ProviderFiles]. It is safe for concurrent use.
 type InMemory struct {
-	mu       sync.RWMutex
-	threads  map[string]*memThread
-	blobs    map[string]*memBlob
-	refusals map[RefusalKey]Refusal
-	seq      int64
-	reads    atomic.Int64
-	now      func() time.Time
+	mu            sync.RWMutex
+	threads       map[string]*memThread
+	blobs         map[string]*memBlob
+	refusals      map[RefusalKey]Refusal
+	providerFiles map[providerFileKey]keel.ProviderFile
+	seq           int64
+	reads         atomic.Int64
+	now           func() time.Time
 }
 
 type memThread struct {
@@ -60,15 +61,17 @@ var (
 	_ BlobReporter  = (*InMemory)(nil)
 	_ ThreadStarter = (*InMemory)(nil)
 	_ RefusalLedger = (*InMemory)(nil)
+	_ ProviderFiles = (*InMemory)(nil)
 )
 
 // NewInMemory returns an empty in-memory store.
 func NewInMemory() *InMemory {
 	return &InMemory{
-		threads:  make(map[string]*memThread),
-		blobs:    make(map[string]*memBlob),
-		refusals: make(map[RefusalKey]Refusal),
-		now:      time.Now,
+		threads:       make(map[string]*memThread),
+		blobs:         make(map[string]*memBlob),
+		refusals:      make(map[RefusalKey]Refusal),
+		providerFiles: make(map[providerFileKey]keel.ProviderFile),
+		now:           time.Now,
 	}
 }
 

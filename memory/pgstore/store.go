@@ -14,8 +14,9 @@ import (
 )
 
 // Store is a [memory.Store] in a PostgreSQL database, which several keel
-// servers may share, and a [memory.ThreadStarter], a [memory.BlobReporter]
-// and a [memory.RefusalLedger]. It is safe for concurrent use.
+// servers may share, and a [memory.ThreadStarter], a [memory.BlobReporter],
+// a [memory.RefusalLedger] and a [memory.ProviderFiles]. It is safe for
+// concurrent use.
 type Store struct {
 	*sqlstore.Store
 	db *database
@@ -26,6 +27,7 @@ var (
 	_ memory.ThreadStarter = (*Store)(nil)
 	_ memory.BlobReporter  = (*Store)(nil)
 	_ memory.RefusalLedger = (*Store)(nil)
+	_ memory.ProviderFiles = (*Store)(nil)
 )
 
 // database is the pool as the store's body uses it (a [sqlstore.DB]).
