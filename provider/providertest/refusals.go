@@ -118,6 +118,11 @@ var (
 	GeminiUnsupportedMIME = Refusal{Name: "gemini, a docx", Reply: Reply{Status: http.StatusBadRequest,
 		Body: `{"error":{"code":400,"message":"Unsupported MIME type: application/vnd.openxmlformats-officedocument.wordprocessingml.document","status":"INVALID_ARGUMENT"}}`},
 		Fault: keel.FaultFileType, MediaType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
+	// GeminiFileGone: a file of the Files API the request named that
+	// Gemini no longer keeps (48 hours after its upload).
+	GeminiFileGone = Refusal{Name: "gemini, an expired file", Reply: Reply{Status: http.StatusForbidden,
+		Body: `{"error":{"code":403,"message":"You do not have permission to access the File f1 or it may not exist.","status":"PERMISSION_DENIED"}}`},
+		Fault: keel.FaultFileGone}
 	// GeminiInternal: Gemini's 500, which says nothing of the file that
 	// often causes it.
 	GeminiInternal = Refusal{Name: "gemini, internal", Reply: Reply{Status: http.StatusInternalServerError,
@@ -133,7 +138,7 @@ var OpenAICompatibleRefusals = []Refusal{VLLMFilePart, LlamaCppImage, OllamaImag
 var AnthropicRefusals = []Refusal{AnthropicPages, AnthropicImageType, AnthropicImageSize, AnthropicOverloaded}
 
 // GeminiRefusals are the answers the Gemini adapter reads.
-var GeminiRefusals = []Refusal{GeminiPayload, GeminiBadKey, GeminiUnsupportedMIME, GeminiInternal}
+var GeminiRefusals = []Refusal{GeminiPayload, GeminiBadKey, GeminiUnsupportedMIME, GeminiInternal, GeminiFileGone}
 
 // CheckRefusals answers each of refusals to a generate and a stream call
 // of the model newModel makes for a server's URL, with a request holding
