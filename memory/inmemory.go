@@ -18,12 +18,14 @@ import (
 // messages in the stored form of the SQL stores, so it accepts, refuses
 // and returns exactly what they do, and nothing it returns shares memory
 // with what it keeps. It is also a [ThreadStarter], a [BlobReporter], a
-// [RefusalLedger] and a [ProviderFiles]. It is safe for concurrent use.
+// [RefusalLedger], a [TurnQueue] and a [ProviderFiles]. It is safe for
+// concurrent use.
 type InMemory struct {
 	mu            sync.RWMutex
 	threads       map[string]*memThread
 	blobs         map[string]*memBlob
 	refusals      map[RefusalKey]Refusal
+	turns         []memTurn // queued, oldest first
 	providerFiles map[providerFileKey]keel.ProviderFile
 	seq           int64
 	reads         atomic.Int64
@@ -237,6 +239,7 @@ func (s *InMemory) DeleteThread(ctx context.Context, resourceID, threadID string
 		s.unref(m.Digests)
 	}
 	delete(s.threads, threadID)
+	s.turns = slices.DeleteFunc(s.turns, func(q memTurn) bool { return q.t.ThreadID == threadID })
 	return nil
 }
 

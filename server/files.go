@@ -15,7 +15,7 @@ import (
 
 // fileDataParam reads the messages route's fileData parameter: "false"
 // lists the files without their bytes (Size and SHA256 still tell them
-// apart), which the studio asks for so that a thread of large files loads
+// apart), which the console asks for so that a thread of large files loads
 // in kilobytes; it then downloads a file's bytes through downloadFile
 // when asked. Anything else, or nothing, sends the bytes, as Mastra does.
 func fileDataParam(q url.Values) bool { return q.Get("fileData") != "false" }
@@ -114,6 +114,13 @@ func nthFile(msgs []keel.Message, mid string, n int) (keel.FilePart, bool) {
 // that does not parse is sent as application/octet-stream; an empty name
 // gets "file". digest, when known, is the ETag.
 func serveAttachment(w http.ResponseWriter, r *http.Request, data []byte, mediaType, name, digest string) {
+	setAttachmentHeaders(w, mediaType, name, digest)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+}
+
+// setAttachmentHeaders sets the headers of a file sent as an attachment:
+// its type, its name, and what keeps a browser from running it.
+func setAttachmentHeaders(w http.ResponseWriter, mediaType, name, digest string) {
 	h := w.Header()
 	h.Set("Content-Type", attachmentType(mediaType))
 	h.Set("Content-Disposition", attachmentDisposition(name))
@@ -123,7 +130,6 @@ func serveAttachment(w http.ResponseWriter, r *http.Request, data []byte, mediaT
 	if digest != "" {
 		h.Set("ETag", `"`+digest+`"`)
 	}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
 }
 
 func attachmentType(mediaType string) string {

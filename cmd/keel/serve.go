@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/config"
+	"github.com/keel-go/keel/console"
 	"github.com/keel-go/keel/server"
-	"github.com/keel-go/keel/studio"
+	"github.com/keel-go/keel/workspace/localsandbox"
 )
 
 // serveCmd is keel serve: the HTTP API, until SIGINT or SIGTERM.
@@ -44,6 +46,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		addr = f.Server.Addr
 	}
 	logger := newLogger(std.err, slog.LevelInfo)
+	reaping := startReaper()
 	auth, err := loadServeAuth(ctx, f, logger)
 	if err != nil {
 		return err
@@ -73,18 +76,16 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	ui, err := studio.New()
+	ui, err := console.New()
 	if err != nil {
 		return err
 	}
 	cfg := server.Config{
 		Agents:       built.Agents,
 		Memory:       store,
-		Refusals:     built.Refusals,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,
-		Studio:       ui,
-		SandboxModes: sandboxModes(f),
+		Console:      ui,
 	}
 	auth.serverConfig(&cfg)
 	tel.serverConfig(&cfg)
@@ -102,7 +103,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer stopMetrics()
-	c.announce(std, ln.Addr().String(), built, where, auth, tel.lines)
+	c.announce(std, ln.Addr().String(), built, where, auth, append([]string{reaping}, tel.lines...))
 	stopping := make(chan struct{})
 	defer close(stopping)
 	go func() {
@@ -139,7 +140,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 	for _, line := range append(auth.lines(addr, c.insecureBind), telemetry...) {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
-	fmt.Fprintf(std.err, "keel serve: studio at http://%s/\n", addr)
+	fmt.Fprintf(std.err, "keel serve: console at http://%s/\n", addr)
 	if line := mastraStudioLine(addr, auth.CORSOrigins); line != "" {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
@@ -147,18 +148,21 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 	fmt.Fprintf(std.err, "keel serve: listening on http://%s/api\n", addr)
 }
 
-// sandboxModes tells the server how each agent's sandboxes are shared,
-// for the studio and the sandbox routes.
-func sandboxModes(f *config.File) map[string]string {
-	modes := make(map[string]string, len(f.Agents))
-	for _, a := range f.Agents {
-		mode := a.Sandbox.Resolution
-		if mode == "" {
-			mode = config.PerResource
+// startReaper makes keel reap the processes it adopts (see
+// localsandbox.StartReaper): as PID 1 of a container without an init,
+// every orphan would otherwise stay a zombie. It returns the line that
+// says so at start. The reaper runs until keel exits.
+func startReaper() string {
+	if _, err := localsandbox.StartReaper(); err != nil {
+		if os.Getpid() == 1 {
+			return "WARNING: keel is PID 1 and cannot reap orphaned processes, which will stay zombies: " + err.Error()
 		}
-		modes[a.ID] = mode
+		return "orphaned processes are left to the system's init: " + err.Error()
 	}
-	return modes
+	if os.Getpid() == 1 {
+		return "running as PID 1: keel reaps the orphaned processes it adopts"
+	}
+	return "keel reaps the orphaned processes of what it runs (child subreaper)"
 }
 
 // isLoopback reports whether addr listens on loopback only.

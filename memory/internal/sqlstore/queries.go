@@ -90,6 +90,7 @@ func Statements() []string {
 		qTouchThread, qThreadWindow, qReadMessages, qReadLast, qInsertMessage, qMessageCreated,
 		qReplaceMessage, qMessageDigests, qUnholdDigests, qHoldDigest, qThreadDigests, qBlobKnown, qInsertBlob,
 		qReadBlob, qDropUnheldBlob, qBlobStats, qRecordRefusal, qRefusals, qListRefusals,
+		qQueueTurn, qThreadTurnCount, qResourceTurnCount, qNextTurn, qRemoveTurn, qRemoveThreadTurns, qQueuedThreads,
 		qProviderFile, qSaveProviderFile, qForgetProviderFile}
 	for _, by := range []string{"createdAt", "updatedAt"} {
 		for _, asc := range []bool{false, true} {
