@@ -132,7 +132,7 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 			return nil, err
 		}
 		cfg.Files = processor.UnsupportedFileOptions{Converters: f.converters(a), Images: f.images(a), Refusals: out.Refusals,
-			BlameReadableFiles: f.blamesReadable(a)}
+			BlameReadableFiles: f.blamesReadable(a), ProviderFiles: f.providerFiles(a, opts)}
 		ag, err := agent.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("config: agent %s: %w", a.ID, err)
