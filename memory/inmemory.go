@@ -25,7 +25,8 @@ type InMemory struct {
 	threads       map[string]*memThread
 	blobs         map[string]*memBlob
 	refusals      map[RefusalKey]Refusal
-	turns         []memTurn // queued, oldest first
+	descriptions  map[[2]string]FileDescription // by model and SHA-256
+	turns         []memTurn                     // queued, oldest first
 	providerFiles map[providerFileKey]keel.ProviderFile
 	seq           int64
 	reads         atomic.Int64

@@ -72,10 +72,11 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	}
 	defer store.Close()
 	store = tel.store(store)
-	built, err := c.agents.build(f, store, logger, "serve", "")
+	built, err := c.agents.build(ctx, f, store, logger, "serve", "")
 	if err != nil {
 		return err
 	}
+	defer built.Close()
 	ui, err := console.New()
 	if err != nil {
 		return err

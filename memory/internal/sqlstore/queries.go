@@ -89,7 +89,7 @@ func Statements() []string {
 	qs := []string{qGetThread, qThreadOwner, qInsertThread, qUpdateThread, qCountThreads, qDeleteThread,
 		qTouchThread, qThreadWindow, qReadMessages, qReadLast, qInsertMessage, qMessageCreated,
 		qReplaceMessage, qMessageDigests, qUnholdDigests, qHoldDigest, qThreadDigests, qBlobKnown, qInsertBlob,
-		qReadBlob, qDropUnheldBlob, qBlobStats, qRecordRefusal, qRefusals, qListRefusals,
+		qReadBlob, qDropUnheldBlob, qBlobStats, qRecordRefusal, qRefusals, qListRefusals, qFileDescription, qRecordFileDescription,
 		qQueueTurn, qThreadTurnCount, qResourceTurnCount, qNextTurn, qRemoveTurn, qRemoveThreadTurns, qQueuedThreads,
 		qProviderFile, qSaveProviderFile, qForgetProviderFile}
 	for _, by := range []string{"createdAt", "updatedAt"} {
