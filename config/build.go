@@ -185,7 +185,7 @@ func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, e
 			out.Warnings = append(out.Warnings, warn)
 		}
 		cfg.Files = processor.UnsupportedFileOptions{Converters: f.converters(a), Images: f.images(a), DescribeWith: describer,
-			Refusals: out.Refusals, BlameReadableFiles: f.blamesReadable(a)}
+			Refusals: out.Refusals, BlameReadableFiles: f.blamesReadable(a), ProviderFiles: f.providerFiles(a, opts)}
 		if cfg.ToolSets, err = f.toolSets(i, cfg.Tools, clients); err != nil {
 			return nil, err
 		}

@@ -25,6 +25,7 @@
 //	  convert: true             # a refused file's text for the model; false: the note alone
 //	  maxChars: 100000          # the cap on one file's text
 //	  blameReadable: true       # an unnamed error with only images, PDFs or text: one call without them
+//	  providerFiles: true       # a file too large to go inline: by reference, through the provider's Files API
 //	  describeWith: google/gemini-2.5-flash  # describes images for a model that sees none, once per image
 //	  comments: false           # true: documents' and spreadsheets' comments in their text
 //	  fetch:                    # download files sent as links; without it none is downloaded
@@ -141,6 +142,15 @@
 // threads handle such a file before the call. All agents share one
 // [processor.RememberedRefusals], [Built].Refusals; a refusal is of one
 // model, so the next model of a list still gets the file.
+//
+// A file too large to go inline (a 25 MB PDF to Gemini, whose requests
+// take 20 MB) reaches the model through its provider's own file store
+// (files.providerFiles, on unless turned off, when the store keeps
+// references, as keel's stores do): uploaded once to Gemini's, OpenAI's
+// or Anthropic's Files API, and named by reference on every later turn
+// until the provider drops it, then uploaded again. A model without a
+// file store (an OpenAI-compatible server) gets such a file as refused.
+// See [processor.UnsupportedFileOptions].ProviderFiles.
 //
 // # Models
 //

@@ -53,6 +53,17 @@ type Files struct {
 	// text (true); nil or false leaves them out, as they are often a
 	// draft's private remarks.
 	Comments *bool `yaml:"comments"`
+	// ProviderFiles, nil or true (the default), sends a file too large to
+	// go inline (over the provider's limit, or refused for its size)
+	// through the model's provider's own file store (Gemini's, OpenAI's
+	// and Anthropic's Files APIs), by reference, when the store (--db)
+	// keeps references, as keel's stores do: the file is uploaded once
+	// and named on later turns until the provider drops it. The provider
+	// then keeps a copy of the file beyond the request (Gemini 48 hours,
+	// OpenAI 30 days, Anthropic until it is deleted); false keeps every
+	// file inline, and such a file is handled as refused: the sandbox's
+	// note and its text.
+	ProviderFiles *bool `yaml:"providerFiles"`
 }
 
 // describer returns what describes a's refused images for a model that
@@ -91,6 +102,25 @@ func (f *File) blamesReadable(a Agent) bool {
 		on = a.Files.BlameReadable
 	}
 	return on == nil || *on
+}
+
+// providerFiles returns the store of references a's refused-file
+// handler sends files too large to go inline by, nil when that is off for
+// a or the store keeps none. The store is looked for through the wrappers
+// that observe it.
+func (f *File) providerFiles(a Agent, opts BuildOptions) memory.ProviderFiles {
+	on := f.Files.ProviderFiles
+	if a.Files.ProviderFiles != nil {
+		on = a.Files.ProviderFiles
+	}
+	if (on != nil && !*on) || opts.Memory == nil {
+		return nil
+	}
+	pf, ok := memory.Capability[memory.ProviderFiles](opts.Memory)
+	if !ok {
+		return nil
+	}
+	return pf
 }
 
 // Refusals configures remembered refusals: which file types each model

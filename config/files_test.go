@@ -107,6 +107,45 @@ func TestRefusalsSettings(t *testing.T) {
 	}
 }
 
+// wrapped is a store that hides every capability of the one it wraps but
+// says it wraps it, as an observing wrapper does.
+type wrapped struct{ memory.Store }
+
+func (w wrapped) Unwrap() memory.Store { return w.Store }
+
+func TestFilesProviderFiles(t *testing.T) {
+	mem := memory.NewInMemory()
+	tests := []struct {
+		name  string
+		yaml  string
+		store memory.Store
+		on    bool
+	}{
+		{"on by default, kept by the store", "agents:\n  - id: a\n", mem, true},
+		{"found through a wrapper", "agents:\n  - id: a\n", wrapped{mem}, true},
+		{"off for all", "files: {providerFiles: false}\nagents:\n  - id: a\n", mem, false},
+		{"off for all, on for the agent", "files: {providerFiles: false}\nagents:\n  - id: a\n    files: {providerFiles: true}\n", mem, true},
+		{"off for the agent", "agents:\n  - id: a\n    files: {providerFiles: false}\n", mem, false},
+		{"no store", "agents:\n  - id: a\n", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := config.Parse([]byte(tt.yaml), "keel.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := build(t, f, config.BuildOptions{DefaultModel: "google/gemini-2.5-flash", Memory: tt.store})
+			got := b.Agents[0].Config().Files.ProviderFiles
+			if tt.on && got != memory.ProviderFiles(mem) {
+				t.Errorf("Got(provider files) = %v; want the store's", got)
+			}
+			if !tt.on && got != nil {
+				t.Errorf("Got(provider files) = %v; want none", got)
+			}
+		})
+	}
+}
+
 func TestFilesDescribeWith(t *testing.T) {
 	yaml := "files: {describeWith: google/gemini-2.5-flash}\nagents:\n  - id: a\n  - id: b\n  - id: c\n    files: {convert: false}\n"
 	f, err := config.Parse([]byte(yaml), "keel.yaml")

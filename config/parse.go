@@ -109,7 +109,7 @@ var (
 		"File":          "agents, server, files, refusals, mcp",
 		"MCPServer":     "command, args, env, url, headers, timeout, optional",
 		"Agent":         "id, name, description, instructions, model, fallbackOnCallerErrors, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files, lastMessages, generateTitle",
-		"Files":         "convert, maxChars, fetch, blameReadable, describeWith, comments",
+		"Files":         "convert, maxChars, fetch, blameReadable, describeWith, comments, providerFiles",
 		"Fetch":         "allowHosts, maxSize, timeout, keepCopy, resolve",
 		"Refusals":      "remember, expiry",
 		"Sandbox":       "resolution, allowUnisolated, uid, gid, limits",

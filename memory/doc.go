@@ -1,6 +1,7 @@
 // Package memory keeps conversations: threads owned by a resource (a user,
 // an account) and the messages in them, files included; and, for the
-// runtime, what each model refused.
+// runtime, what each model refused and which files went to a provider's
+// own file store.
 //
 // # Stores
 //
@@ -58,21 +59,23 @@
 // A store may implement more, found by type assertion: [ThreadStarter]
 // creates a thread and saves its first messages in one transaction (the
 // agent uses it for a run's first turn, saving a commit), [BlobReporter]
-// counts blobs and blob reads (for tests and benchmarks), and
+// counts blobs and blob reads (for tests and benchmarks),
 // [RefusalLedger] remembers which file types each model refused, for
-// every server on the store's database, and [TurnQueue] keeps the turns
+// every server on the store's database, [TurnQueue] keeps the turns
 // accepted for a thread until one runs them, so that none is lost when a
-// server stops or dies. All three stores implement them all.
-// PostgreSQL's store, which several servers share, also locks a thread
-// for all of them ([ThreadLocker]) and carries each thread's live events
-// from server to server ([EventBus]).
+// server stops or dies, and [ProviderFiles] keeps the references of files
+// uploaded to a provider's own file store, so that a file too large to
+// send inline is uploaded once, not on every turn. All three stores
+// implement them all. PostgreSQL's store, which several servers share,
+// also locks a thread for all of them ([ThreadLocker]) and carries each
+// thread's live events from server to server ([EventBus]).
 //
 // # Writing a store
 //
 // A store of another package applies the rules of this one with
 // [CheckID], [NewThread], [CheckThread], [ListThreadsOptions.Normalize],
-// [ListMessagesOptions.Check], [Refusal.Normalize] and [CheckTurn], and
-// shows it keeps
+// [ListMessagesOptions.Check], [Refusal.Normalize], [CheckTurn] and
+// [CheckProviderFile], and shows it keeps
 // the contract by passing storetest. How it stores messages is its own
 // business; the stores of this module share a stored form and SQL bodies
 // that are not part of the API.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/keel-go/keel"
@@ -131,6 +132,37 @@ func ExampleRefusalLedger() {
 	//   application/vnd.ms-excel 400
 	// 0 refused type(s) at 1:00PM
 	// forgot 1
+}
+
+// A store keeps the reference of each file uploaded to a provider's own
+// file store, by scope and digest, so that later turns name the file
+// instead of uploading it again; an expired entry is returned too, for
+// the caller to upload the file again and save the new reference.
+func ExampleProviderFiles() {
+	ctx := context.Background()
+	var files memory.ProviderFiles = memory.NewInMemory()
+	scope := "google https://generativelanguage.googleapis.com/ key:0123456789abcdef"
+	sum := strings.Repeat("ab", 32) // the file's SHA-256
+	uploaded := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	err := files.SaveProviderFile(ctx, scope, sum, keel.ProviderFile{
+		Ref:       "https://generativelanguage.googleapis.com/v1beta/files/abc123",
+		MediaType: "application/pdf", ExpiresAt: uploaded.Add(48 * time.Hour),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f, ok, _ := files.ProviderFile(ctx, scope, sum)
+	fmt.Println(ok, f.Ref)
+	fmt.Println("expired a day later:", f.Expired(uploaded.Add(24*time.Hour)))
+	fmt.Println("expired three days later:", f.Expired(uploaded.Add(72*time.Hour)))
+	_, ok, _ = files.ProviderFile(ctx, "openai https://api.openai.com/v1 key:fedcba9876543210", sum)
+	fmt.Println("under another scope:", ok)
+	// Output:
+	// true https://generativelanguage.googleapis.com/v1beta/files/abc123
+	// expired a day later: false
+	// expired three days later: true
+	// under another scope: false
 }
 
 // A turn accepted for a thread waits in the store until one runs it:

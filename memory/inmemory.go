@@ -18,17 +18,19 @@ import (
 // messages in the stored form of the SQL stores, so it accepts, refuses
 // and returns exactly what they do, and nothing it returns shares memory
 // with what it keeps. It is also a [ThreadStarter], a [BlobReporter], a
-// [RefusalLedger] and a [TurnQueue]. It is safe for concurrent use.
+// [RefusalLedger], a [TurnQueue] and a [ProviderFiles]. It is safe for
+// concurrent use.
 type InMemory struct {
-	mu           sync.RWMutex
-	threads      map[string]*memThread
-	blobs        map[string]*memBlob
-	refusals     map[RefusalKey]Refusal
-	descriptions map[[2]string]FileDescription // by model and SHA-256
-	turns        []memTurn                     // queued, oldest first
-	seq          int64
-	reads        atomic.Int64
-	now          func() time.Time
+	mu            sync.RWMutex
+	threads       map[string]*memThread
+	blobs         map[string]*memBlob
+	refusals      map[RefusalKey]Refusal
+	descriptions  map[[2]string]FileDescription // by model and SHA-256
+	turns         []memTurn                     // queued, oldest first
+	providerFiles map[providerFileKey]keel.ProviderFile
+	seq           int64
+	reads         atomic.Int64
+	now           func() time.Time
 }
 
 type memThread struct {
@@ -62,15 +64,17 @@ var (
 	_ BlobReporter  = (*InMemory)(nil)
 	_ ThreadStarter = (*InMemory)(nil)
 	_ RefusalLedger = (*InMemory)(nil)
+	_ ProviderFiles = (*InMemory)(nil)
 )
 
 // NewInMemory returns an empty in-memory store.
 func NewInMemory() *InMemory {
 	return &InMemory{
-		threads:  make(map[string]*memThread),
-		blobs:    make(map[string]*memBlob),
-		refusals: make(map[RefusalKey]Refusal),
-		now:      time.Now,
+		threads:       make(map[string]*memThread),
+		blobs:         make(map[string]*memBlob),
+		refusals:      make(map[RefusalKey]Refusal),
+		providerFiles: make(map[providerFileKey]keel.ProviderFile),
+		now:           time.Now,
 	}
 }
 

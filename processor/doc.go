@@ -125,14 +125,31 @@
 // costs a map read. A ledger that fails never stops a run: the handler
 // then acts as if nothing were remembered, and logs.
 //
+// # Files too large to go inline
+//
+// Given a store of provider file references
+// ([UnsupportedFileOptions].ProviderFiles, a [memory.ProviderFiles]), the
+// unsupported-file handler sends a file too large to go inline through
+// the model's provider's own file store ([keel.FileStore]: Gemini's,
+// OpenAI's and Anthropic's Files APIs) instead of taking it out of the
+// prompt: the largest inline files of a request over the provider's
+// inline limit, a file refused for its size, and a file remembered so
+// that went by reference before. Each is uploaded once per scope and
+// digest and named by reference on later turns until the provider drops
+// it; a reference the provider no longer knows ([keel.FaultFileGone]) is
+// forgotten and the file uploaded again, once per run. A file refused for
+// its pages, and every file of a model without a file store (an
+// OpenAI-compatible server), are handled as refused. Such a file is
+// reported with the outcome [OutcomeProviderFile] and its reference.
+//
 // # Recoveries
 //
 // Each file handled is reported once per run with [Run.Report], as a
 // [Recovery] whose Action is what its files got — "uploaded" (with the
 // Path), "not-uploaded" (with the Reason, the sentence the model read),
-// "placeholder" or "converted" (with the [Conversion]: the converter's
+// "placeholder", "converted" (with the [Conversion]: the converter's
 // kind, what the file holds, the text's size and what the cap left out)
-// — and whose files carry their name, media type, size and SHA-256. The
+// or "provider-file" (with the reference the model got) — and whose files carry their name, media type, size and SHA-256. The
 // unsupported-file handler's recoveries also carry their Cause: the
 // provider's status, code and message, the SDK's refusal and the media
 // type it named, or a remembered refusal with when it was learned and the

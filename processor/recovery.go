@@ -76,6 +76,9 @@ type RecoveredFile struct {
 	// Conversion describes the text the model got, when Outcome is
 	// [OutcomeConverted]; nil otherwise.
 	Conversion *Conversion `json:"conversion,omitempty"`
+	// Ref is the reference the model got the file by, in its provider's
+	// own file store, when Outcome is [OutcomeProviderFile].
+	Ref string `json:"ref,omitempty"`
 }
 
 // Conversion describes the text a converter made of a file.

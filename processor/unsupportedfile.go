@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/memory"
 )
 
 // UnsupportedFileHandlerID is the ID of [UnsupportedFileHandler].
@@ -79,6 +80,7 @@ type UnsupportedFileHandler struct {
 	describer     ImageDescriber
 	refusals      *RememberedRefusals
 	blameReadable bool
+	providerFiles memory.ProviderFiles
 }
 
 // UnsupportedFileOptions configure an [UnsupportedFileHandler] beyond the
@@ -140,6 +142,21 @@ type UnsupportedFileOptions struct {
 	// per refusal, never twice for the same files. keel serve and keel
 	// run turn it on.
 	BlameReadableFiles bool
+	// ProviderFiles, when not nil, lets a file too large to go inline
+	// reach the model through its provider's own file store
+	// ([keel.FileStore]: Gemini's, OpenAI's and Anthropic's Files APIs),
+	// by reference, instead of being taken out of the prompt: a file
+	// refused for its size, or remembered so, and the largest files of a
+	// request whose inline files would be over the provider's limit are
+	// uploaded once and named by reference in their place. The store
+	// keeps each reference by the model's scope and the file's digest, so
+	// later turns (and other threads, and other servers on the store's
+	// database) name the file without uploading it again, until the
+	// provider lets it expire. A file refused for its pages never goes by
+	// reference, nor does any file of a model without a file store (an
+	// OpenAI-compatible server): they are handled as refused. See
+	// [OutcomeProviderFile]. keel serve and keel run pass their store.
+	ProviderFiles memory.ProviderFiles
 }
 
 // NewUnsupportedFileHandler returns the unsupported-file handler as the
@@ -150,7 +167,7 @@ func NewUnsupportedFileHandler() *UnsupportedFileHandler { return &UnsupportedFi
 // opts.
 func NewUnsupportedFileHandlerWith(opts UnsupportedFileOptions) *UnsupportedFileHandler {
 	return &UnsupportedFileHandler{converters: opts.Converters, images: opts.Images, describer: opts.DescribeWith, refusals: opts.Refusals,
-		blameReadable: opts.BlameReadableFiles}
+		blameReadable: opts.BlameReadableFiles, providerFiles: opts.ProviderFiles}
 }
 
 // ID returns "unsupported-file-handler".
@@ -187,6 +204,8 @@ type unsupportedFileState struct {
 	// pending are the types an unnamed refusal is to remember once a call
 	// without them succeeds.
 	pending []pendingRefusal
+	// pf is what the run knows of the files it sends by reference.
+	pf providerFileState
 }
 
 // HandleAPIError records which files the model refused and asks for a
@@ -196,6 +215,9 @@ type unsupportedFileState struct {
 func (h *UnsupportedFileHandler) HandleAPIError(ctx context.Context, e *APIErrorEvent) (Decision, error) {
 	if e == nil || e.Run == nil || e.Err == nil {
 		return Decision{}, nil
+	}
+	if d, ok := h.referenceRefused(ctx, e); ok {
+		return d, nil
 	}
 	if e.Run.RetryCount() > 0 && !h.blameReadable {
 		return Decision{}, nil
@@ -211,6 +233,7 @@ func (h *UnsupportedFileHandler) HandleAPIError(ctx context.Context, e *APIError
 	if b.cause == nil {
 		return Decision{}, nil
 	}
+	st.noteSizeRefusal(c, b)
 	if st.rejected == nil {
 		st.rejected = make(map[string]*RecoveryCause)
 	}

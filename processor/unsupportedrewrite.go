@@ -25,7 +25,8 @@ type replacement struct {
 // may not read, once a call of the run failed because of a file, and
 // every file of a type the model is remembered to refuse, as
 // [UnsupportedFileHandler] says. Failures to upload or convert, and to
-// read remembered refusals, are logged, never returned.
+// read remembered refusals, are logged, never returned; only ctx's error,
+// when it ends an upload to the provider's file store, is.
 func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error {
 	if req == nil || req.Run == nil {
 		return nil
@@ -35,11 +36,16 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 	defer st.mu.Unlock()
 	remembered, byFile := h.remembered(ctx, req, st)
 	st.now = remembered
-	if len(st.rejected) == 0 && len(st.rejectedFiles) == 0 && len(remembered) == 0 {
+	refs, err := h.referencePlan(ctx, req, st, remembered)
+	if err != nil {
+		return err
+	}
+	if len(st.rejected) == 0 && len(st.rejectedFiles) == 0 && len(remembered) == 0 && len(refs) == 0 {
 		return nil
 	}
-	// Files refused for their size or pages are known by their digest.
-	digests := byFile || len(st.rejectedFiles) > 0
+	// Files refused for their size or pages, and files sent by reference,
+	// are known by their digest.
+	digests := byFile || len(st.rejectedFiles) > 0 || len(refs) > 0
 	var fresh []handledFile
 	for i := range req.Prompt {
 		m := &req.Prompt[i]
@@ -54,6 +60,19 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 				sum := ""
 				if digests && f.IsInline() {
 					sum, _, _ = req.Run.fileDigest(f)
+				}
+				if r, byRef := refs[sum]; byRef && sum != "" {
+					// The file goes by its reference in the provider's
+					// file store, in its place.
+					part, report := st.referencePart(req.Run, f, sum, r)
+					if parts == nil {
+						parts = append(make([]keel.Part, 0, len(m.Parts)), m.Parts[:j]...)
+					}
+					parts = append(parts, part)
+					if report != nil {
+						fresh = append(fresh, *report)
+					}
+					continue
 				}
 				cause, ok = st.selects(f, sum, remembered)
 			}

@@ -33,6 +33,8 @@ func fileOutcome(f processor.RecoveredFile) string {
 		return "not uploaded: " + f.Reason
 	case processor.OutcomePlaceholder:
 		return "replaced by a placeholder"
+	case processor.OutcomeProviderFile:
+		return "sent by reference, from the provider's file store (" + f.Ref + ")"
 	case processor.OutcomeConverted:
 		s := "converted to text"
 		if c := f.Conversion; c != nil {
@@ -81,6 +83,8 @@ func recoveryCause(c *processor.RecoveryCause) string {
 		}
 	case processor.CauseUnsupportedFunctionality:
 		b.WriteString("the SDK refused it")
+	case processor.CauseInlineLimit:
+		b.WriteString("over " + strings.Trim(c.Provider+"/"+c.Model, "/") + "'s inline limit")
 	case processor.CauseRememberedRefusal:
 		b.WriteString(strings.Trim(c.Provider+"/"+c.Model, "/") + " refused " + c.MediaType + " before")
 		if !c.ExpiresAt.IsZero() {

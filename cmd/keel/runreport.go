@@ -20,6 +20,13 @@ func printRecovery(w io.Writer, rec processor.Recovery) {
 		fmt.Fprintf(w, "keel run: %s: %s\n", rec.Processor, rec.Action)
 		return
 	}
+	if rec.Action == processor.OutcomeProviderFile {
+		for _, f := range rec.Files {
+			fmt.Fprintf(w, "keel run: %s (%s) was too large to go inline; the model got it by reference, from its provider's file store (%s)\n",
+				f.Name, f.MediaType, f.Ref)
+		}
+		return
+	}
 	what := "the model refused"
 	switch c := rec.Cause; {
 	case rec.Processor == processor.FileUploadID:

@@ -24,6 +24,8 @@ export function outcomeText(f) {
       return ["not uploaded: ", f.reason || "no reason given"];
     case "placeholder":
       return ["replaced by a placeholder: ", h("code", {}, `[Attachment unavailable: ${f.name}]`)];
+    case "provider-file":
+      return ["sent by reference, from the provider's file store: ", h("code", {}, f.ref || "?")];
     case "converted": {
       const out = ["converted to text"];
       if (conv) {
@@ -59,6 +61,10 @@ export function causeText(c) {
       if (c.learnedAt || c.expiresAt) s += ")";
       if (c.status || c.message) s += `; evidence: ${c.status || ""} ${c.message || ""}`.trimEnd();
       return s;
+    }
+    case "inline-limit": {
+      const model = [c.provider, c.model].filter(Boolean).join("/") || "the model";
+      return `too large to go inline to ${model}${c.message ? ": " + c.message : ""}`;
     }
     default:
       return [c.kind, c.status, c.message].filter(Boolean).join(" ") || "unknown cause";

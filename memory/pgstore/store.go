@@ -16,9 +16,10 @@ import (
 
 // Store is a [memory.Store] in a PostgreSQL database, which several keel
 // servers may share, and a [memory.ThreadStarter], a [memory.BlobReporter],
-// a [memory.RefusalLedger] and a [memory.TurnQueue]; and, for the
-// servers that share it, a [memory.ThreadLocker] and a [memory.EventBus].
-// It is safe for concurrent use.
+// a [memory.RefusalLedger], a [memory.TurnQueue] and a
+// [memory.ProviderFiles]; and, for the servers that share it, a
+// [memory.ThreadLocker] and a [memory.EventBus]. It is safe for
+// concurrent use.
 type Store struct {
 	*sqlstore.Store
 	db     *database
@@ -34,6 +35,7 @@ var (
 	_ memory.TurnQueue     = (*Store)(nil)
 	_ memory.ThreadLocker  = (*Store)(nil)
 	_ memory.EventBus      = (*Store)(nil)
+	_ memory.ProviderFiles = (*Store)(nil)
 )
 
 // database is the pool as the store's body uses it (a [sqlstore.DB]),

@@ -43,9 +43,10 @@
 // # Schema
 //
 // Tables are named as in PostgreSQL (keel_threads, keel_messages,
-// keel_blobs, keel_message_blobs, keel_refusals), so that both stores run
-// the same statements; times are Unix milliseconds. A thread's row counts
-// its messages (a trigger raises the count with each insert), and the
+// keel_blobs, keel_message_blobs, keel_refusals, keel_provider_files), so
+// that both stores run the same statements; times are Unix milliseconds.
+// A thread's row counts its messages (a trigger raises the count with
+// each insert), and the
 // count gives a new message its place; the last messages are read from
 // the end of the index on (thread, created_at, seq): saving to and loading
 // a window of a thread of 100,000 messages cost about what they cost for

@@ -23,7 +23,8 @@ const BusyTimeout = 10 * time.Second
 
 // Store is a [memory.Store] in one SQLite file, and a
 // [memory.ThreadStarter], a [memory.BlobReporter], a
-// [memory.RefusalLedger] and a [memory.TurnQueue]. It is safe for concurrent use, and several
+// [memory.RefusalLedger], a [memory.TurnQueue] and a
+// [memory.ProviderFiles]. It is safe for concurrent use, and several
 // processes may open the same file.
 type Store struct {
 	*sqlstore.Store
@@ -36,6 +37,7 @@ var (
 	_ memory.BlobReporter  = (*Store)(nil)
 	_ memory.RefusalLedger = (*Store)(nil)
 	_ memory.TurnQueue     = (*Store)(nil)
+	_ memory.ProviderFiles = (*Store)(nil)
 )
 
 // file is the database as the store's body uses it (a [sqlstore.DB]).

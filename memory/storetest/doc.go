@@ -28,10 +28,13 @@
 // windows ([memory.ListMessagesOptions.Last]) and message counts, the
 // SHA-256 of every file returned, [memory.Store.ThreadOwner], and, for a
 // [memory.RefusalLedger], recording, lookup, expiry (with the caller's
-// clock, no waiting), listing and forgetting.
+// clock, no waiting), listing and forgetting; for a
+// [memory.ProviderFiles], saving, lookup by scope and digest (expired
+// entries included), replacing, forgetting and bad input.
 //
 // [RunShared] checks what two store values on one database see of each
-// other at once: threads and refusals written by one, read by the other.
+// other at once: threads, refusals and provider file references written by
+// one, read by the other.
 //
 // # Benchmarks
 //

@@ -20,6 +20,7 @@ func RunShared(t *testing.T, open func(t *testing.T) (a, b memory.Store)) {
 	}{
 		{"SharedThreads", testSharedThreads},
 		{"SharedRefusals", testSharedRefusals},
+		{"SharedProviderFiles", testSharedProviderFiles},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -57,6 +57,8 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 		{"RefusalInvalid", testRefusalInvalid},
 		{"TurnQueue", testTurnQueue},
 		{"FileDescriptions", testFileDescriptions},
+		{"ProviderFiles", testProviderFiles},
+		{"ProviderFileInvalid", testProviderFileInvalid},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

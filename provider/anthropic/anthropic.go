@@ -17,6 +17,7 @@ import (
 	"github.com/keel-go/keel/provider/internal/exchange"
 	"github.com/keel-go/keel/provider/internal/httpclient"
 	"github.com/keel-go/keel/provider/internal/inline"
+	"github.com/keel-go/keel/provider/internal/upload"
 )
 
 // ProviderName is the name [Model.Provider] returns and the Provider of
@@ -78,6 +79,7 @@ type Model struct {
 	// endpoint is the Messages API's URL, for errors that carry no request.
 	endpoint string
 	timeouts exchange.Timeouts
+	files    *fileStore
 }
 
 var _ keel.Model = (*Model)(nil)
@@ -126,8 +128,10 @@ func New(model string, opts Options) (*Model, error) {
 	if baseURL != "" {
 		endpoint = strings.TrimRight(baseURL, "/")
 	}
-	return &Model{name: model, client: anthropic.NewClient(ro...), endpoint: endpoint + "/v1/messages",
-		timeouts: exchange.Timeouts{Idle: opts.IdleTimeout, FirstByte: opts.FirstByteTimeout}}, nil
+	m := &Model{name: model, client: anthropic.NewClient(ro...), endpoint: endpoint + "/v1/messages",
+		timeouts: exchange.Timeouts{Idle: opts.IdleTimeout, FirstByte: opts.FirstByteTimeout}}
+	m.files = &fileStore{m: m, scope: upload.Scope(ProviderName, endpoint, key)}
+	return m, nil
 }
 
 // Provider returns "anthropic".
@@ -207,14 +211,15 @@ func (c *call) option() option.RequestOption {
 	})
 }
 
-// requestOptions turns the per-call headers into SDK options.
+// requestOptions turns the per-call headers into SDK options, and adds
+// the Files API's beta header when the request names a file by ID.
 func requestOptions(req *keel.Request) []option.RequestOption {
-	if len(req.Headers) == 0 {
-		return nil
-	}
-	ro := make([]option.RequestOption, 0, len(req.Headers))
+	ro := make([]option.RequestOption, 0, len(req.Headers)+1)
 	for k, v := range req.Headers {
 		ro = append(ro, option.WithHeader(k, v))
+	}
+	if usesFileIDs(req) {
+		ro = append(ro, option.WithHeaderAdd("anthropic-beta", FilesBeta))
 	}
 	return ro
 }

@@ -40,6 +40,27 @@
 //     Files in assistant messages are refused too ("file parts in
 //     assistant messages").
 //
+// # Files API
+//
+// Every [Model] has Anthropic's Files API (beta) as its [keel.FileStore]
+// ([Model.FileStore]): keel's unsupported-file handler uploads a file
+// there when a request's inline files would pass [InlineLimit] (a
+// request may be 32 MB in all) or the API refused a file for its size
+// ("image exceeds 5 MB maximum"), and sends a file source (file_id)
+// instead. Only what the Messages API reads by ID is uploaded (images of
+// type jpeg, png, gif and webp, PDFs, plain text); any other type is
+// refused before anything is sent. The upload carries the anthropic-beta
+// header [FilesBeta], and so does every Messages call that names a file
+// by ID (added to any beta the caller's headers give). The multipart body
+// goes through the SDK's client with the file read into it as it is sent:
+// the SDK's Beta.Files.Upload would copy the whole body into a buffer
+// first. Anthropic keeps a file until it is deleted; keel deletes none
+// (the same file serves every thread that sends it) and counts on a
+// reference for 30 days, uploading the file again after that or when the
+// API answers that it does not know it (a 404 "File not found", typed
+// [keel.FaultFileGone]). A reference's scope is the base URL and a hash of
+// the key.
+//
 // # Memory
 //
 // Inline file content never goes through the SDK's JSON encoding, which

@@ -29,6 +29,9 @@ type fault struct {
 // then the block's kind (image, document, pdf).
 var partPath = regexp.MustCompile(`messages\.(\d+)\.content\.(\d+)\.(image|document|pdf)\b`)
 
+// fileGone finds an answer about a file ID that is not there.
+var fileGone = regexp.MustCompile(`(?i)\bfile\b[^.]{0,80}\b(?:not found|does not exist|was deleted)|\bfile_[0-9a-z]+\b[^.]{0,40}\bnot found`)
+
 // notAFileTypes are the error types no file causes.
 var notAFileTypes = map[string]bool{
 	"authentication_error": true, "permission_error": true, "not_found_error": true, "rate_limit_error": true,
@@ -38,6 +41,12 @@ var notAFileTypes = map[string]bool{
 // classify reads an error answer's status, type and message against the
 // messages the request sent.
 func classify(status int, typ, msg string, sent []anthropic.MessageParam) fault {
+	if fileGone.MatchString(msg) && (status == 404 || status == 400 || typ == "not_found_error") {
+		// A file ID of the Files API the request named that is not
+		// there (deleted, another workspace's): "File not found:
+		// file_011...".
+		return fault{kind: keel.FaultFileGone}
+	}
 	if notAFileTypes[typ] || status == 401 || status == 403 || status == 404 || status == 429 {
 		return fault{kind: keel.FaultNotFile}
 	}

@@ -48,6 +48,26 @@
 // Both are [keel.APICallError]s; keel's unsupported-file handler takes such
 // files out of the prompt and calls again.
 //
+// # Files API
+//
+// Every [Model] has Gemini's Files API as its [keel.FileStore]
+// ([Model.FileStore]): keel's unsupported-file handler uploads a file
+// there when a request's inline files would pass Gemini's 20 MB limit
+// ([InlineLimit]) or Gemini answered "Request payload size exceeds the
+// limit", and sends the file's URI as fileData instead. The upload is the
+// SDK's resumable protocol (a start, then "upload, finalize") in two
+// requests, the file read straight into the connection: the SDK's own
+// Files.Upload reads it into an 8 MiB buffer of its own first. A file
+// Gemini is still processing is waited for, up to two minutes. The upload
+// URL Gemini gives is used on the base URL's host only, since the key goes
+// with it. Gemini keeps a file 48 hours (its expirationTime, the
+// reference's ExpiresAt); a request naming a file it no longer keeps is
+// answered 403 "You do not have permission to access the File ... or it
+// may not exist.", which is a [keel.APICallError] with
+// [keel.FaultFileGone]. A reference's scope ([keel.FileStore].FileScope)
+// is the base URL and a hash of the key: files belong to the key's
+// project, and any of its models reads them.
+//
 // The SDK encodes a request several times over (struct, JSON, map, JSON),
 // which would hold a 10 MiB file's base64 three or four times at once. So
 // inline files go through the SDK as small placeholders, and the adapter's

@@ -128,6 +128,11 @@ var notAFileReasons = map[string]bool{
 func classify(status int, googleStatus, code, msg string) fault {
 	l := strings.ToLower(msg)
 	switch {
+	case status >= 400 && status < 500 && strings.Contains(l, "file") && (strings.Contains(l, "may not exist") || strings.Contains(l, "does not exist")):
+		// A file of the Files API the request named that expired or was
+		// deleted: 403 "You do not have permission to access the File abc
+		// or it may not exist."
+		return fault{kind: keel.FaultFileGone}
 	case status == 401 || status == 403 || status == 404 || status == 429 || notAFileReasons[code] || notAFileReasons[googleStatus]:
 		return fault{kind: keel.FaultNotFile}
 	case strings.Contains(l, "api key") || strings.Contains(l, "location is not supported"):

@@ -79,6 +79,7 @@ type Model struct {
 	client   *genai.Client
 	sigs     *signatureCache
 	timeouts exchange.Timeouts
+	files    *fileStore
 }
 
 // New returns the Gemini model name (such as "gemini-2.5-flash") with
@@ -129,8 +130,12 @@ func New(name string, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("google: new: %w", err)
 	}
-	return &Model{name: name, baseURL: baseURL, client: client, sigs: newSignatureCache(signatureCacheSize),
-		timeouts: exchange.Timeouts{Idle: opts.IdleTimeout, FirstByte: opts.FirstByteTimeout}}, nil
+	m := &Model{name: name, baseURL: baseURL, client: client, sigs: newSignatureCache(signatureCacheSize),
+		timeouts: exchange.Timeouts{Idle: opts.IdleTimeout, FirstByte: opts.FirstByteTimeout}}
+	if m.files, err = newFileStore(m, &hc, baseURL, key, opts.Headers); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // Provider returns "google".

@@ -52,6 +52,26 @@
 // string, not a list of parts: servers for text models (Groq's) take
 // nothing else.
 //
+// # Files API
+//
+// A model of OpenAI itself (not a compatible server) has OpenAI's Files
+// API as its [keel.FileStore] ([Model.FileStore]; nil for a compatible
+// server, whose chat endpoint reads no file IDs, so that a file too large
+// for it is handled as refused). keel's unsupported-file handler uploads
+// a file there when a request's inline files would pass [InlineLimit] or
+// OpenAI refused the request for its size, and sends the file ID
+// instead: Chat Completions takes PDFs only by file_id (an image or any
+// other type is refused before the upload), the Responses API images
+// (input_image, purpose "vision") and documents (input_file, purpose
+// "user_data"). The upload is a multipart POST /files through the SDK's
+// client, with the file read into the body as it is sent (the SDK's
+// Files.New would copy the whole body into a buffer first) and its length
+// known. keel asks OpenAI to delete the file 30 days after the upload
+// (expires_after), so it leaves nothing behind; a file ID OpenAI no longer
+// keeps is answered "No such File object", a [keel.APICallError] with
+// [keel.FaultFileGone]. A reference's scope is the base URL, a hash of
+// the key, and the organization and project when set.
+//
 // Inline file contents are base64-encoded into the request body while it
 // is sent, a chunk at a time, so a 10 MiB PDF costs well under 1 MiB of
 // memory beyond the file itself rather than several copies of it.

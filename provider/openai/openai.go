@@ -112,6 +112,8 @@ type Model struct {
 	timeouts    exchange.Timeouts
 	chat        sdk.ChatCompletionService
 	responses   responses.ResponseService
+	// files is OpenAI's Files API; nil for a compatible server.
+	files *fileStore
 }
 
 var _ keel.Model = (*Model)(nil)
@@ -173,13 +175,14 @@ func New(name string, opts Options) (*Model, error) {
 	if baseURL != "" {
 		ropts = append(ropts, option.WithBaseURL(baseURL))
 	}
+	org, project := "", ""
 	if !compatible {
-		for env, opt := range map[string]func(string) option.RequestOption{
-			"OPENAI_ORG_ID": option.WithOrganization, "OPENAI_PROJECT_ID": option.WithProject,
-		} {
-			if v := os.Getenv(env); v != "" {
-				ropts = append(ropts, opt(v))
-			}
+		org, project = os.Getenv("OPENAI_ORG_ID"), os.Getenv("OPENAI_PROJECT_ID")
+		if org != "" {
+			ropts = append(ropts, option.WithOrganization(org))
+		}
+		if project != "" {
+			ropts = append(ropts, option.WithProject(project))
 		}
 	}
 	for k, vs := range opts.Headers {
@@ -187,7 +190,7 @@ func New(name string, opts Options) (*Model, error) {
 			ropts = append(ropts, option.WithHeaderAdd(k, v))
 		}
 	}
-	return &Model{
+	m := &Model{
 		name:        name,
 		provider:    provider,
 		api:         api,
@@ -196,7 +199,11 @@ func New(name string, opts Options) (*Model, error) {
 		timeouts:    exchange.Timeouts{Idle: opts.IdleTimeout, FirstByte: opts.FirstByteTimeout},
 		chat:        sdk.NewChatCompletionService(ropts...),
 		responses:   responses.NewResponseService(ropts...),
-	}, nil
+	}
+	if !compatible {
+		m.files = newFileStore(m, ropts, key, baseURL, org, project)
+	}
+	return m, nil
 }
 
 // openAIImageTypes are the image formats OpenAI reads: png, jpeg, gif

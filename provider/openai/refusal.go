@@ -49,6 +49,10 @@ var (
 	// ("The model `x` does not exist", Ollama's "model \"x\" not found,
 	// try pulling it first").
 	modelMissing = regexp.MustCompile(`(?i)model\b.{0,120}\b(?:does not exist|not found|is not available|unknown)|(?:unknown|invalid) model\b`)
+	// fileGone: a file the request named by ID that the Files API no
+	// longer keeps (expired or deleted): "No such File object:
+	// file-abc123", "File file-abc123 not found".
+	fileGone = regexp.MustCompile(`(?i)no such file object|\bfile[\w -]{0,60}\b(?:not found|does not exist|has expired|was deleted)|invalid file id`)
 	// imageCodes are OpenAI's codes for an image it cannot read.
 	imageCodes = []string{"invalid_image_format", "invalid_image", "image_parse_error", "unsupported_image"}
 )
@@ -63,6 +67,8 @@ func classify(status int, code, msg string) fault {
 		return fault{kind: keel.FaultNotFile}
 	case containsAny(lc, notAFileCodes):
 		return fault{kind: keel.FaultNotFile}
+	case status < 500 && (lc == "file_not_found" || fileGone.MatchString(msg)):
+		return fault{kind: keel.FaultFileGone}
 	}
 	if !strings.Contains(lm, "unsupported") || !strings.Contains(lm, "type") {
 	} else if m := unsupportedMIME.FindStringSubmatch(msg); m != nil {

@@ -78,6 +78,9 @@ var (
 	OllamaModelMissing = Refusal{Name: "ollama, unknown model", Reply: Reply{Status: http.StatusNotFound,
 		Body: `{"error":{"message":"model \"llama9\" not found, try pulling it first","type":"api_error","param":null,"code":null}}`},
 		Fault: keel.FaultNotFile}
+	// OpenAIFileGone: OpenAI, a file ID its Files API no longer keeps.
+	OpenAIFileGone = Refusal{Name: "openai, a deleted file", Reply: Reply{Status: http.StatusNotFound,
+		Body: OpenAIFileGoneBody("file-abc123")}, Fault: keel.FaultFileGone, Sent: "application/pdf"}
 	// OpenAIServerError: OpenAI's 500, which says nothing of files.
 	OpenAIServerError = Refusal{Name: "openai, server error", Reply: Reply{Status: http.StatusInternalServerError,
 		Body: `{"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}}`}}
@@ -98,6 +101,10 @@ var (
 	AnthropicImageSize = Refusal{Name: "anthropic, image over 5 MB", Reply: Reply{Status: http.StatusBadRequest,
 		Body: `{"type":"error","error":{"type":"invalid_request_error","message":"messages.0.content.1.image.source.base64: image exceeds 5 MB maximum: 7251404 bytes > 5242880 bytes"},"request_id":"req_011CSize"}`},
 		Fault: keel.FaultFileSize, MediaType: "image/png", Limit: 5242880}
+	// AnthropicFileGone: a file ID the Files API does not keep (its
+	// documented 404 not_found_error).
+	AnthropicFileGone = Refusal{Name: "anthropic, a deleted file", Reply: Reply{Status: http.StatusNotFound,
+		Body: AnthropicFileGoneBody("file_011CNha8iCJcU1wXNR6q4V8w")}, Fault: keel.FaultFileGone, Sent: "application/pdf"}
 	// AnthropicOverloaded: 529, which says nothing of files.
 	AnthropicOverloaded = Refusal{Name: "anthropic, overloaded", Reply: Reply{Status: 529,
 		Body: `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011COver"}`},
@@ -118,6 +125,11 @@ var (
 	GeminiUnsupportedMIME = Refusal{Name: "gemini, a docx", Reply: Reply{Status: http.StatusBadRequest,
 		Body: `{"error":{"code":400,"message":"Unsupported MIME type: application/vnd.openxmlformats-officedocument.wordprocessingml.document","status":"INVALID_ARGUMENT"}}`},
 		Fault: keel.FaultFileType, MediaType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
+	// GeminiFileGone: a file of the Files API the request named that
+	// Gemini no longer keeps (48 hours after its upload).
+	GeminiFileGone = Refusal{Name: "gemini, an expired file", Reply: Reply{Status: http.StatusForbidden,
+		Body: `{"error":{"code":403,"message":"You do not have permission to access the File f1 or it may not exist.","status":"PERMISSION_DENIED"}}`},
+		Fault: keel.FaultFileGone}
 	// GeminiInternal: Gemini's 500, which says nothing of the file that
 	// often causes it.
 	GeminiInternal = Refusal{Name: "gemini, internal", Reply: Reply{Status: http.StatusInternalServerError,
@@ -127,13 +139,14 @@ var (
 // OpenAICompatibleRefusals are the answers the OpenAI adapter reads, of
 // OpenAI and of the compatible servers.
 var OpenAICompatibleRefusals = []Refusal{VLLMFilePart, LlamaCppImage, OllamaImage, OpenRouterImage, MistralDocument,
-	GroqListContent, OpenAIImageFormat, OpenAIUnsupportedMIME, OpenAIBadKey, OpenAIQuota, OllamaModelMissing, OpenAIServerError}
+	GroqListContent, OpenAIImageFormat, OpenAIUnsupportedMIME, OpenAIBadKey, OpenAIQuota, OllamaModelMissing, OpenAIServerError,
+	OpenAIFileGone}
 
 // AnthropicRefusals are the answers the Anthropic adapter reads.
-var AnthropicRefusals = []Refusal{AnthropicPages, AnthropicImageType, AnthropicImageSize, AnthropicOverloaded}
+var AnthropicRefusals = []Refusal{AnthropicPages, AnthropicImageType, AnthropicImageSize, AnthropicOverloaded, AnthropicFileGone}
 
 // GeminiRefusals are the answers the Gemini adapter reads.
-var GeminiRefusals = []Refusal{GeminiPayload, GeminiBadKey, GeminiUnsupportedMIME, GeminiInternal}
+var GeminiRefusals = []Refusal{GeminiPayload, GeminiBadKey, GeminiUnsupportedMIME, GeminiInternal, GeminiFileGone}
 
 // CheckRefusals answers each of refusals to a generate and a stream call
 // of the model newModel makes for a server's URL, with a request holding

@@ -67,6 +67,12 @@ const (
 	qRefusals       = `SELECT ` + refusalColumns + ` FROM keel_refusals WHERE provider = $1 AND model = $2 AND expires_at > $3`
 	qListRefusals   = `SELECT ` + refusalColumns + ` FROM keel_refusals`
 	qForgetRefusals = `DELETE FROM keel_refusals`
+
+	qProviderFile     = `SELECT ref, media_type, expires_at FROM keel_provider_files WHERE scope = $1 AND sha256 = $2`
+	qSaveProviderFile = `INSERT INTO keel_provider_files (scope, sha256, ref, media_type, expires_at) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (scope, sha256) DO UPDATE SET ref = excluded.ref, media_type = excluded.media_type,
+		expires_at = excluded.expires_at`
+	qForgetProviderFile = `DELETE FROM keel_provider_files WHERE scope = $1 AND sha256 = $2`
 )
 
 // listThreads is the query of a page of threads in order (see
@@ -84,7 +90,8 @@ func Statements() []string {
 		qTouchThread, qThreadWindow, qReadMessages, qReadLast, qInsertMessage, qMessageCreated,
 		qReplaceMessage, qMessageDigests, qUnholdDigests, qHoldDigest, qThreadDigests, qBlobKnown, qInsertBlob,
 		qReadBlob, qDropUnheldBlob, qBlobStats, qRecordRefusal, qRefusals, qListRefusals, qFileDescription, qRecordFileDescription,
-		qQueueTurn, qThreadTurnCount, qResourceTurnCount, qNextTurn, qRemoveTurn, qRemoveThreadTurns, qQueuedThreads}
+		qQueueTurn, qThreadTurnCount, qResourceTurnCount, qNextTurn, qRemoveTurn, qRemoveThreadTurns, qQueuedThreads,
+		qProviderFile, qSaveProviderFile, qForgetProviderFile}
 	for _, by := range []string{"createdAt", "updatedAt"} {
 		for _, asc := range []bool{false, true} {
 			_, order, err := ThreadOrder("r", memory.ListThreadsOptions{OrderBy: by, Ascending: asc})

@@ -23,8 +23,8 @@ type Config struct {
 }
 
 // Store is the body of a SQL store: every method of [memory.Store],
-// [memory.ThreadStarter], [memory.BlobReporter] and
-// [memory.RefusalLedger], on a [DB]. It is safe for concurrent use as its
+// [memory.ThreadStarter], [memory.BlobReporter], [memory.RefusalLedger]
+// and [memory.ProviderFiles], on a [DB]. It is safe for concurrent use as its
 // DB is.
 type Store struct {
 	db    DB

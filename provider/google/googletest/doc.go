@@ -18,6 +18,19 @@
 //	body, _ := srv.Requests()[0].Decode()
 //	body.InlineMediaTypes() // the files that went inline
 //
+// # Files API
+//
+// The server also speaks the Files API's resumable upload (POST
+// /upload/v1beta/files with X-Goog-Upload-Command start, then the bytes
+// with "upload" and "upload, finalize", as the SDK's Files.Upload and
+// keel's adapter send them) and GET /v1beta/files/<id>. [Server.Uploads]
+// lists what it received, by digest; a file expires [Options.FileTTL]
+// after its upload (48 hours by default; [Server.SetFileTTL] changes it),
+// or at once with [Server.DeleteFile], and a request naming it by fileData
+// is then answered with Gemini's real 403 ([FileGoneBody]).
+// [Options.PayloadLimit] makes the server answer a request body over it
+// with Gemini's 400 "Request payload size exceeds the limit".
+//
 // # Bodies
 //
 // [TextBody], [ToolCallBody], [StreamTextBody], [StreamToolCallBody],

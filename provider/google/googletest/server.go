@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/providertest"
@@ -25,8 +26,21 @@ type Options struct {
 	// an inline file of one of them gets the real 502 INTERNAL, which says
 	// nothing about the file.
 	Internal []string
-	// Respond, when not nil, answers each request first; returning false
-	// leaves the request to the behaviour above. n counts requests from 0.
+	// PayloadLimit, when above 0, is the size of a generateContent body
+	// over which the server answers with Gemini's real 400 "Request
+	// payload size exceeds the limit: 20971520 bytes." (the message names
+	// Gemini's limit whatever this one is).
+	PayloadLimit int
+	// FileTTL is how long the Files API keeps a file: its expirationTime
+	// is the upload's time plus FileTTL. 0 means 48 hours, as Gemini.
+	FileTTL time.Duration
+	// ProcessingPolls is how many reads of a new file answer its state as
+	// PROCESSING before ACTIVE (the finalizing answer counts as one read
+	// when it is above 0).
+	ProcessingPolls int
+	// Respond, when not nil, answers each request first, the Files API's
+	// too; returning false leaves the request to the behaviour above. n
+	// counts requests from 0.
 	Respond func(r Request, n int) (providertest.Reply, bool)
 }
 
@@ -45,13 +59,16 @@ type Request struct {
 func (r Request) Decode() (Body, error) { return Decode(r.Body) }
 
 // Server is a local server speaking the Gemini API's generateContent and
-// streamGenerateContent (alt=sse) under /v1beta/models/. Point an adapter
+// streamGenerateContent (alt=sse) under /v1beta/models/, and its Files
+// API (see the package documentation). Point an adapter
 // at [Server.URL] (the SDK adds the path). It runs on a
 // [providertest.Server] whose answers come from [Options], so a reply of
 // [Options.Respond] may stall or reset the connection as any
 // [providertest.Reply] can. It is safe for concurrent use.
 type Server struct {
-	srv *providertest.Server
+	srv   *providertest.Server
+	opts  Options
+	files *fileAPI
 }
 
 // NewServer starts a [Server] and closes it when the test ends.
@@ -65,13 +82,16 @@ func NewServer(t testing.TB, opts Options) *Server {
 // Start starts a [Server] outside a test; the caller must [Server.Close]
 // it.
 func Start(opts Options) *Server {
-	return &Server{srv: providertest.StartFunc(func(r providertest.Recorded, n int) providertest.Reply {
-		rep := answer(opts, request(r), n)
+	s := &Server{opts: opts, files: &fileAPI{ttl: opts.FileTTL, polls: opts.ProcessingPolls,
+		pending: make(map[string]*pendingUpload), files: make(map[string]*storedFile)}}
+	s.srv = providertest.StartFunc(func(r providertest.Recorded, n int) providertest.Reply {
+		rep := s.answer(request(r), n)
 		if rep.ContentType == "" {
 			rep.ContentType = "application/json; charset=UTF-8" // as Gemini sends it
 		}
 		return rep
-	})}
+	})
+	return s
 }
 
 // URL is the server's base URL, such as "http://127.0.0.1:41234".
@@ -102,12 +122,17 @@ func request(r providertest.Recorded) Request {
 // modelsPath is where the API's model methods are.
 const modelsPath = "/v1beta/models/"
 
-// answer is what Gemini answers req, the n-th request, as opts say.
-func answer(opts Options, req Request, n int) providertest.Reply {
+// answer is what Gemini answers req, the n-th request, as the server's
+// options say.
+func (s *Server) answer(req Request, n int) providertest.Reply {
+	opts := s.opts
 	if opts.Respond != nil {
 		if rep, ok := opts.Respond(req, n); ok {
 			return rep
 		}
+	}
+	if isFilesAPI(req.Path) {
+		return s.answerFiles(req)
 	}
 	_, method, _ := strings.Cut(strings.TrimPrefix(req.Path, modelsPath), ":")
 	switch {
@@ -117,9 +142,15 @@ func answer(opts Options, req Request, n int) providertest.Reply {
 	case req.Header.Get("X-Goog-Api-Key") == "":
 		return providertest.Reply{Status: 403, Body: ErrorBody(403, "PERMISSION_DENIED", PermissionDeniedMessage)}
 	}
+	if opts.PayloadLimit > 0 && len(req.Body) > opts.PayloadLimit {
+		return providertest.Reply{Status: 400, Body: PayloadTooLargeBody}
+	}
 	decoded, err := Decode(req.Body)
 	if err != nil {
 		return providertest.Reply{Status: 400, Body: ErrorBody(400, "INVALID_ARGUMENT", "Invalid JSON payload received.")}
+	}
+	if id := s.goneFile(decoded); id != "" {
+		return providertest.Reply{Status: 403, Body: FileGoneBody(id)}
 	}
 	for _, mt := range decoded.InlineMediaTypes() {
 		if containsType(opts.Unsupported, mt) {
