@@ -15,7 +15,7 @@ import (
 
 // reapAge is how old a container that was made but never started must be
 // before a reaper removes it: older than any create-then-start takes.
-const reapAge = time.Minute
+var reapAge = time.Minute
 
 // Resolver gives each run the sandbox of its resource (by default), its
 // thread, or one for all, on one engine, as localsandbox's resolver does

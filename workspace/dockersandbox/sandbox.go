@@ -198,6 +198,9 @@ func New(engine *Engine, key string, opts Options) (*Sandbox, error) {
 // ID returns "docker:" followed by the container's name.
 func (s *Sandbox) ID() string { return "docker:" + s.name }
 
+// Key returns the sandbox's key.
+func (s *Sandbox) Key() string { return s.key }
+
 // Container returns the name of the sandbox's container.
 func (s *Sandbox) Container() string { return s.name }
 
