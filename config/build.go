@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,12 @@ type BuildOptions struct {
 	AllowUnisolated bool
 	// BwrapPath is the bubblewrap binary; "" looks "bwrap" up in PATH.
 	BwrapPath string
+	// Context bounds what Build asks of a Docker engine for agents whose
+	// sandbox engine is docker; nil means context.Background().
+	Context context.Context
+	// DockerPrefix starts the names of docker sandboxes' containers and
+	// volumes; "" means "keel". Servers that share sandboxes use the same.
+	DockerPrefix string
 	// Logger receives the agents' logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Agent, when not empty, builds only the agent with that ID, as a
@@ -116,10 +123,20 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 	}
 	out := &Built{Warnings: f.Warnings(), Refusals: f.rememberedRefusals(opts)}
 	var sandboxes sandboxLines
+	docker := &dockerSandboxes{ctx: opts.Context, prefix: opts.DockerPrefix}
+	if docker.ctx == nil {
+		docker.ctx = context.Background()
+	}
 	rootMade := false
 	for _, i := range chosen {
 		a := f.Agents[i]
-		if a.hasSandbox() && !rootMade {
+		var ws *workspace.Workspace
+		if a.hasSandbox() && a.Sandbox.Engine == EngineDocker {
+			var err error
+			if ws, err = docker.workspace(a); err != nil {
+				return nil, fmt.Errorf("config: agent %s: sandbox: %w", a.ID, err)
+			}
+		} else if a.hasSandbox() && !rootMade {
 			// Sandboxes are made on a run's first need; a root that
 			// cannot be made is a mistake to report now.
 			if err := os.MkdirAll(opts.SandboxRoot, 0o755); err != nil {
@@ -127,7 +144,7 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 			}
 			rootMade = true
 		}
-		cfg, warns, err := f.agentConfig(i, opts, logger)
+		cfg, warns, err := f.agentConfig(i, opts, ws, logger)
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +155,10 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 		}
 		out.Agents = append(out.Agents, ag)
 		out.Warnings = append(out.Warnings, warns...)
-		if a.hasSandbox() {
+		switch {
+		case a.hasSandbox() && a.Sandbox.Engine == EngineDocker:
+			sandboxes.add(a.ID, docker.status(a))
+		case a.hasSandbox():
 			sandboxes.add(a.ID, sandboxStatus(a, opts))
 		}
 	}
@@ -155,7 +175,9 @@ func (a Agent) hasSandbox() bool {
 	return !a.Sandbox.None && (len(a.Tools) > 0 || a.FileUpload != nil)
 }
 
-func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent.Config, []string, error) {
+// agentConfig returns agent i's configuration; ws is its workspace when
+// already made, else it is made here.
+func (f *File) agentConfig(i int, opts BuildOptions, ws *workspace.Workspace, logger *slog.Logger) (agent.Config, []string, error) {
 	a := f.Agents[i]
 	models, warns, err := f.resolveModels(i, opts)
 	if err != nil {
@@ -165,8 +187,7 @@ func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent
 	if err != nil {
 		return agent.Config{}, nil, fmt.Errorf("config: agent %s: files.fetch: %w", a.ID, err)
 	}
-	var ws *workspace.Workspace
-	if a.hasSandbox() {
+	if ws == nil && a.hasSandbox() {
 		ws = sandboxOf(a, opts)
 	}
 	cfg := agent.Config{
@@ -305,8 +326,15 @@ func sandboxOptions(sb Sandbox, opts BuildOptions) localsandbox.Options {
 	}
 }
 
+// statusLine is what a sandbox's status says at start: loudly (a
+// warning) or not.
+type statusLine interface {
+	String() string
+	Warning() string
+}
+
 // sandboxStatus is how the agent's sandbox commands will run here.
-func sandboxStatus(a Agent, opts BuildOptions) localsandbox.Status {
+func sandboxStatus(a Agent, opts BuildOptions) statusLine {
 	return localsandbox.Check(opts.SandboxRoot, sandboxOptions(a.Sandbox, opts))
 }
 
@@ -318,7 +346,7 @@ type sandboxLines struct {
 	loud   map[string]bool
 }
 
-func (s *sandboxLines) add(agentID string, st localsandbox.Status) {
+func (s *sandboxLines) add(agentID string, st statusLine) {
 	line, loud := st.Warning(), true
 	if line == "" {
 		line, loud = st.String(), false

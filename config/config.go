@@ -28,6 +28,17 @@ const (
 	ToolListFiles  = "list_files"
 )
 
+// The engines an agent's sandbox may name in [Sandbox].Engine.
+const (
+	// EngineLocal keeps each sandbox in a directory under the sandbox
+	// root and runs its commands in bubblewrap (package localsandbox).
+	EngineLocal = "local"
+	// EngineDocker keeps each sandbox in a Docker container and volume
+	// on the engine DOCKER_HOST names (package dockersandbox), where every
+	// keel server that uses the engine finds it.
+	EngineDocker = "docker"
+)
+
 // The sandbox resolutions an agent may name in [Sandbox].Resolution.
 const (
 	PerResource = "per-resource"
@@ -118,13 +129,28 @@ type Agent struct {
 }
 
 // Sandbox configures an agent's sandboxes, kept under the sandbox root
-// (--sandbox, default ./.keel/sandbox). In keel.yaml it is a mapping of
-// the fields below, or the word none.
+// (--sandbox, default ./.keel/sandbox), or in Docker containers. In
+// keel.yaml it is a mapping of the fields below, or the word none.
 type Sandbox struct {
 	// None is set by "sandbox: none": the agent has no sandbox, so it may
 	// have no tool and no fileUpload, and a file the model refuses becomes
 	// a placeholder. The other fields are then zero.
 	None bool `yaml:"-"`
+	// Engine is local (the default: a directory per sandbox, commands in
+	// bubblewrap) or docker (a container and volume per sandbox on the
+	// engine DOCKER_HOST names, shared by every keel server using it).
+	Engine string `yaml:"engine"`
+	// Image is a docker sandbox's container image; empty means
+	// keel/sandbox:busybox, which keel builds from the machine's static
+	// busybox when the engine lacks it. Docker only.
+	Image string `yaml:"image"`
+	// Runtime is a docker sandbox's OCI runtime, such as runsc for gVisor;
+	// empty means the engine's default (runc). Docker only.
+	Runtime string `yaml:"runtime"`
+	// IdleTimeout stops a docker sandbox's container after this long
+	// without a command, its files kept in its volume; 0 means 15m.
+	// Docker only.
+	IdleTimeout time.Duration `yaml:"idleTimeout"`
 	// Resolution is per-resource (the default: each user has their own),
 	// per-thread, or shared (one for every run).
 	Resolution string `yaml:"resolution"`
@@ -165,6 +191,9 @@ type SandboxLimits struct {
 	Disk ByteSize `yaml:"disk"`
 	// CPUTime each process of a command may use, such as 5m; default 10m.
 	CPUTime time.Duration `yaml:"cpuTime"`
+	// CPUs is how many CPUs' worth of time a docker sandbox's commands
+	// may use at once, such as 0.5; default 1. Docker only.
+	CPUs float64 `yaml:"cpus"`
 }
 
 // StreamRetry configures the stream-error retry processor, which sends a

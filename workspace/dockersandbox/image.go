@@ -203,3 +203,15 @@ func writeRootfs(w io.Writer, busybox string, applets []string, uid, gid int) er
 	}
 	return tw.Close()
 }
+
+// HasImage reports whether the engine has the image ref.
+func (e *Engine) HasImage(ctx context.Context, ref string) (bool, error) {
+	err := e.call(ctx, "GET", "/images/"+ref+"/json", nil, nil, nil)
+	switch {
+	case err == nil:
+		return true, nil
+	case isStatus(err, 404):
+		return false, nil
+	}
+	return false, fmt.Errorf("dockersandbox: image %s: %w", ref, err)
+}
