@@ -241,7 +241,7 @@ func (c *runCmd) setup(ctx context.Context, stderr io.Writer) (*agent.Agent, mem
 	if err != nil {
 		return nil, nil, err
 	}
-	built, err := c.agents.build(f, store, newLogger(stderr, slog.LevelWarn), "run", f.Agents[i].ID)
+	built, err := c.agents.build(ctx, f, store, newLogger(stderr, slog.LevelWarn), "run", f.Agents[i].ID)
 	if err != nil {
 		store.Close()
 		return nil, nil, err

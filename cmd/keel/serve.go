@@ -69,7 +69,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	}
 	defer store.Close()
 	store = tel.store(store)
-	built, err := c.agents.build(f, store, logger, "serve", "")
+	built, err := c.agents.build(ctx, f, store, logger, "serve", "")
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer stopMetrics()
-	c.announce(std, ln.Addr().String(), built, where, auth, tel.lines)
+	c.announce(std, ln.Addr().String(), built, where+"; "+sandboxWhere(f, c.agents.sandbox), auth, tel.lines)
 	stopping := make(chan struct{})
 	defer close(stopping)
 	go func() {
@@ -120,7 +120,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 }
 
 // announce says with what keel serves, how it is protected, and where it
-// listens.
+// listens; where says where the threads and the sandboxes are kept.
 func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where string, auth *serveAuth, telemetry []string) {
 	ids := make([]string, len(built.Agents))
 	for i, a := range built.Agents {
@@ -134,7 +134,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 		ids[i] = fmt.Sprintf("%s (%s)", a.ID(), strings.Join(names, ", "))
 	}
 	fmt.Fprintf(std.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
-	fmt.Fprintf(std.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
+	fmt.Fprintf(std.err, "keel serve: storage: %s\n", where)
 	printBuilt(std.err, "serve", built)
 	for _, line := range append(auth.lines(addr, c.insecureBind), telemetry...) {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)

@@ -24,6 +24,10 @@ const (
 	defaultDB       = "keel.db"
 	defaultResource = "default"
 	envDatabaseURL  = "KEEL_DATABASE_URL"
+	// envSandboxPrefix starts the names of docker sandboxes' containers
+	// and volumes: keel installations that share an engine but not their
+	// sandboxes set different ones.
+	envSandboxPrefix = "KEEL_SANDBOX_PREFIX"
 )
 
 // storageFlags are the flags of every command that opens the store.
@@ -122,9 +126,11 @@ func (a *agentFlags) load() (*config.File, error) {
 // build builds the agents of f: all of them, or only the one named by
 // only when it is not "". cmd names the command, for the error of agents
 // without a model.
-func (a *agentFlags) build(f *config.File, store memory.Store, logger *slog.Logger, cmd, only string) (*config.Built, error) {
+func (a *agentFlags) build(ctx context.Context, f *config.File, store memory.Store, logger *slog.Logger, cmd, only string) (*config.Built, error) {
 	def, noModel := defaultModel(cmd)
 	built, err := f.Build(config.BuildOptions{
+		Context:         ctx,
+		DockerPrefix:    os.Getenv(envSandboxPrefix),
 		ResolveModel:    resolveModel,
 		DefaultModel:    def,
 		NoModel:         noModel,
@@ -140,6 +146,38 @@ func (a *agentFlags) build(f *config.File, store memory.Store, logger *slog.Logg
 		return nil, fmt.Errorf("%w (check $%s)", err, provider.EnvModel)
 	}
 	return built, err
+}
+
+// sandboxWhere says where the agents' sandboxes are: under the sandbox
+// root, in Docker containers, or both.
+func sandboxWhere(f *config.File, root string) string {
+	local, docker := false, false
+	for _, a := range f.Agents {
+		switch {
+		case a.Sandbox.None:
+		case a.Sandbox.Engine == config.EngineDocker:
+			docker = true
+		default:
+			local = true
+		}
+	}
+	switch {
+	case docker && local:
+		return "sandboxes under " + root + " and in Docker containers"
+	case docker:
+		return "sandboxes in Docker containers"
+	}
+	return "sandboxes under " + root
+}
+
+// usesDocker reports whether an agent of f keeps its sandboxes in Docker.
+func usesDocker(f *config.File) bool {
+	for _, a := range f.Agents {
+		if !a.Sandbox.None && a.Sandbox.Engine == config.EngineDocker {
+			return true
+		}
+	}
+	return false
 }
 
 // newLogger logs to w as text, at level.
