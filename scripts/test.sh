@@ -2,8 +2,10 @@
 # Runs keel's whole test suite on a fresh Debian machine: installs what the
 # tests need (bubblewrap for the sandbox, PostgreSQL's server binaries for
 # the PostgreSQL store, Node.js for the Mastra client test, and that test's
-# npm packages from its lockfile, chromium for the studio's browser tests),
-# checks formatting and vet, then runs every test with the race detector.
+# npm packages from its lockfile, chromium for the studio's browser tests,
+# docker.io and busybox-static for the Docker sandbox, whose engine it
+# starts when none answers), checks formatting and vet, then runs every
+# test with the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +17,8 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need+=(busybox-static)
 if ((${#need[@]})); then
 	say "installing ${need[*]}"
 	sudo=()
@@ -34,6 +38,50 @@ if [ -f test/mastra-studio/package-lock.json ]; then
 	npm ci --prefix test/mastra-studio --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
 
+# The Docker sandbox's tests need an engine. When none answers (at
+# $DOCKER_HOST, else /var/run/docker.sock) and this runs as root, as CI
+# does in its VM, one is started for this run alone: its own socket, data
+# and state under a temporary directory, no iptables and no bridge (the
+# sandboxes have no network), the vfs storage driver (it works on any file
+# system), and users remapped, so that the host's root is root in no
+# container. It is stopped when the script ends.
+dockerd_pid=
+dockerd_dir=
+stop_dockerd() {
+	if [ -n "$dockerd_pid" ]; then
+		kill "$dockerd_pid" 2>/dev/null || true
+		for _ in $(seq 1 60); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 0.5; done
+		kill -9 "$dockerd_pid" 2>/dev/null || true
+	fi
+	if [ -n "$dockerd_dir" ]; then
+		umount -R "$dockerd_dir" 2>/dev/null || true
+		rm -rf "$dockerd_dir"
+	fi
+}
+if ! docker info >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	dockerd_dir=$(mktemp -d /tmp/keel-dockerd.XXXXXX)
+	# The remapped root must pass through the data root's parents.
+	chmod 711 "$dockerd_dir"
+	trap stop_dockerd EXIT
+	say "starting dockerd (log: $dockerd_dir/dockerd.log)"
+	dockerd --host "unix://$dockerd_dir/docker.sock" --data-root "$dockerd_dir/data" \
+		--exec-root "$dockerd_dir/exec" --pidfile "$dockerd_dir/docker.pid" \
+		--storage-driver=vfs --iptables=false --bridge=none --userns-remap=default \
+		>"$dockerd_dir/dockerd.log" 2>&1 &
+	dockerd_pid=$!
+	export DOCKER_HOST="unix://$dockerd_dir/docker.sock"
+	for _ in $(seq 1 120); do
+		docker info >/dev/null 2>&1 && break
+		if ! kill -0 "$dockerd_pid" 2>/dev/null; then
+			tail -20 "$dockerd_dir/dockerd.log" >&2
+			echo "dockerd exited at start" >&2
+			exit 1
+		fi
+		sleep 0.5
+	done
+	docker info >/dev/null 2>&1 || { tail -20 "$dockerd_dir/dockerd.log" >&2; echo "dockerd did not answer in 60 s" >&2; exit 1; }
+fi
+
 say "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
@@ -45,8 +93,9 @@ say "go vet"
 go vet ./...
 
 say "go test -race"
-# CI=true makes tests that need bwrap, PostgreSQL, Node or chromium fail instead of
-# skipping when those are missing: here they were just installed.
+# CI=true makes tests that need bwrap, PostgreSQL, Node, chromium or a Docker
+# engine fail instead of skipping when those are missing: here they were just
+# installed, or started.
 CI=true go test -race -count=1 -timeout 40m ./...
 
 say "fuzz targets, briefly"
