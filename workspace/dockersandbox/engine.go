@@ -249,7 +249,14 @@ func (e *Engine) send(ctx context.Context, method, path string, query url.Values
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	return e.client.Do(req)
+	resp, err := e.client.Do(req)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		// The URL is keel's own placeholder for a socket: what failed is
+		// the connection.
+		err = ue.Err
+	}
+	return resp, err
 }
 
 // do makes a request to the versioned API and returns the answer when it
