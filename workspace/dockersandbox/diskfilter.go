@@ -3,17 +3,19 @@ package dockersandbox
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"sync"
 )
 
 // The wrapper reports the working directory's size on the command's
-// stderr: a first line "keel-du KIB" written before the command starts
-// (nothing else can write there before it), and a last line
-// "\nkeel-du TOKEN KIB" written after the command's processes were ended
-// (the token, random per exec, keeps a command's own output from being
-// taken for it by chance). KIB is "-" when du failed. diskFilter takes
-// both out of the stderr a command's result shows, whatever the cap on
-// output, so that measuring costs no exec of its own.
+// stderr: before the command starts (nothing else can write there
+// before it), du's line and then "keel-du STATUS"; after the command's
+// processes were ended, "\nkeel-du TOKEN\n", du's line and
+// "keel-du STATUS" (the token, random per exec, keeps a command's own
+// output from being taken for it by chance). du's line is "KIB\t.";
+// a STATUS other than 0 means du could not read everything. diskFilter
+// takes both out of the stderr a command's result shows, whatever the
+// cap on output, so that measuring costs no exec of its own.
 
 // tailSize is how much of the end of stderr is kept to find the last
 // line in: more than the longest one.
@@ -27,6 +29,8 @@ type diskFilter struct {
 	mu        sync.Mutex
 	headDone  bool
 	head      []byte
+	duValue   int64
+	duOK      bool
 	before    int64
 	beforeOK  bool
 	out       cappedBuffer
@@ -47,15 +51,25 @@ func (f *diskFilter) Write(p []byte) (int, error) {
 	defer f.mu.Unlock()
 	n := len(p)
 	if !f.headDone {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			f.head = append(f.head, p...)
-			return n, nil
+		// The head ends with the line that starts "keel-du ".
+		for !f.headDone {
+			i := bytes.IndexByte(p, '\n')
+			if i < 0 {
+				f.head = append(f.head, p...)
+				return n, nil
+			}
+			line := append(f.head, p[:i]...)
+			p = p[i+1:]
+			if status, ok := bytes.CutPrefix(line, []byte("keel-du ")); ok {
+				f.headDone = true
+				if string(status) == "0" {
+					f.before, f.beforeOK = f.duValue, f.duOK
+				}
+			} else {
+				f.duValue, f.duOK = parseDu(line)
+			}
+			f.head = f.head[:0]
 		}
-		f.head = append(f.head, p[:i]...)
-		f.headDone = true
-		f.before, f.beforeOK = parseKiB(bytes.TrimPrefix(f.head, []byte("keel-du ")))
-		p = p[i+1:]
 	}
 	f.written += int64(len(p))
 	_, _ = f.out.Write(p)
@@ -83,24 +97,24 @@ func (f *diskFilter) afterValue() (int64, bool) {
 	return v, ok
 }
 
-// last finds the last line: its value and length, whether there is
-// one, and whether its value is a size (not "-").
+// last finds the lines after the command: their value and length,
+// whether they are there, and whether du measured everything.
 func (f *diskFilter) last() (v int64, n int, found, ok bool) {
 	if !f.measure || len(f.tail) == 0 || f.tail[len(f.tail)-1] != '\n' {
 		return 0, 0, false, false
 	}
-	marker := []byte("\nkeel-du " + f.token + " ")
+	marker := []byte("\nkeel-du " + f.token + "\n")
 	i := bytes.LastIndex(f.tail, marker)
 	if i < 0 {
 		return 0, 0, false, false
 	}
-	line := f.tail[i+len(marker) : len(f.tail)-1]
-	if bytes.IndexByte(line, '\n') >= 0 {
+	lines := strings.Split(string(f.tail[i+len(marker):len(f.tail)-1]), "\n")
+	status, isStatus := strings.CutPrefix(lines[len(lines)-1], "keel-du ")
+	if !isStatus || len(lines) > 2 {
 		return 0, 0, false, false
 	}
-	v, ok = parseKiB(line)
-	if !ok && string(line) != "-" {
-		return 0, 0, false, false
+	if status == "0" && len(lines) == 2 {
+		v, ok = parseDu([]byte(lines[0]))
 	}
 	return v, len(f.tail) - i, true, ok
 }
@@ -119,9 +133,10 @@ func (f *diskFilter) result() ([]byte, bool) {
 	return out[:keep], user > int64(f.maxOutput)
 }
 
-// parseKiB reads du's KiB count as bytes.
-func parseKiB(b []byte) (int64, bool) {
-	n, err := strconv.ParseInt(string(b), 10, 64)
+// parseDu reads du -sk's line, "KIB\t.", as bytes.
+func parseDu(line []byte) (int64, bool) {
+	kib, _, _ := bytes.Cut(line, []byte("\t"))
+	n, err := strconv.ParseInt(string(kib), 10, 64)
 	if err != nil || n < 0 {
 		return 0, false
 	}

@@ -19,9 +19,11 @@ const drainGrace = 3 * time.Second
 // itself is killed.
 const killTimeout = 10 * time.Second
 
-// wrapperGrace is how much longer than keel's time limit the wrapper
-// waits before it ends the command itself: keel ends it first; the
-// wrapper's limit is for a command whose keel went away.
+// wrapperGrace is how much longer than keel's time limit the container's
+// watcher waits before it ends the command itself: keel ends it first;
+// the watcher's deadline is for a command whose keel went away. It is
+// Unix time, read on the engine's clock: clocks apart by more than this
+// end commands early or late by as much.
 const wrapperGrace = 10 * time.Second
 
 // execRequest is one exec of a line under the wrapper.
@@ -77,7 +79,7 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 		Env:        append(s.env(), "KEEL_COMMAND="+token),
 		WorkingDir: HomeDir,
 		Cmd: []string{"/bin/sh", "-c", wrapperScript, "keel-command", req.line,
-			strconv.Itoa(int((req.timeout + wrapperGrace + time.Second - 1) / time.Second)), measure},
+			strconv.FormatInt(time.Now().Add(req.timeout+wrapperGrace).Unix(), 10), measure},
 	}
 	var created struct {
 		ID string `json:"Id"`

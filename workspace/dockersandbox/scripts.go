@@ -16,16 +16,13 @@ import (
 // date it runs now and then. The process limit is raised by as much.
 const containerProcesses = 4
 
-// wrapperProcesses is how many of a command's processes are its wrapper's:
-// the wrapper and its time limit's subshell and sleep.
-const wrapperProcesses = 3
-
-// watcherScript is the container's main process: every tick it looks for
-// execs that ran since the last one (their run files) and forgets those
-// that ended; once none ran for the idle time ($1 seconds, 0 for never)
-// it exits, which stops the container, and the engine removes it (its
-// volume stays). A command that outlives keel (the server died) keeps it
-// running only until its own time limit, which the wrapper enforces.
+// watcherScript is the container's main process: every tick it looks at
+// the run files of the execs: one whose wrapper is past its deadline
+// (its command's keel went away) is sent TERM, one whose wrapper ended
+// is forgotten; any run file means a command ran since the last tick.
+// Once none ran for the idle time ($1 seconds, 0 for never) it exits,
+// which stops the container, and the engine removes it (its volume
+// stays).
 const watcherScript = `mkdir -p /tmp/.keel
 idle=$1
 last=$(date +%s)
@@ -34,9 +31,10 @@ while sleep "$2"; do
 	for f in /tmp/.keel/run.*; do
 		[ -e "$f" ] || continue
 		last=$now
-		p=
-		read -r p < "$f"
-		[ -n "$p" ] && [ ! -d "/proc/$p" ] && rm -f "$f"
+		p= d=
+		read -r p d < "$f"
+		[ -n "$p" ] || continue
+		if [ ! -d "/proc/$p" ]; then rm -f "$f"; elif [ -n "$d" ] && [ "$now" -ge "$d" ]; then kill -TERM "$p"; fi
 	done
 	[ "$idle" -gt 0 ] && [ $((now - last)) -ge "$idle" ] && exit 0
 done`
@@ -52,28 +50,31 @@ func idleTick(idle time.Duration) string {
 // process group) of its own, with the exec's stdin, and ends the whole
 // group when the command's shell exits, so that nothing it started in the
 // background outlives it or holds its output open. It writes its process
-// ID to /tmp/.keel/run.$KEEL_COMMAND, where keel's kill (TERM) finds it:
-// TERM ends the group and the wrapper with status 143. After $2 seconds it
-// sends itself TERM, which ends a command whose keel went away. When $3 is
-// 1 it measures the working directory (KiB, or - when du fails) before
-// the command, as the first line of stderr, and after it, as the last
-// line (see diskFilter).
+// ID and $2, the Unix time after which the watcher ends it (a little
+// later than keel would), to /tmp/.keel/run.$KEEL_COMMAND, where keel's
+// kill (TERM) finds it: TERM ends the group and the wrapper with status
+// 143. When $3 is 1 it measures the working directory with du before the
+// command and after it, on stderr (see diskFilter). It runs no process
+// of its own but setsid and du: each costs time on a loaded machine.
 const wrapperScript = `m=$3
 [ -d /tmp/.keel ] || mkdir -p /tmp/.keel
-echo $$ > "/tmp/.keel/run.$KEEL_COMMAND"
-c= w=
-measure() { u=$(du -sk . 2>/dev/null) && u=${u%%[!0-9]*} || u=-; }
+echo "$$ $2" > "/tmp/.keel/run.$KEEL_COMMAND"
+c=
 end() {
 	trap '' TERM
 	[ -n "$c" ] && kill -9 -$c 2>/dev/null
-	[ -n "$w" ] && kill $w 2>/dev/null
-	[ "$m" = 1 ] && measure && printf '\nkeel-du %s %s\n' "$KEEL_COMMAND" "$u" >&2
+	if [ "$m" = 1 ]; then
+		printf '\nkeel-du %s\n' "$KEEL_COMMAND" >&2
+		du -sk . >&2 2>/dev/null
+		echo "keel-du $?" >&2
+	fi
 	exit $1
 }
 trap 'end 143' TERM
-[ "$m" = 1 ] && measure && printf 'keel-du %s\n' "$u" >&2
-( s=; sleep "$2" & s=$!; trap 'kill $s 2>/dev/null; exit 0' TERM; wait $s; kill -TERM $$ ) </dev/null >/dev/null 2>&1 &
-w=$!
+if [ "$m" = 1 ]; then
+	du -sk . >&2 2>/dev/null
+	echo "keel-du $?" >&2
+fi
 exec 3<&0
 setsid /bin/sh -c "$1" <&3 3<&- &
 c=$!

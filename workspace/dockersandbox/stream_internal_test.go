@@ -46,6 +46,8 @@ func TestDemux(t *testing.T) {
 // command's stderr and read, whatever the cap and however the bytes come.
 func TestDiskFilter(t *testing.T) {
 	const token = "abc123"
+	head := "8\t.\nkeel-du 0\n"
+	tail := func(v string) string { return "\nkeel-du abc123\n" + v + "\t.\nkeel-du 0\n" }
 	for _, tc := range []struct {
 		name, stream     string
 		max              int
@@ -54,14 +56,15 @@ func TestDiskFilter(t *testing.T) {
 		before, after    int64
 		beforeOK, lastOK bool
 	}{
-		{"plain", "keel-du 8\nhello\n\nkeel-du abc123 12\n", 100, "hello\n", false, 8 << 10, 12 << 10, true, true},
-		{"no newline at end", "keel-du 8\nhello\nkeel-du abc123 12\n", 100, "hello", false, 8 << 10, 12 << 10, true, true},
-		{"empty", "keel-du 0\n\nkeel-du abc123 4\n", 100, "", false, 0, 4 << 10, true, true},
-		{"capped", "keel-du 8\n" + strings.Repeat("x", 50) + "\nkeel-du abc123 12\n", 10, strings.Repeat("x", 10), true, 8 << 10, 12 << 10, true, true},
-		{"exactly the cap", "keel-du 8\n0123456789\nkeel-du abc123 12\n", 10, "0123456789", false, 8 << 10, 12 << 10, true, true},
-		{"du failed", "keel-du -\nout\nkeel-du abc123 -\n", 100, "out", false, 0, 0, false, false},
-		{"forged token", "keel-du 8\n\nkeel-du other 1\n", 100, "\nkeel-du other 1\n", false, 8 << 10, 0, true, false},
-		{"killed before the end", "keel-du 8\npartial", 100, "partial", false, 8 << 10, 0, true, false},
+		{"plain", head + "hello\n" + tail("12"), 100, "hello\n", false, 8 << 10, 12 << 10, true, true},
+		{"no newline at end", head + "hello" + tail("12"), 100, "hello", false, 8 << 10, 12 << 10, true, true},
+		{"empty", "0\t.\nkeel-du 0\n" + tail("4"), 100, "", false, 0, 4 << 10, true, true},
+		{"capped", head + strings.Repeat("x", 50) + tail("12"), 10, strings.Repeat("x", 10), true, 8 << 10, 12 << 10, true, true},
+		{"exactly the cap", head + "0123456789" + tail("12"), 10, "0123456789", false, 8 << 10, 12 << 10, true, true},
+		{"du failed", "8\t.\nkeel-du 1\nout\nkeel-du abc123\n9\t.\nkeel-du 1\n", 100, "out", false, 0, 0, false, false},
+		{"du printed nothing", "keel-du 1\nout\nkeel-du abc123\nkeel-du 1\n", 100, "out", false, 0, 0, false, false},
+		{"forged token", head + tail("1")[:1] + "keel-du other\n1\t.\nkeel-du 0\n", 100, "\nkeel-du other\n1\t.\nkeel-du 0\n", false, 8 << 10, 0, true, false},
+		{"killed before the end", head + "partial", 100, "partial", false, 8 << 10, 0, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, chunk := range []int{1, 3, 1 << 20} {
@@ -83,8 +86,8 @@ func TestDiskFilter(t *testing.T) {
 	}
 	// Without measuring, stderr passes whole.
 	f := newDiskFilter(100, token, false)
-	_, _ = f.Write([]byte("keel-du 8\nx"))
-	if got, _ := f.result(); string(got) != "keel-du 8\nx" {
+	_, _ = f.Write([]byte("8\t.\nkeel-du 0\nx"))
+	if got, _ := f.result(); string(got) != "8\t.\nkeel-du 0\nx" {
 		t.Errorf("Got(unmeasured stderr) = %q; want it whole", got)
 	}
 }
