@@ -1,6 +1,7 @@
 package dockersandbox_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -81,20 +82,23 @@ func TestServerKilledMidCommand(t *testing.T) {
 	}
 	scope := workspace.Scope{ResourceID: "erin"}
 	key, _ := r.Key(scope)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestServerKilledMidCommand$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServerKilledMidCommand$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), helperEnv+"="+prefix)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	sb := resolve(t, r, scope)
-	deadline := time.Now().Add(2 * time.Minute)
+	deadline := time.Now().Add(4 * time.Minute)
 	for {
 		if data, err := sb.ReadFile(ctx, "started"); err == nil && len(data) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
-			t.Fatal("Got no sign of the helper's command within 2 minutes; want it running")
+			_ = cmd.Wait()
+			t.Fatalf("Got no sign of the helper's command within 4 minutes; want it running\nhelper: %s", out.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
