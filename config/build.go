@@ -298,31 +298,28 @@ func modelNames(entries []agent.ModelEntry) string {
 // sandbox root, one per resource, per thread or one for all. How their
 // commands run is said once at start (see sandboxStatus), not here.
 func sandboxOf(a Agent, opts BuildOptions) *workspace.Workspace {
-	mode := localsandbox.PerResource
-	switch a.Sandbox.Resolution {
-	case PerThread:
-		mode = localsandbox.PerThread
-	case Shared:
-		mode = localsandbox.Shared
+	return workspace.NewResolved(localsandbox.NewResolver(opts.SandboxRoot, resolutionMode(a.Sandbox), sandboxOptions(a.Sandbox, opts)))
+}
+
+// limitsOf are the sandbox limits of keel.yaml, as both engines take them.
+func limitsOf(l SandboxLimits) localsandbox.Limits {
+	return localsandbox.Limits{
+		Processes: l.Processes, Memory: int64(l.Memory), FileSize: int64(l.FileSize),
+		Disk: int64(l.Disk), CPUTime: l.CPUTime,
 	}
-	return workspace.NewResolved(localsandbox.NewResolver(opts.SandboxRoot, mode, sandboxOptions(a.Sandbox, opts)))
 }
 
 // sandboxOptions are the options of the agent's sandboxes. Their
 // warnings are given once, at start (see sandboxStatus); the resolver's
 // sandboxes would otherwise repeat them on every run.
 func sandboxOptions(sb Sandbox, opts BuildOptions) localsandbox.Options {
-	l := sb.Limits
 	return localsandbox.Options{
 		AllowUnisolated: sb.AllowUnisolated || opts.AllowUnisolated,
 		BwrapPath:       opts.BwrapPath,
 		UID:             sb.UID,
 		GID:             sb.GID,
-		Limits: localsandbox.Limits{
-			Processes: l.Processes, Memory: int64(l.Memory), FileSize: int64(l.FileSize),
-			Disk: int64(l.Disk), CPUTime: l.CPUTime,
-		},
-		Logger: quiet,
+		Limits:          limitsOf(sb.Limits),
+		Logger:          quiet,
 	}
 }
 

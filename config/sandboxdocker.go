@@ -29,7 +29,6 @@ type dockerSandboxes struct {
 
 // dockerOptions are the options of the agent's docker sandboxes.
 func dockerOptions(sb Sandbox) dockersandbox.Options {
-	l := sb.Limits
 	image := sb.Image
 	if image == "" {
 		image = dockersandbox.DefaultImage
@@ -38,11 +37,8 @@ func dockerOptions(sb Sandbox) dockersandbox.Options {
 		Image:       image,
 		Runtime:     sb.Runtime,
 		IdleTimeout: sb.IdleTimeout,
-		CPUs:        l.CPUs,
-		Limits: localsandbox.Limits{
-			Processes: l.Processes, Memory: int64(l.Memory), FileSize: int64(l.FileSize),
-			Disk: int64(l.Disk), CPUTime: l.CPUTime,
-		},
+		CPUs:        sb.Limits.CPUs,
+		Limits:      limitsOf(sb.Limits),
 	}
 }
 
