@@ -69,12 +69,29 @@ type APICallError struct {
 	// Message is the provider's own message, parsed from the body; the
 	// status's text ("Bad Gateway") when the body has none.
 	Message string
+	// Fault is what the answer says is wrong with the request, as far as
+	// its adapter can tell: a file's type ([FaultFileType]), a size or
+	// page limit ([FaultFileSize], [FaultFilePages]), something no file
+	// causes ([FaultNotFile]: a bad key, a quota, an unknown model), or
+	// nothing keel can tell ([FaultUnknown], as for Gemini's 500 INTERNAL).
+	Fault Fault
 	// MediaType is the media type the provider's answer names as the one
-	// it cannot read, as it names it: Gemini's 400 "Unsupported MIME type:
-	// <type>" and OpenAI's 400 "... unsupported MIME type '<type>'". Empty
-	// when the answer names no type, even when a file caused it (Gemini's
-	// 500 INTERNAL, Anthropic's 400 listing the types it takes).
+	// it cannot read, as it names it (Gemini's 400 "Unsupported MIME type:
+	// <type>", OpenAI's "... unsupported MIME type '<type>'", Mistral's
+	// "Invalid document type. <type> is not supported."), or the type of
+	// the part the answer points at (Anthropic's
+	// "messages.0.content.1.image.source.base64.media_type: Input should
+	// be ..."). For a size or page limit, the type of the file the answer
+	// points at, if it points at one. Empty when the answer names no type.
 	MediaType string
+	// MediaClass is the class of files the answer refuses when it names a
+	// kind of input rather than a type: "image/*" for "image input",
+	// "image_url" or "invalid_image_format", "audio/*" for audio input.
+	// Match it with [MatchMediaClass]. Empty when it names none.
+	MediaClass string
+	// Limit is the limit the answer states for [FaultFileSize] (bytes) or
+	// [FaultFilePages] (pages); 0 when it states none.
+	Limit int64
 	// Retryable reports that sending the same request again may succeed.
 	// Adapters set it from the status and headers ([IsRetryableStatus]),
 	// and from what the provider's body says (an error event inside a
@@ -91,6 +108,38 @@ type APICallError struct {
 	// connection's syscall.ECONNRESET, io.ErrUnexpectedEOF for an answer
 	// cut short, [ErrIdleTimeout]).
 	Cause error
+}
+
+// Fault is what a provider's error answer says is wrong with a request,
+// as its adapter reads it (see [APICallError].Fault). Callers that decide
+// whether a file is to blame read this field, never the answer's text.
+type Fault string
+
+// The values of [Fault].
+const (
+	// FaultUnknown: the answer says nothing keel can tell about the
+	// request's files, or nothing at all.
+	FaultUnknown Fault = ""
+	// FaultFileType: the provider does not take some of the request's
+	// files: those of [APICallError].MediaType, or of its MediaClass.
+	// Sending the same request again fails the same way, whatever its
+	// status (llama.cpp answers 500), so it is never retryable.
+	FaultFileType Fault = "file-type"
+	// FaultFileSize: a file, or the request with its files, is over a
+	// size limit ([APICallError].Limit bytes, when stated).
+	FaultFileSize Fault = "file-size"
+	// FaultFilePages: a document has more pages than the provider takes
+	// ([APICallError].Limit pages, when stated).
+	FaultFilePages Fault = "file-pages"
+	// FaultNotFile: the answer is about something no file causes: a bad
+	// key, a quota, an unknown model. Taking files out would not help.
+	FaultNotFile Fault = "not-a-file"
+)
+
+// BlamesFiles reports whether the fault is one of the request's files:
+// their type, their size or their pages.
+func (f Fault) BlamesFiles() bool {
+	return f == FaultFileType || f == FaultFileSize || f == FaultFilePages
 }
 
 // ErrIdleTimeout is the cause (errors.Is) of the retryable [APICallError],

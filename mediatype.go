@@ -26,6 +26,21 @@ func IsReadable(mediaType string) bool {
 	return strings.HasPrefix(t, "image/") || strings.HasPrefix(t, "text/") || t == "application/pdf"
 }
 
+// MatchMediaClass reports whether mediaType (normalised first) is of
+// class: "*/*" matches every type, "image/*" every image, and a class
+// without a wildcard only itself. An empty class or type matches nothing.
+func MatchMediaClass(class, mediaType string) bool {
+	class, t := NormalizeMediaType(class), NormalizeMediaType(mediaType)
+	if class == "" || t == "" {
+		return false
+	}
+	if class == "*/*" || class == t {
+		return true
+	}
+	top, ok := strings.CutSuffix(class, "/*")
+	return ok && strings.HasPrefix(t, top+"/")
+}
+
 // MaxMediaTypeLength is the longest media type [CheckMediaType] accepts,
 // parameters included, in bytes.
 const MaxMediaTypeLength = 255

@@ -86,6 +86,12 @@ type Config struct {
 	// a failed call. Agents on one store should share one value. See
 	// [processor.UnsupportedFileOptions].
 	Refusals *processor.RememberedRefusals
+	// BlameReadableFiles makes the default unsupported-file handler go
+	// beyond the reference framework for an error that names no file
+	// while the request's files are all images, PDFs or text: one more
+	// call without them (see [processor.UnsupportedFileOptions]). keel
+	// serve and keel run turn it on.
+	BlameReadableFiles bool
 	// Links downloads, before each call, the files given by http(s) link
 	// that the model's provider does not fetch itself
 	// ([keel.LinkFetcher]), so that the model gets their bytes and every
@@ -187,10 +193,11 @@ func New(cfg Config) (*Agent, error) {
 	errorProcs := cfg.ErrorProcessors
 	if !cfg.DisableDefaultErrorProcessors {
 		defaults := processor.DefaultErrorProcessors()
-		if cfg.Converters != nil || cfg.Refusals != nil {
+		if cfg.Converters != nil || cfg.Refusals != nil || cfg.BlameReadableFiles {
 			// The configured handler takes the default's slot, by its ID.
 			defaults = processor.MergeErrorProcessors(defaults, []processor.Processor{
-				processor.NewUnsupportedFileHandlerWith(processor.UnsupportedFileOptions{Converters: cfg.Converters, Refusals: cfg.Refusals}),
+				processor.NewUnsupportedFileHandlerWith(processor.UnsupportedFileOptions{Converters: cfg.Converters, Refusals: cfg.Refusals,
+					BlameReadableFiles: cfg.BlameReadableFiles}),
 			})
 		}
 		errorProcs = processor.MergeErrorProcessors(defaults, cfg.ErrorProcessors)

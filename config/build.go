@@ -149,6 +149,7 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 			return nil, err
 		}
 		cfg.Converters, cfg.Refusals = f.converters(a), out.Refusals
+		cfg.BlameReadableFiles = f.blamesReadable(a)
 		ag, err := agent.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("config: agent %s: %w", a.ID, err)

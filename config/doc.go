@@ -24,6 +24,7 @@
 //	files:
 //	  convert: true             # a refused file's text for the model; false: the note alone
 //	  maxChars: 100000          # the cap on one file's text
+//	  blameReadable: true       # an unnamed error with only images, PDFs or text: one call without them
 //	  fetch:                    # download files sent as links; without it none is downloaded
 //	    allowHosts: [files.example.com, "*.cdn.example"]  # a wildcard: public addresses only
 //	    maxSize: 10MiB          # the default

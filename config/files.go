@@ -23,6 +23,23 @@ type Files struct {
 	// Fetch says whether and how files given by link are downloaded;
 	// nil downloads none. An agent's fetch replaces the file's whole.
 	Fetch *Fetch `yaml:"fetch"`
+	// BlameReadable, nil or true (the default), lets an error that names
+	// no file be blamed on images, PDFs and text too when the request
+	// holds no other file: the call is tried once more without them (a
+	// text-only model that says so in words keel does not know). false
+	// keeps the reference framework's rule, which blames only other
+	// files.
+	BlameReadable *bool `yaml:"blameReadable"`
+}
+
+// blamesReadable reports whether a's refused-file handler blames
+// readable files for unnamed errors.
+func (f *File) blamesReadable(a Agent) bool {
+	on := f.Files.BlameReadable
+	if a.Files.BlameReadable != nil {
+		on = a.Files.BlameReadable
+	}
+	return on == nil || *on
 }
 
 // Refusals configures remembered refusals: which file types each model

@@ -43,7 +43,7 @@ func (in *Input) mediaType() string { return keel.NormalizeMediaType(in.MediaTyp
 // label it, such as `sheet "Leads", 1,204 rows × 9 columns, as CSV`.
 type Result struct {
 	// Kind is the converter's kind: "xlsx", "docx", "pptx", "odt", "ods",
-	// "odp", "text", "zip", "tar", "eml" or "rtf" for the built-ins.
+	// "odp", "text", "zip", "tar", "eml", "rtf" or "pdf" for the built-ins.
 	Kind string
 	// As names the form of Text: "CSV", "Markdown" or "plain text".
 	As string

@@ -50,6 +50,17 @@
 //     text preferred to HTML, HTML turned into text), and the attachments
 //     with their types and decoded sizes.
 //   - rtf ([RTF]): plain text, one paragraph per line.
+//   - pdf ([PDF]): plain text, each page under `--- page 3 ---`, its lines
+//     in the order the content draws them (columns one after the other),
+//     a table's row on one line with its cells joined by tabs, a blank
+//     line between blocks. Text comes through the fonts' ToUnicode maps
+//     (CJK in CID fonts), encodings and glyph names, and from form
+//     XObjects. A document without text says so in its description: `12
+//     pages, no text layer: scanned images`. Streams count against
+//     [Limits].MaxUnpacked as they are decoded and content streams are
+//     read through a small window, so a deflate bomb costs time, not
+//     memory; pages are capped by [Limits].MaxEntries. docs/pdf.md says
+//     how the reader was chosen.
 //
 // # The cap
 //

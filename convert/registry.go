@@ -29,11 +29,11 @@ func New(convs ...Converter) *Registry {
 }
 
 // Default returns a registry of the built-in converters, with the default
-// limits: xlsx (and xlsm), docx, pptx, ods, odt, odp, eml, rtf, zip, tar
-// (and tar.gz), and text under a non-text media type, tried in that
+// limits: xlsx (and xlsm), docx, pptx, ods, odt, odp, eml, rtf, pdf, zip,
+// tar (and tar.gz), and text under a non-text media type, tried in that
 // order when the content decides.
 func Default() *Registry {
-	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP(), EML(), RTF(), Zip(), Tar(), Text())
+	return New(XLSX(), DOCX(), PPTX(), ODS(), ODT(), ODP(), EML(), RTF(), PDF(), Zip(), Tar(), Text())
 }
 
 func replaceOrAppend(convs []Converter, c Converter) []Converter {

@@ -107,7 +107,7 @@ func TestWithReplacesByKind(t *testing.T) {
 	for _, c := range reg.Converters() {
 		kinds = append(kinds, c.Format().Kind)
 	}
-	if got := strings.Join(kinds, " "); got != "xlsx docx pptx ods odt odp eml rtf zip tar text" {
+	if got := strings.Join(kinds, " "); got != "xlsx docx pptx ods odt odp eml rtf pdf zip tar text" {
 		t.Errorf("Converters() = %s; want the built-ins in order, text replaced in place", got)
 	}
 	res, err := reg.Convert(context.Background(), convert.Input{Name: "a.up", Data: []byte("hi")})

@@ -1,6 +1,7 @@
 package keeltest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -17,8 +18,8 @@ import (
 // directory of keel's local sandboxes.
 const SandboxWorkDir = "/home/user"
 
-// Sandbox is an in-memory [workspace.FileSystem], [workspace.TreeRemover]
-// and [workspace.WorkDirer] for tests: files live in a map, every WriteFile is recorded, and writes
+// Sandbox is an in-memory [workspace.FileSystem], [workspace.FileOpener],
+// [workspace.TreeRemover] and [workspace.WorkDirer] for tests: files live in a map, every WriteFile is recorded, and writes
 // can be made to fail. It cannot run commands, so code that needs a
 // [workspace.CommandRunner] sees it lacks one, as it would with a real
 // file-only sandbox.
@@ -177,6 +178,41 @@ func (s *Sandbox) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	}
 	return slices.Clone(f.data), nil
 }
+
+// OpenFile opens the file at name for reading: a copy of its content,
+// which can seek. A directory is refused with an error wrapping
+// [workspace.ErrNotRegularFile].
+func (s *Sandbox) OpenFile(ctx context.Context, name string) (workspace.OpenedFile, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, err := clean("open", name)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.dirs[p]; ok {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w: it is a directory", workspace.ErrNotRegularFile)}
+	}
+	f, ok := s.files[p]
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+	}
+	info, _ := s.infoLocked(p)
+	return &openedFile{Reader: bytes.NewReader(slices.Clone(f.data)), info: info}, nil
+}
+
+// openedFile is a file [Sandbox.OpenFile] opened.
+type openedFile struct {
+	*bytes.Reader
+	info fileInfo
+}
+
+func (f *openedFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *openedFile) Close() error               { return nil }
+
+var _ workspace.FileOpener = (*Sandbox)(nil)
 
 // Stat describes the file or directory at name.
 func (s *Sandbox) Stat(ctx context.Context, name string) (fs.FileInfo, error) {

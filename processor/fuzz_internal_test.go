@@ -45,28 +45,33 @@ func FuzzDisplayName(f *testing.F) {
 }
 
 // FuzzClassifyRefusal checks the classification of a model's error on any
-// statuses and refusal text: a 401, 403 or 404 anywhere in the chain means
-// no file is to blame; a provider answer taken as a refusal is never one
-// that asks to retry later; a media type named in a refusal is
-// normalised, as the files it is compared with are.
+// statuses, faults and refusal text: a 401 or 403 anywhere in the chain,
+// an answer typed as no file's fault, or a 404 that does not blame a file
+// means no file is to blame; a provider answer taken as a refusal is never
+// one that asks to retry later unless its adapter typed it a file's
+// fault; a media type named in a refusal is normalised, as the files it
+// is compared with are.
 func FuzzClassifyRefusal(f *testing.F) {
-	f.Add(400, 429, "file part media type text/csv", "", "text/csv")
-	f.Add(415, 0, "", "Application/PDF; x=1", "")
-	f.Add(401, 400, "media type: image/heic", "", "")
-	f.Add(503, 404, "Media Type:  Text/Plain;charset=utf-8", "", "")
-	f.Add(422, 422, "media type text/csv.", "audio/wav", "video/mp4")
-	f.Fuzz(func(t *testing.T, outer, inner int, functionality, sdkType, apiType string) {
+	f.Add(400, 429, "file part media type text/csv", "", "text/csv", "")
+	f.Add(415, 0, "", "Application/PDF; x=1", "", "file-size")
+	f.Add(401, 400, "media type: image/heic", "", "", "file-type")
+	f.Add(503, 404, "Media Type:  Text/Plain;charset=utf-8", "", "", "not-a-file")
+	f.Add(422, 422, "media type text/csv.", "audio/wav", "video/mp4", "")
+	f.Add(404, 400, "", "", "", "file-type")
+	f.Fuzz(func(t *testing.T, outer, inner int, functionality, sdkType, apiType, fault string) {
 		unsup := &keel.UnsupportedFunctionalityError{Functionality: functionality, MediaType: sdkType}
-		err := errors.Join(
-			&keel.APICallError{StatusCode: outer, MediaType: apiType, Cause: unsup},
-			fmt.Errorf("wrapped: %w", &keel.APICallError{StatusCode: inner}),
-		)
+		outerErr := &keel.APICallError{StatusCode: outer, MediaType: apiType, Fault: keel.Fault(fault), Cause: unsup}
+		err := errors.Join(outerErr, fmt.Errorf("wrapped: %w", &keel.APICallError{StatusCode: inner}))
 		c := classifyRefusal(err)
-		if want := notAFileStatus(outer) || notAFileStatus(inner); c.notAFile != want {
-			t.Fatalf("Got(notAFile for statuses %d, %d) = %v; want %v", outer, inner, c.notAFile, want)
+		noFile := func(e *keel.APICallError) bool {
+			f := faultOf(e)
+			return f == keel.FaultNotFile || e.StatusCode == 401 || e.StatusCode == 403 || e.StatusCode == 404 && f != keel.FaultFileType
 		}
-		if c.http != nil && (asksToRetryLater(c.http.StatusCode) || notAFileStatus(c.http.StatusCode)) {
-			t.Fatalf("Got(refusing answer) status %d; want none that asks to retry later or blames no file", c.http.StatusCode)
+		if want := noFile(outerErr) || noFile(&keel.APICallError{StatusCode: inner}); c.notAFile != want {
+			t.Fatalf("Got(notAFile for statuses %d, %d, fault %q) = %v; want %v", outer, inner, fault, c.notAFile, want)
+		}
+		if c.http != nil && (asksToRetryLater(c.http.StatusCode) && c.http.Fault == "" || noFile(c.http)) {
+			t.Fatalf("Got(refusing answer) status %d fault %q; want none that asks to retry later or blames no file", c.http.StatusCode, c.http.Fault)
 		}
 		for _, mt := range c.named {
 			if mt == "" || keel.NormalizeMediaType(mt) != mt {

@@ -3,6 +3,7 @@ package processor
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
@@ -15,7 +16,7 @@ import (
 // sdkEvidence starts the reason kept for a refusal by the SDK.
 const sdkEvidence = "refused by the SDK before sending: "
 
-// namedRefusal is a media type a refusal named, and the refusal.
+// namedRefusal is a media type or class a refusal named, and the refusal.
 type namedRefusal struct {
 	mediaType string
 	cause     *RecoveryCause
@@ -37,83 +38,124 @@ func evidence(c *RecoveryCause) (int, string) {
 	return c.Status, c.Message
 }
 
-// learn remembers what a refusal says about the model: each type named at
-// once (the refusal is explicit); with an unnamed refusal, each type that
-// is not an image, a PDF or text in the refused request's user messages,
-// once a call without them succeeds (see ObserveResponse): until then, the
-// refusal may have been about something else. A call that got no answer
-// at all teaches nothing.
-func (h *UnsupportedFileHandler) learn(ctx context.Context, e *APIErrorEvent, st *unsupportedFileState, named []namedRefusal, unnamed *RecoveryCause) {
+// fileRefusalPrefix starts the ledger's media type of a refusal of one
+// file, by its digest: a file over a size or page limit is refused for
+// what it is, not for its type.
+const fileRefusalPrefix = "sha256:"
+
+// fileRefusalKey is the ledger's media type of the refusal of the file
+// whose digest is sum.
+func fileRefusalKey(sum string) string { return fileRefusalPrefix + sum }
+
+// ledgerModel names a model in the ledger: its provider, and its name
+// qualified by the API it is called through when that is not the
+// provider's default one ("responses/gpt-5" for OpenAI's Responses API,
+// as in the model string "openai/responses/gpt-5"), since what a model
+// reads depends on the endpoint as much as on the model.
+func ledgerModel(m keel.Model) (provider, model string) {
+	model = m.Name()
+	if a, ok := m.(interface{ API() string }); ok {
+		if api := a.API(); api != "" && api != "chat" {
+			model = api + "/" + model
+		}
+	}
+	return m.Provider(), model
+}
+
+// learn remembers what a refusal says about the model: each type named
+// at once, and each type of a named class that the refused request held
+// (the refusal is explicit); each file refused for its size or pages, by
+// its digest; with an unnamed refusal, the types it took out, once a call
+// without them succeeds (see ObserveResponse): until then, the refusal
+// may have been about something else. A call that got no answer at all
+// teaches nothing. st.mu must be held.
+func (h *UnsupportedFileHandler) learn(ctx context.Context, e *APIErrorEvent, st *unsupportedFileState, b blamed) {
 	if h.refusals == nil || e.Model == nil {
 		return
 	}
-	provider, model := e.Model.Provider(), e.Model.Name()
+	provider, model := ledgerModel(e.Model)
+	sent := e.Prompt
+	if sent == nil {
+		sent = e.Run.Messages
+	}
 	var done []string
-	for _, n := range named {
-		if n.mediaType == "" || slices.Contains(done, n.mediaType) {
-			continue
+	remember := func(mediaType string, cause *RecoveryCause) {
+		if mediaType == "" || slices.Contains(done, mediaType) {
+			return
 		}
-		done = append(done, n.mediaType)
-		status, reason := evidence(n.cause)
-		if err := h.refusals.record(ctx, provider, model, n.mediaType, status, reason); err != nil {
+		done = append(done, mediaType)
+		status, reason := evidence(cause)
+		if err := h.refusals.record(ctx, provider, model, mediaType, status, reason); err != nil {
 			warnLedger(e.Run, "refusal not remembered", err)
 		}
 	}
-	if unnamed == nil || unnamed.Status == 0 {
+	for _, n := range b.named {
+		if !strings.HasSuffix(n.mediaType, "/*") {
+			remember(n.mediaType, n.cause)
+			continue
+		}
+		for _, t := range fileTypes(sent, func(f keel.FilePart) bool { return keel.MatchMediaClass(n.mediaType, f.MediaType) }) {
+			remember(t, n.cause)
+		}
+	}
+	for _, sum := range b.files {
+		remember(fileRefusalKey(sum), b.cause)
+	}
+	if b.unnamed == "" || b.cause.Status == 0 {
 		// No answer came (a connection that failed): the seed's rule
 		// retries without the files, but nothing says the model refused
 		// them.
 		return
 	}
-	refused := e.Prompt
-	if refused == nil {
-		refused = e.Run.Messages
-	}
-	status, reason := evidence(unnamed)
-	st.mu.Lock()
-	for _, t := range fileTypes(refused, unreadable) {
+	status, reason := evidence(b.cause)
+	for _, t := range b.pending {
 		st.pending = append(st.pending, pendingRefusal{mediaType: t, status: status, reason: reason})
 	}
-	st.mu.Unlock()
 }
 
 // remembered returns the cause of each type of the prompt's user files
-// that the model is remembered to refuse now; nil when there is none.
-// st.mu must be held.
-func (h *UnsupportedFileHandler) remembered(ctx context.Context, req *LLMRequest, st *unsupportedFileState) map[string]*RecoveryCause {
+// that the model is remembered to refuse now, and of each file refused
+// for its size or pages (by fileRefusalKey); nil when there is none.
+// byFile reports that some entry is of a file. st.mu must be held.
+func (h *UnsupportedFileHandler) remembered(ctx context.Context, req *LLMRequest, st *unsupportedFileState) (out map[string]*RecoveryCause, byFile bool) {
 	if h.refusals == nil || req.Model == nil || !holdsFile(req.Prompt, true, anyFile) {
-		return nil
+		return nil, false
 	}
-	provider, model := req.Model.Provider(), req.Model.Name()
+	provider, model := ledgerModel(req.Model)
 	entries, now, err := h.refusals.entries(ctx, provider, model)
 	if err != nil {
 		warnLedger(req.Run, "remembered refusals not read; what was known is used", err)
 	}
 	if len(entries) == 0 {
-		return nil
+		return nil, false
 	}
-	var out map[string]*RecoveryCause
+	add := func(key string) {
+		ref, ok := entries[key]
+		if !ok || ref.Expired(now) {
+			return
+		}
+		if out == nil {
+			out = make(map[string]*RecoveryCause)
+		}
+		out[key] = st.rememberedCause(ref)
+	}
+	for key := range entries {
+		if strings.HasPrefix(key, fileRefusalPrefix) {
+			byFile = true
+			add(key)
+		}
+	}
 	for _, m := range req.Prompt {
-		if m.Role != keel.RoleUser {
+		if !carriesUserFiles(m.Role) {
 			continue
 		}
 		for _, p := range m.Parts {
-			f, ok := p.(keel.FilePart)
-			if !ok {
-				continue
+			if f, ok := p.(keel.FilePart); ok {
+				add(keel.NormalizeMediaType(f.MediaType))
 			}
-			t := keel.NormalizeMediaType(f.MediaType)
-			ref, ok := entries[t]
-			if !ok || ref.Expired(now) {
-				continue
-			}
-			if out == nil {
-				out = make(map[string]*RecoveryCause)
-			}
-			out[t] = st.rememberedCause(ref)
 		}
 	}
-	return out
+	return out, byFile
 }
 
 // rememberedCause returns the run's cause for ref, the same value for
@@ -124,6 +166,10 @@ func (st *unsupportedFileState) rememberedCause(ref memory.Refusal) *RecoveryCau
 	}
 	c := &RecoveryCause{Kind: CauseRememberedRefusal, Provider: ref.Provider, Model: ref.Model, Status: ref.Status,
 		Message: ref.Reason, MediaType: ref.MediaType, LearnedAt: ref.LearnedAt, ExpiresAt: ref.ExpiresAt}
+	if strings.HasPrefix(ref.MediaType, fileRefusalPrefix) {
+		// A refusal of one file, not of a type.
+		c.MediaType = ""
+	}
 	if st.remembered == nil {
 		st.remembered = make(map[string]*RecoveryCause)
 	}
@@ -148,7 +194,7 @@ func (h *UnsupportedFileHandler) ObserveResponse(ctx context.Context, r *LLMResp
 	if len(carried) == 0 && len(pending) == 0 {
 		return
 	}
-	provider, model := r.Model.Provider(), r.Model.Name()
+	provider, model := ledgerModel(r.Model)
 	if len(carried) > 0 {
 		entries, _, err := h.refusals.entries(ctx, provider, model)
 		if err != nil {
@@ -174,12 +220,12 @@ func (h *UnsupportedFileHandler) ObserveResponse(ctx context.Context, r *LLMResp
 }
 
 // fileTypes returns the normalised media types, each once, of the files
-// of msgs' user messages that ok accepts. Files without a media type are
-// left out: no entry can name them.
+// of msgs' user and tool messages that ok accepts. Files without a media
+// type are left out: no entry can name them.
 func fileTypes(msgs []keel.Message, ok func(keel.FilePart) bool) []string {
 	var out []string
 	for _, m := range msgs {
-		if m.Role != keel.RoleUser {
+		if !carriesUserFiles(m.Role) {
 			continue
 		}
 		for _, p := range m.Parts {

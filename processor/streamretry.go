@@ -194,7 +194,7 @@ func (p *StreamErrorRetry) HandleAPIError(_ context.Context, e *APIErrorEvent) (
 	if e.OutputSent && !p.opts.RetryAfterOutput {
 		return Decision{}, nil
 	}
-	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) || isAuthFailure(e.Err) {
+	if errors.Is(e.Err, context.Canceled) || errors.Is(e.Err, context.DeadlineExceeded) || isAuthFailure(e.Err) || blamesFiles(e.Err) {
 		return Decision{}, nil
 	}
 	m, counter, ok := p.match(e.Err)
@@ -285,6 +285,17 @@ func isAuthFailure(err error) bool {
 		}
 		return api.StatusCode == 401 || api.StatusCode == 403 ||
 			containsAny(api.Code, authCodes) || containsAny(api.Type, authCodes)
+	})
+}
+
+// blamesFiles reports an answer that refuses the request's files (their
+// type, size or pages): the same request is refused again, whatever its
+// status, so it is never resent as it is (llama.cpp and Ollama answer
+// an image to a text model with a 500).
+func blamesFiles(err error) bool {
+	return walkCauses(err, retryErrorDepth, func(e error) bool {
+		api, ok := e.(*keel.APICallError)
+		return ok && api.Fault.BlamesFiles()
 	})
 }
 

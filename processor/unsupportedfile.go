@@ -74,8 +74,9 @@ var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 // Its state lives in the run, so one value serves any number of
 // concurrent runs.
 type UnsupportedFileHandler struct {
-	converters FileConverter
-	refusals   *RememberedRefusals
+	converters    FileConverter
+	refusals      *RememberedRefusals
+	blameReadable bool
 }
 
 // UnsupportedFileOptions configure an [UnsupportedFileHandler] beyond the
@@ -106,6 +107,21 @@ type UnsupportedFileOptions struct {
 	// A call that succeeds with a file of a type forgets that type's
 	// refusal by the model.
 	Refusals *RememberedRefusals
+	// BlameReadableFiles goes beyond the reference framework's rule, by
+	// which an error answer that names no file is blamed only on files
+	// that are not an image, a PDF or text. With it, such an answer to a
+	// request whose files are all images, PDFs or text (a model without
+	// vision that says so in words keel does not know, a page limit it
+	// does not state) is tried once more without every file of the
+	// prompt, handled as refused; their types are remembered only if
+	// that call succeeds. Never for 401, 403, 404, 408, 409, 429, 503,
+	// 504, no answer at all, or an answer its adapter typed as no file's
+	// fault ([keel.FaultNotFile]: a bad key, a quota). It also lets the
+	// handler act on a later failure of the run when that refusal takes
+	// out files the failed call still carried: a call is retried once
+	// per refusal, never twice for the same files. keel serve and keel
+	// run turn it on.
+	BlameReadableFiles bool
 }
 
 // NewUnsupportedFileHandler returns the unsupported-file handler as the
@@ -115,7 +131,7 @@ func NewUnsupportedFileHandler() *UnsupportedFileHandler { return &UnsupportedFi
 // NewUnsupportedFileHandlerWith returns an unsupported-file handler with
 // opts.
 func NewUnsupportedFileHandlerWith(opts UnsupportedFileOptions) *UnsupportedFileHandler {
-	return &UnsupportedFileHandler{converters: opts.Converters, refusals: opts.Refusals}
+	return &UnsupportedFileHandler{converters: opts.Converters, refusals: opts.Refusals, blameReadable: opts.BlameReadableFiles}
 }
 
 // ID returns "unsupported-file-handler".
@@ -126,9 +142,14 @@ func (*UnsupportedFileHandler) ID() string { return UnsupportedFileHandlerID }
 // rewrites overlap.
 type unsupportedFileState struct {
 	mu sync.Mutex
-	// rejected holds the normalised media types refused by name, and
-	// unnamedRejection for a refusal that named none.
-	rejected map[string]bool
+	// rejected holds the normalised media types and classes ("image/*")
+	// refused by name, unnamedRejection for a refusal that named none, and
+	// everyFile when such a refusal is blamed on readable files too, each
+	// with the refusal's cause.
+	rejected map[string]*RecoveryCause
+	// rejectedFiles holds the digests of files refused for their size or
+	// pages, with the refusal's cause.
+	rejectedFiles map[string]*RecoveryCause
 	// cause is the refusal the handler answered, told in its reports.
 	cause *RecoveryCause
 	// done maps a file (see fileKey) to what replaced it, so that every
@@ -146,59 +167,126 @@ type unsupportedFileState struct {
 }
 
 // HandleAPIError records which files the model refused and asks for a
-// retry, on the run's first failure only.
+// retry: on the run's first failure only, or, with
+// [UnsupportedFileOptions].BlameReadableFiles, once for each refusal that
+// takes out files the failed call still carried.
 func (h *UnsupportedFileHandler) HandleAPIError(ctx context.Context, e *APIErrorEvent) (Decision, error) {
-	if e == nil || e.Run == nil || e.Err == nil || e.Run.RetryCount() > 0 {
+	if e == nil || e.Run == nil || e.Err == nil {
+		return Decision{}, nil
+	}
+	if e.Run.RetryCount() > 0 && !h.blameReadable {
 		return Decision{}, nil
 	}
 	c := classifyRefusal(e.Err)
 	if c.notAFile {
 		return Decision{}, nil
 	}
-	holds := func(userOnly bool, ok func(keel.FilePart) bool) bool {
-		return holdsFile(e.Run.Messages, userOnly, ok) || holdsFile(e.Prompt, userOnly, ok)
-	}
-	var named []namedRefusal
-	var cause, unnamed *RecoveryCause
-	if c.http != nil {
-		t := keel.NormalizeMediaType(c.http.MediaType)
-		ofType := func(f keel.FilePart) bool { return keel.NormalizeMediaType(f.MediaType) == t }
-		switch {
-		case t != "" && (holds(true, ofType) || holds(true, unreadable)):
-			cause = apiErrorCause(c.http)
-			named = append(named, namedRefusal{t, cause})
-		case t == "" && holds(true, unreadable):
-			cause = apiErrorCause(c.http)
-			unnamed = cause
-		}
-	}
-	if len(c.named) > 0 && holds(false, anyFile) {
-		cause = c.namedCause
-		for _, t := range c.named {
-			named = append(named, namedRefusal{t, c.namedCause})
-		}
-	}
-	if cause == nil {
-		return Decision{}, nil
-	}
 	st := StateOf[unsupportedFileState](e.Run, h)
 	st.mu.Lock()
+	defer st.mu.Unlock()
+	b := h.blame(e, st, c)
+	if b.cause == nil {
+		return Decision{}, nil
+	}
 	if st.rejected == nil {
-		st.rejected = make(map[string]bool)
+		st.rejected = make(map[string]*RecoveryCause)
 	}
-	for _, n := range named {
-		st.rejected[n.mediaType] = true
+	for _, n := range b.named {
+		st.rejected[n.mediaType] = b.cause
 	}
-	if unnamed != nil {
-		st.rejected[unnamedRejection] = true
+	for _, d := range b.files {
+		if st.rejectedFiles == nil {
+			st.rejectedFiles = make(map[string]*RecoveryCause)
+		}
+		st.rejectedFiles[d] = b.cause
+	}
+	if b.unnamed != "" {
+		st.rejected[b.unnamed] = b.cause
 	}
 	if st.cause == nil {
-		st.cause = cause
+		st.cause = b.cause
 	}
-	st.mu.Unlock()
-	h.learn(ctx, e, st, named, unnamed)
+	h.learn(ctx, e, st, b)
 	return Decision{Retry: true}, nil
 }
+
+// blamed is what a refusal is blamed on: media types or classes refused
+// by name, single files by digest (a size or page limit), or, for a
+// refusal that names nothing, every unreadable file (unnamedRejection) or
+// with BlameReadableFiles every file ("*/*").
+type blamed struct {
+	named   []namedRefusal
+	files   []string
+	unnamed string
+	// pending are the types an unnamed refusal took out, remembered once
+	// a call without them succeeds.
+	pending []string
+	cause   *RecoveryCause
+}
+
+// blame decides what e's refusal, classified as c, is blamed on, among
+// the files the failed call carried that were not taken out yet. Nothing
+// (a nil cause) means the refusal is left to the other handlers.
+// st.mu must be held.
+func (h *UnsupportedFileHandler) blame(e *APIErrorEvent, st *unsupportedFileState, c refusalClass) blamed {
+	// The failed call's prompt holds what is left to take out; before a
+	// rewrite (the first call) it is the run's messages.
+	sent := e.Prompt
+	if sent == nil {
+		sent = e.Run.Messages
+	}
+	carried := func(ok func(keel.FilePart) bool) bool { return holdsFile(sent, true, ok) }
+	var b blamed
+	if len(c.named) > 0 {
+		if holdsFile(e.Run.Messages, false, anyFile) || holdsFile(sent, false, anyFile) {
+			b.cause = c.namedCause
+			for _, t := range c.named {
+				b.named = append(b.named, namedRefusal{t, c.namedCause})
+			}
+		}
+		return b
+	}
+	f := c.http
+	if f == nil {
+		return b
+	}
+	cause := apiErrorCause(f)
+	switch faultOf(f) {
+	case keel.FaultFileType:
+		class := keel.NormalizeMediaType(f.MediaType)
+		if class == "" {
+			class = keel.NormalizeMediaType(f.MediaClass)
+		}
+		if class != "" && carried(func(p keel.FilePart) bool { return keel.MatchMediaClass(class, p.MediaType) }) {
+			b.named, b.cause = []namedRefusal{{class, cause}}, cause
+			return b
+		}
+	case keel.FaultFileSize, keel.FaultFilePages:
+		if files := overLimit(e.Run, sent, f); len(files) > 0 {
+			b.files, b.cause = files, cause
+			return b
+		}
+	}
+	switch {
+	case carried(unreadable):
+		// The reference framework's rule: any answer but those that ask
+		// to try again later, while the request holds a file that is not
+		// an image, a PDF or text.
+		b.unnamed, b.cause = unnamedRejection, cause
+		b.pending = fileTypes(sent, unreadable)
+	case h.blameReadable && f.StatusCode >= 400 && carried(anyFile):
+		// Beyond it: the request's files are all ones a model may read,
+		// and one of them may still be what the server refuses (a model
+		// without vision, a limit it did not state).
+		b.unnamed, b.cause = everyFile, cause
+		b.pending = fileTypes(sent, anyFile)
+	}
+	return b
+}
+
+// everyFile is the class of every file, which an unnamed refusal of a
+// request whose files are all readable takes out with BlameReadableFiles.
+const everyFile = "*/*"
 
 // refusalClass is what an error says about files.
 type refusalClass struct {
@@ -207,9 +295,16 @@ type refusalClass struct {
 	named      []string
 	namedCause *RecoveryCause
 	// http is the first provider answer whose status is no sign that the
-	// same request may pass later.
+	// same request may pass later, and that does not say it is about
+	// something else than files.
 	http *keel.APICallError
-	// notAFile: an answer of 401, 403 or 404 is in the chain.
+	// notAFile: an answer no file can cause is in the chain: a bad key
+	// (401), no access (403), an answer its adapter typed so (a bad key in
+	// a 400, a quota), or an unknown model or route (404) unless the
+	// answer says it is about a kind of input (OpenRouter's 404 "No
+	// endpoints found that support image input", which its adapter types
+	// [keel.FaultFileType]). Taking files out would not help, and the
+	// caller must see the error itself.
 	notAFile bool
 }
 
@@ -226,17 +321,29 @@ func classifyRefusal(err error) refusalClass {
 				}
 			}
 		case *keel.APICallError:
-			switch {
-			case notAFileStatus(err.StatusCode):
+			switch fault := faultOf(err); {
+			case fault == keel.FaultNotFile || err.StatusCode == 401 || err.StatusCode == 403 ||
+				err.StatusCode == 404 && fault != keel.FaultFileType:
 				c.notAFile = true
 				return true
-			case !asksToRetryLater(err.StatusCode) && c.http == nil:
+			case asksToRetryLater(err.StatusCode) && err.Fault == "":
+			case c.http == nil:
 				c.http = err
 			}
 		}
 		return false
 	})
 	return c
+}
+
+// faultOf is what an answer says about the request's files: its Fault,
+// or, from an adapter that names a refused type or class without typing
+// the fault, [keel.FaultFileType].
+func faultOf(e *keel.APICallError) keel.Fault {
+	if e.Fault == keel.FaultUnknown && (e.MediaType != "" || e.MediaClass != "") {
+		return keel.FaultFileType
+	}
+	return e.Fault
 }
 
 // refusedMediaType returns the normalised media type an SDK refused by
@@ -263,22 +370,20 @@ func asksToRetryLater(status int) bool {
 	return false
 }
 
-// notAFileStatus reports the statuses no file can cause: a bad key (401),
-// no access (403), an unknown model or route (404). Taking files out
-// would not help, and the caller must see the error itself.
-func notAFileStatus(status int) bool {
-	return status == 401 || status == 403 || status == 404
-}
-
 func anyFile(keel.FilePart) bool { return true }
 
 func unreadable(f keel.FilePart) bool { return !keel.IsReadable(f.MediaType) }
 
+// carriesUserFiles reports the roles whose files the handler takes out:
+// a user's, and the files tools returned (an MCP tool's image), which
+// come in tool messages after the tool's result.
+func carriesUserFiles(role keel.Role) bool { return role == keel.RoleUser || role == keel.RoleTool }
+
 // holdsFile reports whether msgs hold a file part that ok accepts, in any
-// message or with userOnly in a user message.
+// message or with userOnly in a user or tool message.
 func holdsFile(msgs []keel.Message, userOnly bool, ok func(keel.FilePart) bool) bool {
 	for _, m := range msgs {
-		if userOnly && m.Role != keel.RoleUser {
+		if userOnly && !carriesUserFiles(m.Role) {
 			continue
 		}
 		for _, p := range m.Parts {

@@ -151,7 +151,8 @@ func TestUnsupportedFileHandlerDecides(t *testing.T) {
 		{"400 with an xlsx in history", []keel.Message{userMsg(xlsx), {Role: keel.RoleAssistant, Parts: []keel.Part{text("ok")}}, userMsg(text("and now?"))}, nil, apiErr(400), 0, true},
 		{"400 with an xlsx only in the prompt", []keel.Message{userMsg(text("hi"))}, []keel.Message{userMsg(xlsx)}, apiErr(400), 0, true},
 		{"400 with an xlsx from an assistant", []keel.Message{userMsg(text("hi")), assistantFile}, nil, apiErr(400), 0, false},
-		{"400 with an xlsx from a tool", []keel.Message{userMsg(text("hi")), toolFile}, nil, apiErr(400), 0, false},
+		// A tool's files (an MCP tool's image) are handled as a user's.
+		{"400 with an xlsx from a tool", []keel.Message{userMsg(text("hi")), toolFile}, nil, apiErr(400), 0, true},
 		{"400 without files", []keel.Message{userMsg(text("hi"))}, nil, apiErr(400), 0, false},
 		{"not the first failure", []keel.Message{userMsg(xlsx)}, nil, unsupported(xlsxType), 1, false},
 		{"plain error", []keel.Message{userMsg(xlsx)}, nil, errors.New("boom"), 0, false},
@@ -269,7 +270,8 @@ func TestUnsupportedFileHandlerRolesAndNothingRecorded(t *testing.T) {
 	}
 	refuse(t, h, run, apiErr(400), true)
 	prompt = rewrite(t, h, run)
-	want := [][]string{{"be brief"}, {placeholder("leads.xlsx")}, {"here", "file:leads.xlsx"}, {"tool-result", "file:leads.xlsx"}}
+	// The assistant's file stays; a tool's is handled as a user's.
+	want := [][]string{{"be brief"}, {placeholder("leads.xlsx")}, {"here", "file:leads.xlsx"}, {"tool-result", placeholder("leads.xlsx")}}
 	for i, m := range prompt {
 		if got := partTexts(m); !equalStrings(got, want[i]) {
 			t.Errorf("Got(message %d, %s) = %q; want %q", i, m.Role, got, want[i])

@@ -29,14 +29,16 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 	st := StateOf[unsupportedFileState](req.Run, h)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	remembered := h.remembered(ctx, req, st)
-	if len(st.rejected) == 0 && len(remembered) == 0 {
+	remembered, byFile := h.remembered(ctx, req, st)
+	if len(st.rejected) == 0 && len(st.rejectedFiles) == 0 && len(remembered) == 0 {
 		return nil
 	}
+	// Files refused for their size or pages are known by their digest.
+	digests := byFile || len(st.rejectedFiles) > 0
 	var fresh []handledFile
 	for i := range req.Prompt {
 		m := &req.Prompt[i]
-		if m.Role != keel.RoleUser {
+		if !carriesUserFiles(m.Role) {
 			continue
 		}
 		var parts []keel.Part // the rewritten parts, once a file is replaced
@@ -44,7 +46,11 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 			f, ok := p.(keel.FilePart)
 			var cause *RecoveryCause
 			if ok {
-				cause, ok = st.selects(f, remembered)
+				sum := ""
+				if digests && f.IsInline() {
+					sum, _, _ = req.Run.fileDigest(f)
+				}
+				cause, ok = st.selects(f, sum, remembered)
 			}
 			if !ok {
 				if parts != nil {
@@ -73,14 +79,33 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 	return nil
 }
 
-// selects reports whether f is taken out of the prompt, and why: a
-// refusal of this run, or one remembered.
-func (st *unsupportedFileState) selects(f keel.FilePart, remembered map[string]*RecoveryCause) (*RecoveryCause, bool) {
+// selects reports whether f, whose digest is sum ("" when it is not
+// inline), is taken out of the prompt, and why: a refusal of this run, or
+// one remembered.
+func (st *unsupportedFileState) selects(f keel.FilePart, sum string, remembered map[string]*RecoveryCause) (*RecoveryCause, bool) {
 	t := keel.NormalizeMediaType(f.MediaType)
-	if len(st.rejected) > 0 && (st.rejected[t] || !keel.IsReadable(t)) {
-		return st.cause, true
+	if len(st.rejected) > 0 {
+		if c := st.rejected[t]; c != nil {
+			return c, true
+		}
+		for class, c := range st.rejected {
+			if keel.MatchMediaClass(class, t) {
+				return c, true
+			}
+		}
+		if !keel.IsReadable(t) {
+			// Every refusal takes out, beside what it names, each file
+			// that is not an image, a PDF or text.
+			return st.cause, true
+		}
+	}
+	if c := st.rejectedFiles[sum]; c != nil && sum != "" {
+		return c, true
 	}
 	if c := remembered[t]; c != nil {
+		return c, true
+	}
+	if c := remembered[fileRefusalKey(sum)]; c != nil && sum != "" {
 		return c, true
 	}
 	return nil, false

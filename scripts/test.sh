@@ -3,6 +3,7 @@
 # tests need (bubblewrap for the sandbox, PostgreSQL's server binaries for
 # the PostgreSQL store, Node.js for the Mastra client test, and that test's
 # npm packages from its lockfile, chromium for the studio's browser tests,
+# ImageMagick, avifenc and exiftool for the image conversion tests,
 # docker.io and busybox-static for the Docker sandbox, whose engine it
 # starts when none answers), checks formatting and vet, then runs every
 # test with the race detector.
@@ -13,10 +14,28 @@ say() { printf '==> %s\n' "$*"; }
 
 need=()
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+# mkfs.ext4 gives a sandbox a file system of its own (localsandbox's
+# OwnFilesystem); unshare runs keel as PID 1 of a pid namespace.
+PATH=$PATH:/sbin:/usr/sbin command -v mkfs.ext4 >/dev/null 2>&1 || need+=(e2fsprogs)
+command -v unshare >/dev/null 2>&1 || need+=(util-linux)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+# ImageMagick (with libheif, so it writes HEIC and AVIF), libavif's avifenc
+# (rotated and mirrored AVIF) and exiftool make the images the image
+# conversion tests read. A stand-in convert without ImageMagick behind it
+# lists no formats.
+grep -q 'HEIC.*rw' <<<"$(convert -list format 2>/dev/null || true)" || need+=(imagemagick)
+command -v avifenc >/dev/null 2>&1 || need+=(libavif-bin)
+command -v exiftool >/dev/null 2>&1 || need+=(libimage-exiftool-perl)
+# poppler's pdftotext, LibreOffice, a TeX engine and a CJK font write and
+# read the PDFs the PDF converter's tests compare; qpdf encrypts them.
+command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+command -v soffice >/dev/null 2>&1 || need+=(libreoffice-writer)
+command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base)
+fc-list 2>/dev/null | grep -qi wqy || need+=(fonts-wqy-microhei)
+command -v qpdf >/dev/null 2>&1 || need+=(qpdf)
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need+=(busybox-static)
 if ((${#need[@]})); then
@@ -27,15 +46,27 @@ if ((${#need[@]})); then
 	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 
+# npm ci, tried three times: the registry sometimes drops a connection
+# half way ("Idle timeout reached"), and a fresh try succeeds.
+npmci() {
+	local try
+	for try in 1 2 3; do
+		npm ci "$@" && return 0
+		say "npm ci failed (try $try of 3)"
+		sleep 5
+	done
+	return 1
+}
+
 if [ -f test/mastra-client/package-lock.json ]; then
 	say "installing the Mastra client test's npm packages from its lockfile"
-	npm ci --prefix test/mastra-client --no-audit --no-fund --loglevel=error
+	npmci --prefix test/mastra-client --no-audit --no-fund --loglevel=error
 fi
 if [ -f test/mastra-studio/package-lock.json ]; then
 	# Mastra Studio runs none of its packages' install scripts (they fetch
 	# or build native tools it does not use): skipping them saves time.
 	say "installing Mastra Studio (the mastra CLI) from its lockfile"
-	npm ci --prefix test/mastra-studio --ignore-scripts --no-audit --no-fund --loglevel=error
+	npmci --prefix test/mastra-studio --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
 
 # The Docker sandbox's tests need an engine. When none answers (at

@@ -114,6 +114,13 @@ func nthFile(msgs []keel.Message, mid string, n int) (keel.FilePart, bool) {
 // that does not parse is sent as application/octet-stream; an empty name
 // gets "file". digest, when known, is the ETag.
 func serveAttachment(w http.ResponseWriter, r *http.Request, data []byte, mediaType, name, digest string) {
+	setAttachmentHeaders(w, mediaType, name, digest)
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+}
+
+// setAttachmentHeaders sets the headers of a file sent as an attachment:
+// its type, its name, and what keeps a browser from running it.
+func setAttachmentHeaders(w http.ResponseWriter, mediaType, name, digest string) {
 	h := w.Header()
 	h.Set("Content-Type", attachmentType(mediaType))
 	h.Set("Content-Disposition", attachmentDisposition(name))
@@ -123,7 +130,6 @@ func serveAttachment(w http.ResponseWriter, r *http.Request, data []byte, mediaT
 	if digest != "" {
 		h.Set("ETag", `"`+digest+`"`)
 	}
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
 }
 
 func attachmentType(mediaType string) string {

@@ -2,12 +2,16 @@ package server
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/workspace"
@@ -19,9 +23,47 @@ const (
 	// bigger tree is cut, and the answer says so.
 	maxSandboxListing = 10000
 	// maxSandboxDownload is the largest sandbox file the download route
-	// sends: a sandbox file is read whole.
+	// sends from a sandbox that cannot open a file for streaming
+	// ([workspace.FileOpener]): such a file is read whole.
 	maxSandboxDownload = 100 << 20
+	// maxSandboxDownloads is how many sandbox files one server sends at
+	// once. Each streams from its open file through a small buffer, so
+	// memory does not follow the files' sizes; the cap bounds the open
+	// files and the disk reads that clients can cause.
+	maxSandboxDownloads = 4
+	// downloadSlotWait is how long a download waits for a slot before it
+	// is answered 503.
+	downloadSlotWait = 10 * time.Second
 )
+
+// downloadSlots caps the sandbox downloads a server sends at once. Its
+// zero value is ready.
+type downloadSlots struct {
+	once  sync.Once
+	slots chan struct{}
+}
+
+// acquire takes a slot, waiting up to downloadSlotWait; false means none
+// came free, or the request ended. Every true is followed by release.
+func (d *downloadSlots) acquire(r *http.Request) bool {
+	d.once.Do(func() { d.slots = make(chan struct{}, maxSandboxDownloads) })
+	select {
+	case d.slots <- struct{}{}:
+		return true
+	default:
+	}
+	t := time.NewTimer(downloadSlotWait)
+	defer t.Stop()
+	select {
+	case d.slots <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-r.Context().Done():
+	}
+	return false
+}
+
+func (d *downloadSlots) release() { <-d.slots }
 
 // The sandbox modes of [Config].SandboxModes.
 const (
@@ -169,16 +211,26 @@ func (s *Server) listSandboxFiles(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// sandboxFile resolves the sandbox and the path of a sandbox file route,
-// and describes what is at the path.
-func (s *Server) sandboxFile(w http.ResponseWriter, r *http.Request) (workspace.FileSystem, string, fs.FileInfo, bool) {
+// sandboxFilePath resolves the sandbox and the path of a sandbox file
+// route. false means the answer was written.
+func (s *Server) sandboxFilePath(w http.ResponseWriter, r *http.Request) (workspace.FileSystem, string, bool) {
 	sb, _, ok := s.sandboxTarget(w, r)
 	if !ok {
-		return nil, "", nil, false
+		return nil, "", false
 	}
 	p := r.PathValue("path")
 	if p == "" || strings.HasSuffix(p, "/") {
 		writeRequestError(w, badRequest("give a file's path after /sandbox/files/", Issue{Field: "path", Message: "must name a file"}))
+		return nil, "", false
+	}
+	return sb, p, true
+}
+
+// sandboxFile resolves the sandbox and the path of a sandbox file route,
+// and describes what is at the path.
+func (s *Server) sandboxFile(w http.ResponseWriter, r *http.Request) (workspace.FileSystem, string, fs.FileInfo, bool) {
+	sb, p, ok := s.sandboxFilePath(w, r)
+	if !ok {
 		return nil, "", nil, false
 	}
 	info, err := sb.Stat(r.Context(), p)
@@ -190,10 +242,58 @@ func (s *Server) sandboxFile(w http.ResponseWriter, r *http.Request) (workspace.
 }
 
 // downloadSandboxFile answers GET /api/agents/{id}/sandbox/files/{path...}
-// with the file's bytes, as an attachment.
+// with the file's bytes, as an attachment. A sandbox that can open files
+// ([workspace.FileOpener]) streams the one it opened, from that same open
+// file (ranges too, when it can seek), so a FIFO is refused rather than
+// waited on and a large or sparse file never sits in memory; at most
+// maxSandboxDownloads are sent at once.
 func (s *Server) downloadSandboxFile(w http.ResponseWriter, r *http.Request) {
-	sb, p, info, ok := s.sandboxFile(w, r)
+	sb, p, ok := s.sandboxFilePath(w, r)
 	if !ok {
+		return
+	}
+	op, ok := sb.(workspace.FileOpener)
+	if !ok {
+		s.downloadWhole(w, r, sb, p)
+		return
+	}
+	if !s.downloads.acquire(r) {
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "too many sandbox files are being downloaded at once: try again shortly")
+		return
+	}
+	defer s.downloads.release()
+	f, err := op.OpenFile(r.Context(), p)
+	if err != nil {
+		s.sandboxError(w, r, err)
+		return
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		s.sandboxError(w, r, err)
+		return
+	}
+	setAttachmentHeaders(w, mime.TypeByExtension(path.Ext(p)), path.Base(p), "")
+	if rs, ok := f.(io.ReadSeeker); ok {
+		http.ServeContent(w, r, "", info.ModTime(), rs)
+		return
+	}
+	// A stream that cannot seek (a container's archive) is sent whole,
+	// as long as Stat said and no longer.
+	w.Header().Set("Content-Length", strconv.FormatInt(info.Size(), 10))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = io.Copy(w, io.LimitReader(f, info.Size()))
+	}
+}
+
+// downloadWhole sends a file of a sandbox that cannot open one for
+// streaming: it is read whole, so it must be at most maxSandboxDownload.
+func (s *Server) downloadWhole(w http.ResponseWriter, r *http.Request, sb workspace.FileSystem, p string) {
+	info, err := sb.Stat(r.Context(), p)
+	if err != nil {
+		s.sandboxError(w, r, err)
 		return
 	}
 	if !info.Mode().IsRegular() {
@@ -236,6 +336,8 @@ func (s *Server) sandboxError(w http.ResponseWriter, r *http.Request, err error)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		writeError(w, http.StatusNotFound, "no such file in the sandbox")
+	case errors.Is(err, workspace.ErrNotRegularFile):
+		writeError(w, http.StatusBadRequest, "not a regular file: only files are sent (a directory, a FIFO, a socket or a symbolic link is not)")
 	case errors.Is(err, workspace.ErrPathEscapes):
 		writeRequestError(w, badRequest("the path leaves the sandbox: give a path relative to it, without ..",
 			Issue{Field: "path", Message: "must stay in the sandbox"}))

@@ -144,6 +144,7 @@ type Server struct {
 	tokenDigest [sha256.Size]byte
 	cors        *corsPolicy
 	signals     signalHub
+	downloads   downloadSlots // sandbox file downloads under way
 }
 
 // ErrConfig is wrapped by the errors of [New].

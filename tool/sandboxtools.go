@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strconv"
@@ -140,8 +141,10 @@ type FileContent struct {
 // upload notes give them. At most maxBytes (default [DefaultReadBytes], at
 // most [MaxReadBytes]) are returned, cut at a character boundary, with a
 // note when the file is longer; a binary file (a NUL byte or invalid UTF-8)
-// gets a note instead of its content. The sandbox must be a
-// [workspace.FileSystem] or a [workspace.CommandRunner].
+// gets a note instead of its content. Anything but a regular file (a
+// directory, a FIFO, a link) is refused without being read. The sandbox
+// must be a [workspace.FileOpener] (which reads only maxBytes of the
+// file), a [workspace.FileSystem] or a [workspace.CommandRunner].
 func ReadFile() Tool {
 	return Tool{
 		Name: "read_file",
@@ -189,15 +192,35 @@ func executeReadFile(ctx context.Context, call Call) (any, error) {
 	return describeContent(in.Path, head, size), nil
 }
 
-// readHead returns up to limit bytes of the file at rel and its size.
+// readHead returns up to limit bytes of the file at rel and its size. A
+// [workspace.FileOpener] reads only those bytes from the file it opened
+// and described; a sandbox without one is read through its FileSystem or
+// with head -c. Anything but a regular file is refused without being
+// opened for reading: a FIFO would block the read forever.
 func readHead(ctx context.Context, sb workspace.Sandbox, rel string, limit int) ([]byte, int64, error) {
+	if op, ok := sb.(workspace.FileOpener); ok {
+		f, err := op.OpenFile(ctx, rel)
+		if err != nil {
+			return nil, 0, notRegular(rel, err)
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, 0, err
+		}
+		head, err := io.ReadAll(io.LimitReader(f, int64(limit)))
+		if err != nil {
+			return nil, 0, err
+		}
+		return head, max(fi.Size(), int64(len(head))), nil
+	}
 	if fsys, ok := sb.(workspace.FileSystem); ok {
 		fi, err := fsys.Stat(ctx, rel)
 		if err != nil {
 			return nil, 0, err
 		}
-		if fi.IsDir() {
-			return nil, 0, fmt.Errorf("%s is a directory; use list_files", rel)
+		if !fi.Mode().IsRegular() {
+			return nil, 0, notRegular(rel, fmt.Errorf("%w: its mode is %v", workspace.ErrNotRegularFile, fi.Mode()))
 		}
 		data, err := fsys.ReadFile(ctx, rel)
 		if err != nil {
@@ -211,6 +234,7 @@ func readHead(ctx context.Context, sb workspace.Sandbox, rel string, limit int) 
 	}
 	q := workspace.ShellQuote(rel)
 	line := "if [ -d " + q + " ]; then echo " + workspace.ShellQuote(rel+" is a directory; use list_files") + " >&2; exit 2; fi; " +
+		"if [ ! -f " + q + " ]; then echo " + workspace.ShellQuote(rel+" is not a regular file; use run_command") + " >&2; exit 2; fi; " +
 		"wc -c < " + q + " && head -c " + strconv.Itoa(limit) + " < " + q
 	res, err := workspace.RunCommand(ctx, r, workspace.Command{Line: line})
 	if err != nil {
@@ -225,6 +249,15 @@ func readHead(ctx context.Context, sb workspace.Sandbox, rel string, limit int) 
 		return nil, 0, fmt.Errorf("cannot read the size of %s: %q", rel, sizeLine)
 	}
 	return head, size, nil
+}
+
+// notRegular adds to a refusal of something that is not a regular file
+// what the model can do instead.
+func notRegular(rel string, err error) error {
+	if errors.Is(err, workspace.ErrNotRegularFile) {
+		return fmt.Errorf("%s: %w (list_files lists a directory; run_command works on anything else)", rel, err)
+	}
+	return err
 }
 
 func describeContent(path string, head []byte, size int64) FileContent {

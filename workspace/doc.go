@@ -5,7 +5,10 @@
 //
 // A [Sandbox] only has an ID. What it can do is told by the optional
 // capabilities it implements, found by type assertion: [FileSystem] reads
-// and writes files, [CommandRunner] runs shell commands, [TreeRemover]
+// and writes files, [FileOpener] opens one for reading without loading it
+// whole (read_file reads only what it shows, a download streams),
+// refusing anything but a regular file with [ErrNotRegularFile] and never
+// blocking on a FIFO, [CommandRunner] runs shell commands, [TreeRemover]
 // removes a directory and everything under it, and [WorkDirer] tells the
 // absolute directory its commands start in (such as "/home/user"). Paths
 // given to a sandbox are relative to that directory; one that would leave
@@ -44,7 +47,9 @@
 // bytes.
 //
 // Writes are atomic: the data goes to a part file that is renamed into
-// place, and a failed or cancelled upload removes its part file. A
+// place, and a failed or cancelled upload removes its part file; the part
+// files of uploads that were killed (kill -9) are removed by the next
+// upload into the directory once they are an hour old. A
 // [FileSystem] receives the caller's bytes without a copy; a sandbox that
 // can only run commands receives them as base64 in commands of at most
 // 96,000 characters, each value quoted with [ShellQuote]. Files over

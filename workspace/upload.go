@@ -194,8 +194,47 @@ func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 }
 
+// staleAge is how old a part file must be for an upload to take it for
+// the leftover of one that was killed (kill -9, a crash) and remove it:
+// an upload takes seconds, and nothing else would ever remove it, while it
+// counts against the sandbox's quota.
+const staleAge = time.Hour
+
+// isPartName reports whether name is a part file of partPath:
+// NAME.<8 hex>.part.
+func isPartName(name string) bool {
+	base, ok := strings.CutSuffix(name, ".part")
+	if !ok || len(base) < 10 || base[len(base)-9] != '.' {
+		return false
+	}
+	for _, c := range base[len(base)-8:] {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// sweepParts removes the part files older than staleAge in dir. It is
+// best effort: an upload does not fail for it.
+func sweepParts(ctx context.Context, fsys FileSystem, dir string) {
+	entries, err := fsys.ReadDir(ctx, dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isPartName(e.Name()) {
+			continue
+		}
+		if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > staleAge {
+			_ = fsys.Remove(ctx, path.Join(dir, e.Name()))
+		}
+	}
+}
+
 // writeFS puts data at rel through a FileSystem. It reports whether it
-// wrote anything.
+// wrote anything. Part files an upload killed before it could remove its
+// own left in the directory over an hour ago are removed first.
 func writeFS(ctx context.Context, fsys FileSystem, rel string, data []byte) (bool, error) {
 	info, err := fsys.Stat(ctx, rel)
 	switch {
@@ -205,6 +244,7 @@ func writeFS(ctx context.Context, fsys FileSystem, rel string, data []byte) (boo
 		return false, fmt.Errorf("workspace: upload: stat %s: %w", rel, err)
 	}
 
+	sweepParts(ctx, fsys, path.Dir(rel))
 	part := partPath(rel)
 	fail := func(op string, err error) (bool, error) {
 		cctx, cancel := cleanupContext(ctx)
@@ -245,8 +285,11 @@ func writeCommands(ctx context.Context, r CommandRunner, rel string, data []byte
 		return false, err
 	}
 
-	start := "if [ -f " + qrel + " ] && " + sizeIs(qrel, qsize) + "; then echo " + existsMarker +
-		"; else mkdir -p " + ShellQuote(path.Dir(rel)) + " && "
+	qdir := ShellQuote(path.Dir(rel))
+	// Part files left by uploads killed over an hour ago go first.
+	start := "find " + qdir + " -maxdepth 1 -type f -name '*.????????.part' -mmin +60 -exec rm -f {} + 2>/dev/null; " +
+		"if [ -f " + qrel + " ] && " + sizeIs(qrel, qsize) + "; then echo " + existsMarker +
+		"; else mkdir -p " + qdir + " && "
 	finish := " && " + sizeIs(qpart, qsize) + " && mv -f " + qpart + " " + qrel
 	chunks := max(1, (len(data)+chunkBytes-1)/chunkBytes)
 	for i := range chunks {

@@ -1,6 +1,8 @@
 package workspace
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"unicode"
 
@@ -23,8 +25,9 @@ const sharedDir = "shared"
 // UploadDir returns the directory, under "uploads/", that holds the files
 // uploaded for a thread: the thread ID, else the resource ID, else
 // "shared", made shell-safe by [SafeDir]. The first non-empty ID is chosen
-// before it is made safe, so a thread ID that sanitises to nothing gives
-// "shared", not the resource ID.
+// before it is made safe, so a thread ID that sanitises to nothing (such
+// as "." or "..") gives a directory of its own, never "shared" or the
+// resource's.
 func UploadDir(threadID, resourceID string) string {
 	switch {
 	case threadID != "":
@@ -42,7 +45,11 @@ func UploadDir(threadID, resourceID string) string {
 // replaced by "_", every run of two or more dots replaced by "_" (so no
 // ".." survives), runs of "_" collapsed to one, leading and trailing ".",
 // "_" and "-" trimmed, at most 100 characters (the edges are trimmed again
-// after the cut). A name that ends up empty becomes "shared".
+// after the cut). The empty name becomes "shared"; any other name that
+// ends up empty (".", "..", "日本語", "   ") becomes "id-" and 16 hex
+// digits of its SHA-256, so that it neither lands among the files of no
+// thread nor shares a directory with another such name: removing a
+// thread's uploads must never remove another's.
 func SafeDir(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
@@ -64,10 +71,14 @@ func SafeDir(s string) string {
 		// so that the cut cannot leave an edge character behind.
 		out = trimDirEdges(out[:maxDirLen])
 	}
-	if out == "" {
+	switch {
+	case out != "":
+		return out
+	case s == "":
 		return sharedDir
 	}
-	return out
+	sum := sha256.Sum256([]byte(s))
+	return "id-" + hex.EncodeToString(sum[:8])
 }
 
 func isSafeDirByte(r rune) bool {

@@ -103,14 +103,22 @@ func runFailure(err error, c *runCmd) error {
 		return fmt.Errorf("%w (send a smaller file, or another one)", err)
 	case c.newThread != "" && errors.Is(err, memory.ErrNotFound):
 		return fmt.Errorf("%w (the id %s is taken: choose another with --new-thread)", err, c.newThread)
-	case errors.As(err, &api) && (api.StatusCode == 401 || api.StatusCode == 403):
+	case errors.As(err, &api) && (api.StatusCode == 401 || api.StatusCode == 403 || api.Fault == keel.FaultNotFile && api.StatusCode == 400):
+		// A bad key comes as a 400 from Gemini ("API key not valid").
 		return fmt.Errorf("%w (check the provider's API key)", err)
 	case errors.As(err, &api) && api.StatusCode == 429:
 		return fmt.Errorf("%w (the provider's rate limit: try again later)", err)
 	case errors.As(err, &api) && api.StatusCode == 0:
 		return fmt.Errorf("%w (check the network, and the provider's base URL variable if you set one)", err)
+	case errors.As(err, &api) && api.StatusCode == 404:
+		return fmt.Errorf("%w (check the model's name, or choose another with --model)", err)
+	case errors.As(err, &api) && api.Fault.BlamesFiles():
+		// The same request is refused again: trying again cannot help.
+		return fmt.Errorf("%w (this model does not take the file as sent: try another model with --model, or send the file's text)", err)
+	case errors.As(err, &api) && api.Retryable:
+		return fmt.Errorf("%w (try again later, or try another model with --model)", err)
 	case errors.As(err, &api):
-		return fmt.Errorf("%w (try again, or try another model with --model)", err)
+		return fmt.Errorf("%w (try another model with --model)", err)
 	case errors.As(err, &unsup):
 		return fmt.Errorf("%w (try another model with --model)", err)
 	case errors.Is(err, context.Canceled):

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/server"
 	"github.com/keel-go/keel/studio"
+	"github.com/keel-go/keel/workspace/localsandbox"
 )
 
 // serveCmd is keel serve: the HTTP API, until SIGINT or SIGTERM.
@@ -44,6 +46,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		addr = f.Server.Addr
 	}
 	logger := newLogger(std.err, slog.LevelInfo)
+	reaping := startReaper()
 	auth, err := loadServeAuth(ctx, f, logger)
 	if err != nil {
 		return err
@@ -102,7 +105,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer stopMetrics()
-	c.announce(std, ln.Addr().String(), built, where+"; "+sandboxWhere(f, c.agents.sandbox), auth, tel.lines)
+	c.announce(std, ln.Addr().String(), built, where+"; "+sandboxWhere(f, c.agents.sandbox), auth, append([]string{reaping}, tel.lines...))
 	stopping := make(chan struct{})
 	defer close(stopping)
 	go func() {
@@ -145,6 +148,23 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 	}
 	// Last, so that whoever waits for it knows the rest was said.
 	fmt.Fprintf(std.err, "keel serve: listening on http://%s/api\n", addr)
+}
+
+// startReaper makes keel reap the processes it adopts (see
+// localsandbox.StartReaper): as PID 1 of a container without an init,
+// every orphan would otherwise stay a zombie. It returns the line that
+// says so at start. The reaper runs until keel exits.
+func startReaper() string {
+	if _, err := localsandbox.StartReaper(); err != nil {
+		if os.Getpid() == 1 {
+			return "WARNING: keel is PID 1 and cannot reap orphaned processes, which will stay zombies: " + err.Error()
+		}
+		return "orphaned processes are left to the system's init: " + err.Error()
+	}
+	if os.Getpid() == 1 {
+		return "running as PID 1: keel reaps the orphaned processes it adopts"
+	}
+	return "keel reaps the orphaned processes of what it runs (child subreaper)"
 }
 
 // sandboxModes tells the server how each agent's sandboxes are shared,

@@ -47,6 +47,13 @@ func startServe(t *testing.T, dir string, environ []string, args ...string) *ser
 	t.Helper()
 	cmd := exec.Command(keelBin, append([]string{"serve"}, args...)...)
 	cmd.Dir, cmd.Env = dir, environ
+	return startServeCmd(t, cmd)
+}
+
+// startServeCmd starts cmd, which runs keel serve (perhaps through
+// another program), and waits until it listens.
+func startServeCmd(t *testing.T, cmd *exec.Cmd) *served {
+	t.Helper()
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

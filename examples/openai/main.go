@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	model := fs.String("model", "gpt-4o-mini", "model name")
 	api := fs.String("api", openai.APIChat, "API to call: chat or responses")
-	passThrough := fs.Bool("pass-through", false, "with -api responses, send documents of any type")
+	onlyPDF := fs.Bool("only-pdf", false, "with -api responses, refuse documents other than PDFs before sending")
 	baseURL := fs.String("base-url", "", "base URL with its /v1 (default: OPENAI_BASE_URL, else OpenAI)")
 	providerName := fs.String("provider", "", "name of an OpenAI-compatible server, such as ollama")
 	system := fs.String("system", "You are a helpful assistant. Be concise.", "system instructions")
@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	m, err := openai.New(*model, openai.Options{
-		BaseURL: *baseURL, API: *api, PassThroughDocuments: *passThrough, ProviderName: *providerName,
+		BaseURL: *baseURL, API: *api, OnlyPDFDocuments: *onlyPDF, ProviderName: *providerName,
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -141,13 +141,13 @@ func (m *Model) Name() string { return m.name }
 // [*keel.UnsupportedFunctionalityError] before anything is sent.
 func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response, error) {
 	c := m.newCall()
-	params, err := m.params(req, c.files)
+	params, err := m.params(req, c)
 	if err != nil {
 		return nil, err
 	}
 	msg, err := m.client.Messages.New(ctx, params, append(requestOptions(req), c.option())...)
 	if err != nil {
-		return nil, callError(ctx, "generate", m.endpoint, c.x, err)
+		return nil, callError(ctx, "generate", m.endpoint, c, err)
 	}
 	return response(msg), nil
 }
@@ -158,7 +158,7 @@ func (m *Model) Generate(ctx context.Context, req *keel.Request) (*keel.Response
 func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.StreamEvent, error] {
 	return func(yield func(keel.StreamEvent, error) bool) {
 		c := m.newCall()
-		params, err := m.params(req, c.files)
+		params, err := m.params(req, c)
 		if err != nil {
 			yield(keel.StreamEvent{}, err)
 			return
@@ -169,22 +169,26 @@ func (m *Model) Stream(ctx context.Context, req *keel.Request) iter.Seq2[keel.St
 		ro := append(requestOptions(req), c.option(), option.WithMiddleware(whole.capture))
 		stream := m.client.Messages.NewStreaming(ctx, params, ro...)
 		defer stream.Close()
-		readStream(ctx, m.endpoint, c.x, stream, &whole, yield)
+		readStream(ctx, m.endpoint, c, stream, &whole, yield)
 	}
 }
 
-func (m *Model) params(req *keel.Request, files *inline.Files) (anthropic.MessageNewParams, error) {
+func (m *Model) params(req *keel.Request, c *call) (anthropic.MessageNewParams, error) {
 	if req == nil {
 		return anthropic.MessageNewParams{}, errors.New("anthropic: build request: nil request")
 	}
-	return buildParams(m.name, req, files)
+	p, err := buildParams(m.name, req, c.files)
+	c.sent = p.Messages
+	return p, err
 }
 
 // call is the HTTP side of one model call: the request's inline files,
-// and the exchange that sends them under the model's timeouts.
+// the exchange that sends them under the model's timeouts, and the
+// messages as sent, which an error answer points into.
 type call struct {
 	files *inline.Files
 	x     *exchange.Exchange
+	sent  []anthropic.MessageParam
 }
 
 func (m *Model) newCall() *call {

@@ -14,7 +14,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 
 	"github.com/keel-go/keel"
-	"github.com/keel-go/keel/provider/internal/exchange"
+	"github.com/keel-go/keel/provider/internal/refusal"
 )
 
 // errStreamTruncated is the cause of the error a stream ends with when its
@@ -26,7 +26,8 @@ var errStreamTruncated = fmt.Errorf("stream ended before message_stop: %w", io.E
 // error (HTTP status or an error event inside a stream), a connection
 // failure, or anything else (a response the SDK could not decode, a
 // request option it refused) wrapped with op.
-func callError(ctx context.Context, op, endpoint string, x *exchange.Exchange, err error) error {
+func callError(ctx context.Context, op, endpoint string, c *call, err error) error {
+	x := c.x
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("anthropic: %s: %w", op, ctxErr)
 	}
@@ -43,7 +44,7 @@ func callError(ctx context.Context, op, endpoint string, x *exchange.Exchange, e
 	}
 	var sdkErr *anthropic.Error
 	if errors.As(err, &sdkErr) {
-		return apiCallError(sdkErr, endpoint)
+		return apiCallError(sdkErr, endpoint, c.sent)
 	}
 	if isConnectionError(err) {
 		if ue := (*url.Error)(nil); errors.As(err, &ue) && ue.URL != "" {
@@ -70,7 +71,7 @@ func isConnectionError(err error) bool {
 // stream arrives on a 200 response; its status is the one its type implies
 // (overloaded_error is 529), so that retrying treats it like the same
 // error sent as a status.
-func apiCallError(e *anthropic.Error, endpoint string) *keel.APICallError {
+func apiCallError(e *anthropic.Error, endpoint string, sent []anthropic.MessageParam) *keel.APICallError {
 	status := e.StatusCode
 	if status < 400 {
 		status = impliedStatus(string(e.Type()))
@@ -82,16 +83,27 @@ func apiCallError(e *anthropic.Error, endpoint string) *keel.APICallError {
 	if e.Response != nil {
 		header = e.Response.Header
 	}
+	msg := e.Message
+	if msg == "" && refusal.IsHTML(header.Get("Content-Type"), e.RawJSON()) {
+		msg = refusal.HTMLTitle(e.RawJSON())
+	}
+	msg = cmp.Or(msg, http.StatusText(status))
+	typ := string(e.Type())
+	f := classify(status, typ, msg, sent)
 	return &keel.APICallError{
 		Provider:   ProviderName,
 		URL:        endpoint,
 		StatusCode: status,
 		Header:     header,
 		Body:       e.RawJSON(),
-		Type:       string(e.Type()),
-		Code:       cmp.Or(string(e.ErrorCode()), string(e.Type())),
-		Message:    cmp.Or(e.Message, http.StatusText(status)),
-		Retryable:  keel.IsRetryableStatus(status, header),
+		Type:       typ,
+		Code:       cmp.Or(string(e.ErrorCode()), typ),
+		Message:    msg,
+		Fault:      f.kind,
+		MediaType:  f.mediaType,
+		MediaClass: f.class,
+		Limit:      f.limit,
+		Retryable:  f.kind != keel.FaultFileType && keel.IsRetryableStatus(status, header),
 		Cause:      e,
 	}
 }

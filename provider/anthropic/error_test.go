@@ -121,3 +121,7 @@ func TestUndecodableAnswer(t *testing.T) {
 		t.Errorf("Got(error) = %v; want an anthropic: generate: error that is not an APICallError", err)
 	}
 }
+
+func TestRefusalsByField(t *testing.T) {
+	providertest.CheckRefusals(t, func(t *testing.T, url string) keel.Model { return newModel(t, url) }, providertest.AnthropicRefusals)
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/ssestream"
 
 	"github.com/keel-go/keel"
-	"github.com/keel-go/keel/provider/internal/exchange"
 )
 
 // streamState gathers what a stream's events say about the whole answer.
@@ -34,7 +33,7 @@ type toolCallBuffer struct {
 
 // readStream turns the SDK's events into keel's until message_stop, an
 // error, or the consumer stops.
-func readStream(ctx context.Context, endpoint string, x *exchange.Exchange, stream *ssestream.Stream[anthropic.MessageStreamEventUnion], whole *wholeAnswer, yield func(keel.StreamEvent, error) bool) {
+func readStream(ctx context.Context, endpoint string, c *call, stream *ssestream.Stream[anthropic.MessageStreamEventUnion], whole *wholeAnswer, yield func(keel.StreamEvent, error) bool) {
 	st := streamState{}
 	seen := false
 	for stream.Next() {
@@ -114,7 +113,7 @@ func readStream(ctx context.Context, endpoint string, x *exchange.Exchange, stre
 	if err == nil {
 		err = errStreamTruncated
 	}
-	yield(keel.StreamEvent{}, callError(ctx, "stream", endpoint, x, err))
+	yield(keel.StreamEvent{}, callError(ctx, "stream", endpoint, c, err))
 }
 
 // wholeAnswer holds the body of a streaming request that the server

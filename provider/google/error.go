@@ -1,15 +1,18 @@
 package google
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/internal/exchange"
+	"github.com/keel-go/keel/provider/internal/refusal"
 	"google.golang.org/genai"
 )
 
@@ -73,6 +76,13 @@ func fromAPIError(rec exchange.Record, apiErr genai.APIError, cause error) *keel
 	if reason := errorReason(apiErr.Details); reason != "" {
 		code = reason
 	}
+	msg := apiErr.Message
+	if refusal.IsHTML(header.Get("Content-Type"), msg) || refusal.IsHTML("", raw) && (msg == "" || strings.Contains(msg, "<")) {
+		// A proxy's error page, which the SDK takes whole as the message:
+		// its title says what happened.
+		msg = cmp.Or(refusal.HTMLTitle(raw), http.StatusText(status))
+	}
+	f := classify(status, apiErr.Status, code, msg)
 	return &keel.APICallError{
 		Provider:   ProviderName,
 		URL:        rec.URL,
@@ -81,9 +91,12 @@ func fromAPIError(rec exchange.Record, apiErr genai.APIError, cause error) *keel
 		Body:       raw,
 		Type:       apiErr.Status,
 		Code:       code,
-		Message:    apiErr.Message,
-		MediaType:  refusedMediaType(apiErr.Message),
-		Retryable:  keel.IsRetryableStatus(status, header),
+		Message:    msg,
+		Fault:      f.kind,
+		MediaType:  f.mediaType,
+		MediaClass: f.class,
+		Limit:      f.limit,
+		Retryable:  f.kind != keel.FaultFileType && keel.IsRetryableStatus(status, header),
 		RetryDelay: retryDelay(apiErr.Details),
 		Cause:      cause,
 	}
@@ -92,6 +105,52 @@ func fromAPIError(rec exchange.Record, apiErr genai.APIError, cause error) *keel
 // unsupportedMIME starts the message of Gemini's 400 INVALID_ARGUMENT for
 // a file type it does not read; the type follows.
 const unsupportedMIME = "Unsupported MIME type: "
+
+// fault is what an error answer says is wrong with the request.
+type fault struct {
+	kind      keel.Fault
+	mediaType string
+	class     string
+	limit     int64
+}
+
+// notAFileReasons are the ErrorInfo reasons (and statuses) no file
+// causes: a bad or expired key, a quota, a region the API does not serve.
+var notAFileReasons = map[string]bool{
+	"API_KEY_INVALID": true, "API_KEY_EXPIRED": true, "API_KEY_SERVICE_BLOCKED": true, "ACCESS_TOKEN_EXPIRED": true,
+	"SERVICE_DISABLED": true, "CONSUMER_INVALID": true, "RATE_LIMIT_EXCEEDED": true, "RESOURCE_EXHAUSTED": true,
+	"PERMISSION_DENIED": true, "UNAUTHENTICATED": true, "NOT_FOUND": true, "BILLING_DISABLED": true,
+}
+
+// classify reads a Gemini error answer: its status, its Google status
+// ("INVALID_ARGUMENT"), its most specific code (the ErrorInfo reason when
+// it has one) and its message.
+func classify(status int, googleStatus, code, msg string) fault {
+	l := strings.ToLower(msg)
+	switch {
+	case status == 401 || status == 403 || status == 404 || status == 429 || notAFileReasons[code] || notAFileReasons[googleStatus]:
+		return fault{kind: keel.FaultNotFile}
+	case strings.Contains(l, "api key") || strings.Contains(l, "location is not supported"):
+		// "API key not valid. Please pass a valid API key." (400), "User
+		// location is not supported for the API use." (400)
+		return fault{kind: keel.FaultNotFile}
+	}
+	if mt := refusedMediaType(msg); mt != "" {
+		return fault{kind: keel.FaultFileType, mediaType: mt}
+	}
+	switch {
+	case strings.Contains(l, "payload size exceeds") || strings.Contains(l, "request too large") || status == 413:
+		// "Request payload size exceeds the limit: 20971520 bytes."
+		return fault{kind: keel.FaultFileSize, limit: refusal.SizeLimit(msg)}
+	case refusal.SaysPages(msg):
+		return fault{kind: keel.FaultFilePages, mediaType: "application/pdf", limit: refusal.PageLimit(msg)}
+	case strings.Contains(l, "document has no pages") || strings.Contains(l, "unable to process input document"):
+		return fault{kind: keel.FaultFileType, mediaType: "application/pdf"}
+	case strings.Contains(l, "unable to process input image") || strings.Contains(l, "provided image is not valid"):
+		return fault{kind: keel.FaultFileType, class: "image/*"}
+	}
+	return fault{}
+}
 
 // refusedMediaType is the media type a Gemini error message names as one
 // it does not read, or "".

@@ -156,3 +156,7 @@ func TestClientTimeout(t *testing.T) {
 		t.Fatalf("Got(error) = %T %v; want a retryable APICallError without status", err, err)
 	}
 }
+
+func TestRefusalsByField(t *testing.T) {
+	providertest.CheckRefusals(t, func(t *testing.T, url string) keel.Model { return newModel(t, url) }, providertest.GeminiRefusals)
+}

@@ -24,7 +24,7 @@ func (m *Model) chatParams(req *keel.Request, files *inline.Files) (sdk.ChatComp
 				p.Messages = append(p.Messages, sdk.SystemMessage(t))
 			}
 		case keel.RoleUser:
-			u, err := chatUserMessage(msg, files)
+			u, err := m.chatUserMessage(msg, files)
 			if err != nil {
 				return p, err
 			}
@@ -40,6 +40,15 @@ func (m *Model) chatParams(req *keel.Request, files *inline.Files) (sdk.ChatComp
 				if r, ok := part.(keel.ToolResultPart); ok {
 					p.Messages = append(p.Messages, sdk.ToolMessage(toolOutputText(r), r.CallID))
 				}
+			}
+			if returned, ok := toolFiles(msg); ok {
+				// A tool message takes text only: the files the tools
+				// returned follow as the user's.
+				u, err := m.chatUserMessage(returned, files)
+				if err != nil {
+					return p, err
+				}
+				p.Messages = append(p.Messages, u)
 			}
 		default:
 			return p, fmt.Errorf("openai: build request: unknown role %q", msg.Role)
@@ -78,10 +87,18 @@ func (m *Model) chatParams(req *keel.Request, files *inline.Files) (sdk.ChatComp
 	return p, nil
 }
 
-func chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionMessageParamUnion, error) {
+func (m *Model) chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionMessageParamUnion, error) {
 	if len(msg.Parts) == 1 {
 		if t, ok := msg.Parts[0].(keel.TextPart); ok {
 			return sdk.UserMessage(t.Text), nil
+		}
+	}
+	if m.compatible() {
+		if text, ok := textOnly(msg.Parts); ok {
+			// Servers that copy the API for text models (Groq's, some
+			// llama.cpp builds) take content as a string only. A message
+			// whose files were replaced by notes is text alone again.
+			return sdk.UserMessage(text), nil
 		}
 	}
 	parts := make([]sdk.ChatCompletionContentPartUnionParam, 0, len(msg.Parts))
@@ -90,7 +107,7 @@ func chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionM
 		case keel.TextPart:
 			parts = append(parts, sdk.TextContentPart(p.Text))
 		case keel.FilePart:
-			c, err := chatFilePart(p, i, files)
+			c, err := m.chatFilePart(p, i, files)
 			if err != nil {
 				return sdk.ChatCompletionMessageParamUnion{}, err
 			}
@@ -102,14 +119,51 @@ func chatUserMessage(msg keel.Message, files *inline.Files) (sdk.ChatCompletionM
 	return sdk.UserMessage(parts), nil
 }
 
+// toolFiles returns a user message holding the files of a tool message
+// (the files its tools returned, after their results), each after a
+// line naming the tool; false when it holds none.
+func toolFiles(msg keel.Message) (keel.Message, bool) {
+	var parts []keel.Part
+	tool := ""
+	for _, part := range msg.Parts {
+		switch p := part.(type) {
+		case keel.ToolResultPart:
+			tool = p.Name
+		case keel.FilePart:
+			parts = append(parts, keel.TextPart{Text: "[File returned by the tool " + tool + "]"}, p)
+		}
+	}
+	return keel.Message{Role: keel.RoleUser, Parts: parts}, len(parts) > 0
+}
+
+// textOnly returns the text of parts joined by blank lines, when they
+// are all text.
+func textOnly(parts []keel.Part) (string, bool) {
+	var b strings.Builder
+	for i, part := range parts {
+		t, ok := part.(keel.TextPart)
+		if !ok {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(t.Text)
+	}
+	return b.String(), true
+}
+
 // chatFilePart encodes a file the way Chat Completions takes
 // it, or refuses it with the functionality string keel's processors read.
-func chatFilePart(f keel.FilePart, index int, files *inline.Files) (sdk.ChatCompletionContentPartUnionParam, error) {
+func (m *Model) chatFilePart(f keel.FilePart, index int, files *inline.Files) (sdk.ChatCompletionContentPartUnionParam, error) {
 	var none sdk.ChatCompletionContentPartUnionParam
 	mt := inline.MediaType(f)
 	src := f.Source()
 	switch {
 	case strings.HasPrefix(mt, "image/"):
+		if !m.takesImage(mt) {
+			return none, refuseType("image part media type ", f)
+		}
 		switch src {
 		case keel.SourceHTTP:
 			return sdk.ImageContentPart(sdk.ChatCompletionContentPartImageImageURLParam{URL: f.URL}), nil

@@ -58,7 +58,7 @@ func chatHarness() providertest.Harness {
 func responsesHarness(passThrough bool) providertest.Harness {
 	h := providertest.Harness{
 		Provider:         "openai",
-		NewModel:         newModel(openai.Options{API: openai.APIResponses, PassThroughDocuments: passThrough}),
+		NewModel:         newModel(openai.Options{API: openai.APIResponses, OnlyPDFDocuments: !passThrough}),
 		Text:             responsesText,
 		StreamText:       responsesStreamText,
 		ToolCall:         responsesToolCall,

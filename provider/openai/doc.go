@@ -37,11 +37,20 @@
 //     messages".
 //
 // The Responses API ([APIResponses]) sends image/* as input_image and
-// application/pdf as input_file (file_data, file_url or file_id), and
-// refuses other types with "file part media type <type>" unless
-// [Options.PassThroughDocuments] is set: then every other document goes
-// as an input_file too, since the Responses API reads docx, xlsx, csv and
-// more itself. Audio and video are refused either way.
+// every document (application/pdf, and docx, xlsx, csv and the rest,
+// which it reads itself) as input_file (file_data, file_url or file_id);
+// [Options.OnlyPDFDocuments] makes it refuse documents but PDFs with
+// "file part media type <type>", as Chat Completions does. Audio and
+// video are refused either way. The model's answer then says whether it
+// read a document: keel converts one only after a refusal.
+//
+// Images of a format OpenAI does not read (anything but png, jpeg, gif
+// and webp, such as HEIC, TIFF, BMP or SVG) are refused before sending
+// with "image part media type <type>", with either API and for
+// OpenAI-compatible servers too, unless [Options.ImageTypes] lists them.
+// A compatible server gets a user message that holds only text as a
+// string, not a list of parts: servers for text models (Groq's) take
+// nothing else.
 //
 // Inline file contents are base64-encoded into the request body while it
 // is sent, a chunk at a time, so a 10 MiB PDF costs well under 1 MiB of

@@ -121,16 +121,17 @@ func sent(t *testing.T, w wire, s *providertest.Server) ([][]string, []string) {
 
 func equalTypes(a, b [][]string) bool { return slices.EqualFunc(a, b, slices.Equal) }
 
-// TestE2ESpreadsheetRefusedBeforeSending: Chat Completions cannot take an
-// xlsx, so the adapter refuses it before sending, the unsupported-file
-// handler puts a placeholder in its place, and exactly one request reaches
-// the server, without the file.
+// TestE2ESpreadsheetRefusedBeforeSending: Chat Completions (and the
+// Responses API told to take PDFs only) cannot take an xlsx, so the
+// adapter refuses it before sending, the unsupported-file handler puts a
+// placeholder in its place, and exactly one request reaches the server,
+// without the file.
 func TestE2ESpreadsheetRefusedBeforeSending(t *testing.T) {
 	for _, api := range []string{openai.APIChat, openai.APIResponses} {
 		t.Run(api, func(t *testing.T) {
 			runModes(t, api, func(t *testing.T, w wire, run runFunc) {
 				s := providertest.NewServer(t, w.text("Here is the summary."))
-				res, err := run(newAgent(t, model(t, s, openai.Options{API: api})), withFile(leads()))
+				res, err := run(newAgent(t, model(t, s, openai.Options{API: api, OnlyPDFDocuments: true})), withFile(leads()))
 				if err != nil || res.Text != "Here is the summary." {
 					t.Fatalf("Got(run) = %v; want the model's answer", err)
 				}
@@ -155,7 +156,7 @@ func TestE2ESpreadsheetRefusedBeforeSending(t *testing.T) {
 func TestE2EPassThroughSpreadsheet(t *testing.T) {
 	runModes(t, openai.APIResponses, func(t *testing.T, w wire, run runFunc) {
 		s := providertest.NewServer(t, w.text("Read the sheet."))
-		res, err := run(newAgent(t, model(t, s, openai.Options{API: openai.APIResponses, PassThroughDocuments: true})), withFile(leads()))
+		res, err := run(newAgent(t, model(t, s, openai.Options{API: openai.APIResponses, OnlyPDFDocuments: false})), withFile(leads()))
 		if err != nil || res.Text != "Read the sheet." {
 			t.Fatalf("Got(run) = %v; want the answer", err)
 		}
@@ -164,7 +165,7 @@ func TestE2EPassThroughSpreadsheet(t *testing.T) {
 		}
 
 		s = providertest.NewServer(t, errorReply(providertest.FileRejected), w.text("Without the sheet."))
-		res, err = run(newAgent(t, model(t, s, openai.Options{API: openai.APIResponses, PassThroughDocuments: true})), withFile(leads()))
+		res, err = run(newAgent(t, model(t, s, openai.Options{API: openai.APIResponses, OnlyPDFDocuments: false})), withFile(leads()))
 		if err != nil || res.Text != "Without the sheet." {
 			t.Fatalf("Got(run after a 400) = %v; want the answer", err)
 		}

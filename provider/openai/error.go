@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/provider/internal/exchange"
 	"github.com/keel-go/keel/provider/internal/inline"
+	"github.com/keel-go/keel/provider/internal/refusal"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 )
@@ -25,8 +25,10 @@ type errorBody struct {
 		Type    string          `json:"type"`
 		Code    json.RawMessage `json:"code"`
 	} `json:"error"`
-	// Responses API stream events carry the fields at the top level.
+	// Responses API stream events, and some compatible servers (vLLM,
+	// Mistral), carry the fields at the top level.
 	Message string          `json:"message"`
+	Type    string          `json:"type"`
 	Code    json.RawMessage `json:"code"`
 }
 
@@ -50,7 +52,7 @@ func parseErrorBody(body string) (typ, code, msg string) {
 	if b.Error != nil {
 		return b.Error.Type, rawString(b.Error.Code), b.Error.Message
 	}
-	return "", rawString(b.Code), b.Message
+	return b.Type, rawString(b.Code), b.Message
 }
 
 // toError turns any failure of a call into keel's error types. It is the
@@ -117,13 +119,23 @@ func (m *Model) toError(ctx context.Context, x *exchange.Exchange, err error) er
 // an error event inside a stream with the status it implies (and no
 // headers).
 func (m *Model) apiError(url string, status int, header http.Header, body, typ, code, msg string, cause error) *keel.APICallError {
+	if msg == "" && refusal.IsHTML(header.Get("Content-Type"), body) {
+		// A proxy's error page: its title says what happened; the page
+		// itself stays in Body, never in the message shown or kept.
+		msg = cmp.Or(refusal.HTMLTitle(body), http.StatusText(status))
+	}
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
+	code = cmp.Or(code, typ)
+	f := classify(status, code, msg)
 	return &keel.APICallError{
 		Provider: m.provider, URL: url, StatusCode: status, Header: header, Body: body,
-		Type: typ, Code: cmp.Or(code, typ), Message: msg, MediaType: refusedMediaType(msg),
-		Retryable: retryable(status, header, msg), Cause: cause,
+		Type: typ, Code: code, Message: msg,
+		Fault: f.kind, MediaType: f.mediaType, MediaClass: f.class, Limit: f.limit,
+		// A file the server does not take is refused again however often
+		// it is sent, even when the server answers 500 (llama.cpp, Ollama).
+		Retryable: f.kind != keel.FaultFileType && retryable(status, header, msg), Cause: cause,
 	}
 }
 
@@ -137,20 +149,6 @@ func retryable(status int, header http.Header, msg string) bool {
 	}
 	return !strings.EqualFold(strings.TrimSpace(header.Get("X-Should-Retry")), "false") &&
 		strings.Contains(strings.ToLower(msg), "you can retry your request")
-}
-
-// unsupportedMIME finds the type OpenAI names in its 400 for a file it
-// does not read: "... but got unsupported MIME type
-// 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'."
-var unsupportedMIME = regexp.MustCompile(`(?i)unsupported MIME type '([^'\s]+/[^'\s]+)'`)
-
-// refusedMediaType is the media type an error message names as refused,
-// or "".
-func refusedMediaType(msg string) string {
-	if m := unsupportedMIME.FindStringSubmatch(msg); m != nil {
-		return m[1]
-	}
-	return ""
 }
 
 // streamError is an error event inside a stream that opened with 200,

@@ -123,3 +123,13 @@ func TestEmptyStreamIsRetryable(t *testing.T) {
 		})
 	}
 }
+
+func TestRefusalsOfEveryServer(t *testing.T) {
+	providertest.CheckRefusals(t, func(t *testing.T, url string) keel.Model {
+		m, err := openai.New("m", openai.Options{ProviderName: "local", BaseURL: url + "/v1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}, providertest.OpenAICompatibleRefusals)
+}

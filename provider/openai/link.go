@@ -12,7 +12,7 @@ var _ keel.LinkFetcher = (*Model)(nil)
 // FetchesLink reports whether OpenAI fetches the file at f's http(s) URL
 // itself, as the request sends it: an image (image_url in Chat
 // Completions, input_image in Responses); in Responses also a PDF, and,
-// with [Options].PassThroughDocuments, any document but audio and video
+// unless [Options].OnlyPDFDocuments, any document but audio and video
 // (input_file's file_url). Chat Completions refuses PDFs and audio by
 // URL, so those are downloaded. An OpenAI-compatible server fetches
 // nothing: whether it reads image URLs varies by server, and the bytes

@@ -18,8 +18,8 @@ func TestFetchesLink(t *testing.T) {
 		return m
 	}
 	chat := newModel(openai.Options{})
-	resp := newModel(openai.Options{API: openai.APIResponses})
-	pass := newModel(openai.Options{API: openai.APIResponses, PassThroughDocuments: true})
+	resp := newModel(openai.Options{API: openai.APIResponses, OnlyPDFDocuments: true})
+	pass := newModel(openai.Options{API: openai.APIResponses})
 	compat := newModel(openai.Options{ProviderName: "local"})
 	tests := []struct {
 		name string

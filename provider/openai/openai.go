@@ -68,11 +68,20 @@ type Options struct {
 	Headers http.Header
 	// API is [APIChat] (the default, also for "") or [APIResponses].
 	API string
-	// PassThroughDocuments makes the Responses API adapter send documents
-	// of any media type as input_file parts instead of refusing them: the
-	// Responses API reads docx, xlsx, csv and more itself. Audio and video
-	// are still refused. Chat Completions ignores it.
-	PassThroughDocuments bool
+	// OnlyPDFDocuments makes the Responses API adapter refuse, before
+	// sending, every document but a PDF, as Chat Completions does. By
+	// default the Responses API gets documents of any media type as
+	// input_file parts, since it reads docx, xlsx, csv and more itself;
+	// audio and video are refused either way. Chat Completions ignores it.
+	OnlyPDFDocuments bool
+	// ImageTypes are the image media types sent as images; any other
+	// image/* type is refused before sending, with a
+	// [keel.UnsupportedFunctionalityError] naming it. nil means what
+	// OpenAI reads (image/png, image/jpeg, image/gif, image/webp), for an
+	// OpenAI-compatible server too, since most pass images on to models
+	// trained on those; list more for a server that reads them, or "image/*"
+	// for every image.
+	ImageTypes []string
 	// IdleTimeout bounds each wait for the provider once an answer has
 	// started (and for it to take more of a request being sent): a call
 	// that receives nothing for that long ends with a retryable
@@ -99,6 +108,7 @@ type Model struct {
 	provider    string
 	api         string
 	passThrough bool
+	imageTypes  []string
 	timeouts    exchange.Timeouts
 	chat        sdk.ChatCompletionService
 	responses   responses.ResponseService
@@ -181,12 +191,45 @@ func New(name string, opts Options) (*Model, error) {
 		name:        name,
 		provider:    provider,
 		api:         api,
-		passThrough: opts.PassThroughDocuments,
+		passThrough: !opts.OnlyPDFDocuments,
+		imageTypes:  normalizeTypes(opts.ImageTypes),
 		timeouts:    exchange.Timeouts{Idle: opts.IdleTimeout, FirstByte: opts.FirstByteTimeout},
 		chat:        sdk.NewChatCompletionService(ropts...),
 		responses:   responses.NewResponseService(ropts...),
 	}, nil
 }
+
+// openAIImageTypes are the image formats OpenAI reads: png, jpeg, gif
+// (not animated) and webp; anything else is answered
+// "invalid_image_format".
+var openAIImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
+
+func normalizeTypes(types []string) []string {
+	if types == nil {
+		return openAIImageTypes
+	}
+	out := make([]string, 0, len(types))
+	for _, t := range types {
+		out = append(out, keel.NormalizeMediaType(t))
+	}
+	return out
+}
+
+// takesImage reports whether images of mediaType (normalised) are sent.
+func (m *Model) takesImage(mediaType string) bool {
+	if mediaType == "image/jpg" || mediaType == "image/pjpeg" {
+		mediaType = "image/jpeg"
+	}
+	for _, t := range m.imageTypes {
+		if keel.MatchMediaClass(t, mediaType) {
+			return true
+		}
+	}
+	return false
+}
+
+// compatible reports an OpenAI-compatible server rather than OpenAI.
+func (m *Model) compatible() bool { return m.provider != "openai" }
 
 // Provider returns "openai", or [Options.ProviderName].
 func (m *Model) Provider() string { return m.provider }

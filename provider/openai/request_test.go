@@ -202,13 +202,13 @@ func TestRefusalsSendNothing(t *testing.T) {
 		{"no type", openai.APIChat, fileMsg(keel.FilePart{Data: []byte("??")}), "file part media type application/octet-stream"},
 		{"image by file ID", openai.APIChat, fileMsg(keel.FilePart{URL: "file-img", MediaType: "image/png"}), "image file parts with file IDs"},
 		{"file from the assistant", openai.APIChat, keel.Message{Role: keel.RoleAssistant, Parts: []keel.Part{keel.FilePart{Data: []byte("x"), MediaType: "image/png"}}}, "file parts in assistant messages"},
-		{"responses docx", openai.APIResponses, fileMsg(keel.FilePart{Data: []byte("PK"), MediaType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}),
+		{"responses docx, PDFs only", openai.APIResponses, fileMsg(keel.FilePart{Data: []byte("PK"), MediaType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}),
 			"file part media type application/vnd.openxmlformats-officedocument.wordprocessingml.document"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := providertest.NewServer(t, chatText("ok"))
-			m := model(t, s, openai.Options{API: tc.api})
+			m := model(t, s, openai.Options{API: tc.api, OnlyPDFDocuments: true})
 			_, err := m.Generate(context.Background(), &keel.Request{Messages: []keel.Message{tc.msg}})
 			var ufe *keel.UnsupportedFunctionalityError
 			if !errors.As(err, &ufe) || ufe.Functionality != tc.want {
@@ -295,7 +295,7 @@ func TestResponsesRequest(t *testing.T) {
 
 func TestResponsesPassThroughNamesUnnamedDocuments(t *testing.T) {
 	s := providertest.NewServer(t, responsesText("ok"))
-	m := model(t, s, openai.Options{API: openai.APIResponses, PassThroughDocuments: true})
+	m := model(t, s, openai.Options{API: openai.APIResponses, OnlyPDFDocuments: false})
 	msg := fileMsg(keel.FilePart{Data: []byte("PK\x03\x04"), MediaType: providertest.XLSX})
 	if _, err := m.Generate(context.Background(), &keel.Request{Messages: []keel.Message{msg}}); err != nil {
 		t.Fatal(err)

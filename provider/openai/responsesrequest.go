@@ -53,6 +53,13 @@ func (m *Model) responsesParams(req *keel.Request, files *inline.Files) (respons
 					items = append(items, out)
 				}
 			}
+			if returned, ok := toolFiles(msg); ok {
+				content, err := m.responsesUserContent(returned, files)
+				if err != nil {
+					return p, err
+				}
+				items = append(items, responses.ResponseInputItemParamOfMessage(content, responses.EasyInputMessageRoleUser))
+			}
 		default:
 			return p, fmt.Errorf("openai: build request: unknown role %q", msg.Role)
 		}
@@ -111,6 +118,9 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, files *inline.File
 	var none responses.ResponseInputContentUnionParam
 	mt := inline.MediaType(f)
 	if strings.HasPrefix(mt, "image/") {
+		if !m.takesImage(mt) {
+			return none, refuseType("image part media type ", f)
+		}
 		img := &responses.ResponseInputImageParam{Detail: responses.ResponseInputImageDetailAuto}
 		switch f.Source() {
 		case keel.SourceHTTP:

@@ -134,3 +134,27 @@ func testFiles(t *testing.T, h Harness) {
 		}
 	})
 }
+
+// testToolFiles sends a tool's result followed by the image the tool
+// returned, in the tool message: the image reaches the model intact
+// (Chat Completions and the Responses API take text only in a tool's
+// output, so there it follows as the user's).
+func testToolFiles(t *testing.T, h Harness) {
+	png := []byte("\x89PNG\r\n\x1a\nchart")
+	s := NewServer(t, h.Text("a chart"))
+	m := h.NewModel(t, s.URL(), Timeouts{})
+	msgs := []keel.Message{
+		{Role: keel.RoleUser, Parts: []keel.Part{keel.TextPart{Text: "Draw it"}}},
+		{Role: keel.RoleAssistant, Parts: []keel.Part{keel.ToolCallPart{ID: "call_1", Name: "draw", Input: []byte(`{}`)}}},
+		{Role: keel.RoleTool, Parts: []keel.Part{keel.ToolResultPart{CallID: "call_1", Name: "draw", Output: []byte(`"drawn"`)},
+			keel.FilePart{Data: png, MediaType: "image/png", Filename: "chart.png"}}},
+	}
+	if _, err := m.Generate(context.Background(), &keel.Request{Messages: msgs}); err != nil {
+		t.Fatalf("Got(Generate) = %v; want no error", err)
+	}
+	r := checkOneRequest(t, s)
+	files := h.SentFiles(t, r.Body)
+	if len(files) != 1 || files[0].MediaType != "image/png" || !bytes.Equal(files[0].Data, png) {
+		t.Errorf("Got(sent files) = %+v; want the tool's PNG with its bytes", files)
+	}
+}

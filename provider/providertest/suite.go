@@ -26,6 +26,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("StreamToolRoundTrip", func(t *testing.T) { t.Parallel(); testToolRoundTrip(t, h, true) })
 	t.Run("Headers", func(t *testing.T) { t.Parallel(); testHeaders(t, h) })
 	t.Run("Files", func(t *testing.T) { t.Parallel(); testFiles(t, h) })
+	t.Run("ToolFiles", func(t *testing.T) { t.Parallel(); testToolFiles(t, h) })
 	t.Run("Errors", func(t *testing.T) { t.Parallel(); testErrors(t, h) })
 	t.Run("StreamError", func(t *testing.T) { t.Parallel(); testStreamError(t, h) })
 	t.Run("RetryAfter", func(t *testing.T) { t.Parallel(); testRetryAfter(t, h) })

@@ -33,11 +33,14 @@ type execRequest struct {
 	timeout   time.Duration
 	maxOutput int
 	// measure asks the wrapper to measure the working directory before
-	// and after the command.
+	// and after the command, with files the limit on its entries (0 for
+	// none).
 	measure bool
-	// watch, when not nil, is called once the command started, with a
-	// function that ends it, and must return once stop is closed.
-	watch func(before func() (int64, bool), end func(cause error), stop <-chan struct{})
+	files   int64
+	// watch, when not nil, is called once the command started, with the
+	// measurement before it (errNotMeasured until the wrapper made it)
+	// and a function that ends it, and must return once stop is closed.
+	watch func(before func() (int64, error), end func(cause error), stop <-chan struct{})
 }
 
 // execResult is what an exec did.
@@ -45,11 +48,11 @@ type execResult struct {
 	exit           int
 	stdout, stderr []byte
 	truncated      bool
-	// before and after are the wrapper's measurements in bytes; ok false
-	// when there was none or du failed.
-	before, after     int64
-	beforeOK, afterOK bool
-	duration          time.Duration
+	// before and after are the wrapper's measurements in bytes, and why
+	// there was none.
+	before, after       int64
+	beforeErr, afterErr error
+	duration            time.Duration
 }
 
 // execCreate is what POST /containers/{id}/exec takes.
@@ -79,7 +82,8 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 		Env:        append(s.env(), "KEEL_COMMAND="+token),
 		WorkingDir: HomeDir,
 		Cmd: []string{"/bin/sh", "-c", wrapperScript, "keel-command", req.line,
-			strconv.FormatInt(time.Now().Add(req.timeout+wrapperGrace).Unix(), 10), measure},
+			strconv.FormatInt(time.Now().Add(req.timeout+wrapperGrace).Unix(), 10), measure,
+			strconv.FormatInt(max(req.files, 0), 10)},
 	}
 	var created struct {
 		ID string `json:"Id"`
@@ -142,8 +146,8 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 	res := &execResult{stdout: stdout.bytes(), duration: time.Since(start)}
 	res.stderr, res.truncated = stderr.result()
 	res.truncated = res.truncated || stdout.truncated
-	res.before, res.beforeOK = stderr.beforeValue()
-	res.after, res.afterOK = stderr.afterValue()
+	res.before, res.beforeErr = stderr.beforeValue()
+	res.after, res.afterErr = stderr.afterValue()
 
 	switch {
 	case ctx.Err() != nil:

@@ -65,11 +65,11 @@ func (s *Sandbox) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 }
 
 // ReadFile returns the content of the file at name. Anything but a
-// regular file is an error wrapping [ErrNotRegularFile].
+// regular file is an error wrapping [workspace.ErrNotRegularFile].
 func (s *Sandbox) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	var data []byte
 	err := s.withContainer(ctx, "read file", name, func() error {
-		f, err := s.open(ctx, name)
+		f, err := s.open(ctx, name, true)
 		if err != nil {
 			return err
 		}
@@ -102,6 +102,10 @@ func (s *Sandbox) WriteFile(ctx context.Context, name string, data []byte) error
 			return &fs.PathError{Op: "write", Path: name, Err: syscall.EISDIR}
 		case r.st.Mode.IsRegular():
 			grow -= r.st.Size
+		default:
+			// The engine would replace a named pipe or a device with
+			// the file; the contract refuses it.
+			return fmt.Errorf("%w: it is a %s", workspace.ErrNotRegularFile, kind(r.st.Mode))
 		}
 		if s.opts.Limits.Disk >= 0 {
 			used, err := s.measure(ctx)

@@ -3,40 +3,30 @@ package dockersandbox
 import (
 	"archive/tar"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
 	"path"
 	"strings"
 	"syscall"
+
+	"github.com/keel-go/keel/workspace"
 )
 
-// ErrNotRegularFile reports a path that names something other than a
-// regular file (a directory, a named pipe, a device...) where one was
-// needed to read.
-var ErrNotRegularFile = errors.New("dockersandbox: not a regular file")
-
-// OpenedFile is a file of the sandbox open for reading: its content comes
-// from the engine as it is read, never held whole.
-type OpenedFile interface {
-	io.ReadCloser
-	// Stat describes the file as it was when opened.
-	Stat() (fs.FileInfo, error)
-}
-
-// OpenFile opens the file at name for reading, following symbolic links
-// inside the sandbox; the caller must close it. Anything but a regular
-// file is an error wrapping [ErrNotRegularFile], and is never read (a
-// named pipe cannot block it). The file is read as a stream of the
-// engine's archive API.
-func (s *Sandbox) OpenFile(ctx context.Context, name string) (OpenedFile, error) {
+// OpenFile opens the regular file at name for reading without following
+// any symbolic link (at its end or on the way to it): see
+// [workspace.FileOpener]. The caller must close it. Anything but a
+// regular file is an error wrapping [workspace.ErrNotRegularFile], and is
+// never read (a named pipe cannot block it). The file is read as a stream
+// of the engine's archive API, as the caller reads it: a sparse file of a
+// gigabyte costs what is read of it, not its size, since the stream ends
+// when the file is closed. It cannot seek.
+func (s *Sandbox) OpenFile(ctx context.Context, name string) (workspace.OpenedFile, error) {
 	var f *archiveFile
 	err := s.withContainer(ctx, "open file", name, func() error {
 		var err error
-		f, err = s.open(ctx, name)
+		f, err = s.open(ctx, name, false)
 		return err
 	})
 	if err != nil {
@@ -61,18 +51,26 @@ func (f *archiveFile) Stat() (fs.FileInfo, error) {
 	return fileInfo{pathStat{Name: f.name, Size: f.hdr.Size, Mode: f.hdr.FileInfo().Mode(), Mtime: f.hdr.ModTime}}, nil
 }
 
-// open resolves name and starts reading it from the engine.
-func (s *Sandbox) open(ctx context.Context, name string) (*archiveFile, error) {
-	r, err := s.resolve(ctx, name, true)
+// open resolves name and starts reading it from the engine; follow lets
+// the path go through links that stay inside the sandbox, else a link on
+// the way is refused.
+func (s *Sandbox) open(ctx context.Context, name string, follow bool) (*archiveFile, error) {
+	var r *resolved
+	var err error
+	if follow {
+		r, err = s.resolve(ctx, name, true)
+	} else {
+		r, err = s.resolveNoLinks(ctx, name)
+	}
 	switch {
 	case err != nil:
 		return nil, err
 	case r.st == nil:
 		return nil, fs.ErrNotExist
 	case r.st.Mode.IsDir():
-		return nil, fmt.Errorf("%w: %w", ErrNotRegularFile, syscall.EISDIR)
+		return nil, fmt.Errorf("%w: %w", workspace.ErrNotRegularFile, syscall.EISDIR)
 	case !r.st.Mode.IsRegular():
-		return nil, fmt.Errorf("%w: it is a %s", ErrNotRegularFile, kind(r.st.Mode))
+		return nil, fmt.Errorf("%w: it is a %s", workspace.ErrNotRegularFile, kind(r.st.Mode))
 	}
 	resp, err := s.engine.do(ctx, "GET", "/containers/"+s.name+"/archive", url.Values{"path": {r.abs}}, nil, "")
 	switch {
@@ -92,7 +90,7 @@ func (s *Sandbox) open(ctx context.Context, name string) (*archiveFile, error) {
 	if hdr.Typeflag != tar.TypeReg {
 		// Swapped since it was resolved.
 		resp.Body.Close()
-		return nil, fmt.Errorf("%w: it is a %s", ErrNotRegularFile, kind(hdr.FileInfo().Mode()))
+		return nil, fmt.Errorf("%w: it is a %s", workspace.ErrNotRegularFile, kind(hdr.FileInfo().Mode()))
 	}
 	return &archiveFile{resp: resp, tr: tr, hdr: hdr, name: path.Base(path.Clean("/" + name))}, nil
 }

@@ -157,6 +157,46 @@ func (s *Sandbox) resolve(ctx context.Context, name string, follow bool) (*resol
 	panic("unreachable")
 }
 
+// resolveNoLinks finds the sandbox path name in the container as resolve
+// does, but refuses a symbolic link anywhere on it with an error wrapping
+// [workspace.ErrNotRegularFile] (or [workspace.ErrPathEscapes] when the
+// link leads out of the sandbox).
+func (s *Sandbox) resolveNoLinks(ctx context.Context, name string) (*resolved, error) {
+	clean, err := cleanPath(name)
+	if err != nil {
+		return nil, err
+	}
+	cur := HomeDir
+	if clean == "." {
+		st, err := s.stat(ctx, cur)
+		if err != nil {
+			return nil, err
+		}
+		return &resolved{abs: cur, st: st}, nil
+	}
+	parts := strings.Split(clean, "/")
+	for i, part := range parts {
+		p := cur + "/" + part
+		st, err := s.stat(ctx, p)
+		switch {
+		case errors.Is(err, errNoPath):
+			return &resolved{abs: p, dir: cur, missing: parts[i:]}, nil
+		case err != nil:
+			return nil, err
+		case st.Mode&fs.ModeSymlink != 0 && !inside(st.LinkTarget):
+			return nil, fmt.Errorf("%w: %q leads through a link to %s, outside %s", workspace.ErrPathEscapes, name, st.LinkTarget, HomeDir)
+		case st.Mode&fs.ModeSymlink != 0:
+			return nil, fmt.Errorf("%w: %s is a symbolic link", workspace.ErrNotRegularFile, path.Join(parts[:i+1]...))
+		case i == len(parts)-1:
+			return &resolved{abs: p, st: st}, nil
+		case !st.Mode.IsDir():
+			return nil, &fs.PathError{Op: "resolve", Path: name, Err: syscall.ENOTDIR}
+		}
+		cur = p
+	}
+	panic("unreachable")
+}
+
 // inside reports whether the container path p is HomeDir or below it.
 func inside(p string) bool {
 	return p == HomeDir || strings.HasPrefix(p, HomeDir+"/")

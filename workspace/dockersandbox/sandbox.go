@@ -1,11 +1,11 @@
 package dockersandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -128,6 +128,7 @@ func defaultLimits(l localsandbox.Limits) localsandbox.Limits {
 	fill(&l.Memory, localsandbox.DefaultMemory)
 	fill(&l.FileSize, localsandbox.DefaultFileSize)
 	fill(&l.Disk, localsandbox.DefaultDisk)
+	fill(&l.Files, localsandbox.DefaultFiles)
 	if l.CPUTime == 0 {
 		l.CPUTime = localsandbox.DefaultCPUTime
 	}
@@ -243,19 +244,22 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 		timeout = s.opts.CommandTimeout
 	}
 	quota := s.opts.Limits.Disk
-	req := execRequest{line: c.Line, stdin: c.Stdin, timeout: timeout, maxOutput: s.opts.MaxOutput, measure: quota >= 0}
+	req := execRequest{line: c.Line, stdin: c.Stdin, timeout: timeout, maxOutput: s.opts.MaxOutput,
+		measure: quota >= 0, files: s.opts.Limits.Files}
 	var over bool
+	var failed error
 	if quota >= 0 {
-		req.watch = func(before func() (int64, bool), end func(error), stop <-chan struct{}) {
+		req.watch = func(before func() (int64, error), end func(error), stop <-chan struct{}) {
+			// The wrapper measured before the command, in the same exec;
+			// the watch learns it as soon as it is there (see
+			// diskquota.Limit).
 			limit := func() int64 {
-				if b, ok := before(); ok {
-					return max(quota, b)
-				}
-				return quota
+				b, err := before()
+				return diskquota.Limit(quota, b, err)
 			}
-			w := diskquota.Start(func() (int64, error) { return s.measure(ctx) }, limit, func() { end(errQuotaKill) })
+			w := diskquota.Start(s.measure, limit, func() { end(errQuotaKill) })
 			<-stop
-			over = w.Stop()
+			over, failed = w.Stop()
 		}
 	}
 	res, err := s.exec(ctx, req)
@@ -265,11 +269,11 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 	out := &workspace.CommandResult{ExitCode: res.exit, Stdout: res.stdout, Stderr: res.stderr,
 		Truncated: res.truncated, Duration: res.duration}
 	if quota >= 0 && (err == nil || errors.Is(err, errQuotaKill)) {
-		var merr error
-		if !res.afterOK {
-			merr = errors.New("du failed in the container")
+		merr := res.afterErr
+		if merr != nil {
+			merr = fmt.Errorf("measure disk use: %w", merr)
 		}
-		if note := diskquota.Note("dockersandbox", quota, res.after, merr, over); note != "" {
+		if note := diskquota.Note("dockersandbox", quota, res.after, merr, over, failed); note != "" {
 			if len(out.Stderr) > 0 && out.Stderr[len(out.Stderr)-1] != '\n' {
 				out.Stderr = append(out.Stderr, '\n')
 			}
@@ -285,23 +289,25 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 	return out, nil
 }
 
-// measure returns how many bytes the working directory holds, as du
-// counts them (the blocks of each file, a file with several links once).
-// A directory du cannot read is an error, so that a command cannot hide
-// files from the quota.
+// measure returns how many bytes the working directory holds (keel_du
+// in the container: each file by the larger of the allocated and the
+// apparent totals, a file with several links once). A directory du
+// cannot read, or more entries than [localsandbox.Limits].Files, is an
+// error, so that a command cannot hide files from the quota.
 func (s *Sandbox) measure(ctx context.Context) (int64, error) {
-	res, err := s.exec(ctx, execRequest{line: duScript, timeout: s.opts.CommandTimeout, maxOutput: 4096})
+	res, err := s.exec(ctx, execRequest{line: measureLine(s.opts.Limits.Files),
+		timeout: s.opts.CommandTimeout, maxOutput: 4096})
 	if err != nil {
 		return 0, fmt.Errorf("measure disk use: %w", err)
 	}
-	if res.exit != 0 {
-		return 0, fmt.Errorf("measure disk use: du exited with status %d: %s", res.exit, strings.TrimSpace(string(res.stderr)))
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(res.stdout)), 10, 64)
+	n, err := parseMeasure(bytes.TrimSpace(res.stdout))
 	if err != nil {
-		return 0, fmt.Errorf("measure disk use: du said %q", res.stdout)
+		if err == errNotMeasured {
+			return 0, fmt.Errorf("measure disk use: exit status %d, %q: %w", res.exit, clip(append(res.stdout, res.stderr...)), err)
+		}
+		return 0, fmt.Errorf("measure disk use: %w", err)
 	}
-	return n << 10, nil
+	return n, nil
 }
 
 var (

@@ -6,7 +6,7 @@ import (
 )
 
 // The container runs two small shell programs of keel's, which need only
-// a POSIX sh and sleep, date, du, setsid and kill: the idle watcher is
+// a POSIX sh and sleep, date, du, awk, setsid and kill: the idle watcher is
 // its main process, and every exec runs under the command wrapper. Both
 // keep their state in /tmp/.keel, on the container's tmpfs: one file per
 // running exec, run.<token>, holding the wrapper's process ID.
@@ -46,6 +46,34 @@ func idleTick(idle time.Duration) string {
 	return strconv.Itoa(int(t / time.Second))
 }
 
+// measureFunc defines keel_du, which measures the working directory and
+// prints one line: "keel-du 0 BYTES" when it could, "keel-du 1" when
+// something could not be read (a directory nested past PATH_MAX, which
+// busybox's du cannot reach, or one without read permission), "keel-du 2"
+// when the directory holds more entries than $1 (0 for no limit). BYTES
+// is the larger of the apparent total (du -b: a sparse file counts its
+// holes) and the allocated total (du -k: blocks, so many small files
+// count their blocks). Entries are counted from du -ab's lines, and the
+// count stops the walk as soon as it is past the limit, so that a tree of
+// too many files is found out quickly rather than measured at length.
+const measureFunc = `keel_du() {
+	set -- $({ du -ab . 2>/dev/null || echo failed; } | awk -v max="$1" '
+$0 == "failed" { failed = 1; next }
+max > 0 && NR > max { over = 1; exit }
+{ b = $1 }
+END { if (over) print 2; else if (failed || NR == 0) print 1; else print 0, b }')
+	if [ "$1" = 0 ]; then
+		k=$(du -sk . 2>/dev/null) && k=${k%%[!0-9]*} && [ -n "$k" ] || set -- 1
+	fi
+	if [ "$1" = 0 ]; then
+		[ $((k * 1024)) -gt "$2" ] && set -- 0 $((k * 1024))
+		echo "keel-du 0 $2"
+	else
+		echo "keel-du $1"
+	fi
+}
+`
+
 // wrapperScript runs the command $1 as sh -c in a session (and so a
 // process group) of its own, with the exec's stdin, and ends the whole
 // group when the command's shell exits, so that nothing it started in the
@@ -53,10 +81,11 @@ func idleTick(idle time.Duration) string {
 // ID and $2, the Unix time after which the watcher ends it (a little
 // later than keel would), to /tmp/.keel/run.$KEEL_COMMAND, where keel's
 // kill (TERM) finds it: TERM ends the group and the wrapper with status
-// 143. When $3 is 1 it measures the working directory with du before the
-// command and after it, on stderr (see diskFilter). It runs no process
-// of its own but setsid and du: each costs time on a loaded machine.
-const wrapperScript = `m=$3
+// 143. When $3 is 1 it measures the working directory (keel_du, with $4
+// the limit on entries) before the command and after it, on stderr (see
+// diskFilter). It runs no process of its own but setsid and the
+// measuring: each costs time on a loaded machine.
+const wrapperScript = measureFunc + `m=$3 files=$4
 [ -d /tmp/.keel ] || mkdir -p /tmp/.keel
 echo "$$ $2" > "/tmp/.keel/run.$KEEL_COMMAND"
 c=
@@ -65,16 +94,12 @@ end() {
 	[ -n "$c" ] && kill -9 -$c 2>/dev/null
 	if [ "$m" = 1 ]; then
 		printf '\nkeel-du %s\n' "$KEEL_COMMAND" >&2
-		du -sk . >&2 2>/dev/null
-		echo "keel-du $?" >&2
+		keel_du "$files" >&2
 	fi
 	exit $1
 }
 trap 'end 143' TERM
-if [ "$m" = 1 ]; then
-	du -sk . >&2 2>/dev/null
-	echo "keel-du $?" >&2
-fi
+[ "$m" = 1 ] && keel_du "$files" >&2
 exec 3<&0
 setsid /bin/sh -c "$1" <&3 3<&- &
 c=$!
@@ -97,5 +122,8 @@ exit 0`
 // written its process ID.
 const killNotStarted = 3
 
-// duScript measures the working directory in KiB.
-const duScript = `u=$(du -sk .) && printf '%s\n' "${u%%[!0-9]*}"`
+// measureLine measures the working directory, with files the limit on
+// its entries (0 for none).
+func measureLine(files int64) string {
+	return measureFunc + "keel_du " + strconv.FormatInt(max(files, 0), 10)
+}

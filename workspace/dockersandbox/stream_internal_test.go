@@ -46,25 +46,26 @@ func TestDemux(t *testing.T) {
 // command's stderr and read, whatever the cap and however the bytes come.
 func TestDiskFilter(t *testing.T) {
 	const token = "abc123"
-	head := "8\t.\nkeel-du 0\n"
-	tail := func(v string) string { return "\nkeel-du abc123\n" + v + "\t.\nkeel-du 0\n" }
+	head := "keel-du 0 8192\n"
+	tail := func(v string) string { return "\nkeel-du abc123\nkeel-du 0 " + v + "\n" }
 	for _, tc := range []struct {
-		name, stream     string
-		max              int
-		want             string
-		truncated        bool
-		before, after    int64
-		beforeOK, lastOK bool
+		name, stream        string
+		max                 int
+		want                string
+		truncated           bool
+		before, after       int64
+		beforeErr, afterErr error
 	}{
-		{"plain", head + "hello\n" + tail("12"), 100, "hello\n", false, 8 << 10, 12 << 10, true, true},
-		{"no newline at end", head + "hello" + tail("12"), 100, "hello", false, 8 << 10, 12 << 10, true, true},
-		{"empty", "0\t.\nkeel-du 0\n" + tail("4"), 100, "", false, 0, 4 << 10, true, true},
-		{"capped", head + strings.Repeat("x", 50) + tail("12"), 10, strings.Repeat("x", 10), true, 8 << 10, 12 << 10, true, true},
-		{"exactly the cap", head + "0123456789" + tail("12"), 10, "0123456789", false, 8 << 10, 12 << 10, true, true},
-		{"du failed", "8\t.\nkeel-du 1\nout\nkeel-du abc123\n9\t.\nkeel-du 1\n", 100, "out", false, 0, 0, false, false},
-		{"du printed nothing", "keel-du 1\nout\nkeel-du abc123\nkeel-du 1\n", 100, "out", false, 0, 0, false, false},
-		{"forged token", head + tail("1")[:1] + "keel-du other\n1\t.\nkeel-du 0\n", 100, "\nkeel-du other\n1\t.\nkeel-du 0\n", false, 8 << 10, 0, true, false},
-		{"killed before the end", head + "partial", 100, "partial", false, 8 << 10, 0, true, false},
+		{"plain", head + "hello\n" + tail("12288"), 100, "hello\n", false, 8 << 10, 12 << 10, nil, nil},
+		{"no newline at end", head + "hello" + tail("12288"), 100, "hello", false, 8 << 10, 12 << 10, nil, nil},
+		{"empty", "keel-du 0 0\n" + tail("4096"), 100, "", false, 0, 4 << 10, nil, nil},
+		{"capped", head + strings.Repeat("x", 50) + tail("12288"), 10, strings.Repeat("x", 10), true, 8 << 10, 12 << 10, nil, nil},
+		{"exactly the cap", head + "0123456789" + tail("12288"), 10, "0123456789", false, 8 << 10, 12 << 10, nil, nil},
+		{"du failed", "keel-du 1\nout\nkeel-du abc123\nkeel-du 1\n", 100, "out", false, 0, 0, errUnreadable, errUnreadable},
+		{"too many files", "keel-du 2\nout\nkeel-du abc123\nkeel-du 2\n", 100, "out", false, 0, 0, errTooManyFiles, errTooManyFiles},
+		{"garbled", "keel-du 0 x\nout\nkeel-du abc123\nkeel-du 7\n", 100, "out", false, 0, 0, errNotMeasured, errNotMeasured},
+		{"forged token", head + "\nkeel-du other\nkeel-du 0 1\n", 100, "\nkeel-du other\nkeel-du 0 1\n", false, 8 << 10, 0, nil, errNotMeasured},
+		{"killed before the end", head + "partial", 100, "partial", false, 8 << 10, 0, nil, errNotMeasured},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, chunk := range []int{1, 3, 1 << 20} {
@@ -75,19 +76,19 @@ func TestDiskFilter(t *testing.T) {
 					s = s[n:]
 				}
 				got, truncated := f.result()
-				before, bok := f.beforeValue()
-				after, aok := f.afterValue()
-				if string(got) != tc.want || truncated != tc.truncated || before != tc.before || bok != tc.beforeOK || after != tc.after || aok != tc.lastOK {
+				before, berr := f.beforeValue()
+				after, aerr := f.afterValue()
+				if string(got) != tc.want || truncated != tc.truncated || before != tc.before || berr != tc.beforeErr || after != tc.after || aerr != tc.afterErr {
 					t.Errorf("chunks of %d: Got(%q, %v, before %d %v, after %d %v); want (%q, %v, %d %v, %d %v)", chunk,
-						got, truncated, before, bok, after, aok, tc.want, tc.truncated, tc.before, tc.beforeOK, tc.after, tc.lastOK)
+						got, truncated, before, berr, after, aerr, tc.want, tc.truncated, tc.before, tc.beforeErr, tc.after, tc.afterErr)
 				}
 			}
 		})
 	}
 	// Without measuring, stderr passes whole.
 	f := newDiskFilter(100, token, false)
-	_, _ = f.Write([]byte("8\t.\nkeel-du 0\nx"))
-	if got, _ := f.result(); string(got) != "8\t.\nkeel-du 0\nx" {
+	_, _ = f.Write([]byte("keel-du 0 8\nx"))
+	if got, _ := f.result(); string(got) != "keel-du 0 8\nx" {
 		t.Errorf("Got(unmeasured stderr) = %q; want it whole", got)
 	}
 }

@@ -58,13 +58,21 @@ func BenchmarkCommandTrue(b *testing.B) {
 		limits   localsandbox.Limits
 	}{
 		{"bwrap", true, localsandbox.Limits{}}, {"bwrap-nolimits", true, off}, {"bwrap-mounted", true, localsandbox.Limits{}},
+		{"bwrap-ownfs", true, localsandbox.Limits{}},
 		{"unisolated", false, localsandbox.Limits{}}, {"unisolated-nolimits", false, off},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var sb *localsandbox.Sandbox
-			if tc.name == "bwrap-mounted" {
+			switch tc.name {
+			case "bwrap-mounted":
 				sb = benchClosedSandbox(b, localsandbox.Options{Limits: tc.limits})
-			} else {
+			case "bwrap-ownfs":
+				sb = benchSandboxWith(b, true, localsandbox.Options{Limits: tc.limits, OwnFilesystem: true})
+				b.Cleanup(func() { _ = localsandbox.Unmount(sb.Dir()) })
+				if sb.Status().Enforcement.Disk != localsandbox.OwnFilesystem {
+					b.Skipf("no file system of its own here: %s", sb.Status().Enforcement.Why)
+				}
+			default:
 				sb = benchSandboxWith(b, tc.isolated, localsandbox.Options{Limits: tc.limits})
 			}
 			ctx := context.Background()

@@ -3,13 +3,12 @@ package localsandbox
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -53,6 +52,9 @@ type bwrapInfo struct {
 	prlimit string
 	// noRlimits says why resource limits cannot be set; "" when they can.
 	noRlimits string
+	// noSeccomp says why commands run without a seccomp filter; "" when
+	// bwrap loads keel's.
+	noSeccomp string
 }
 
 type probeKey struct {
@@ -112,16 +114,30 @@ func runProbe(bin string, u runAs) (bwrapInfo, error) {
 	// place of the sandbox's directory, so a failure here is the failure
 	// every command would have.
 	l := Limits{}.withDefaults()
-	lims := rlimits(l, enforcement(l, &cgroups{}, true, u.dedicated, info.noRlimits))
-	inv, err := newInvocation(info, u, l, "", false)
-	if err != nil {
-		return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: err.Error(), Hint: namespaceHint, Err: err}
+	lims := rlimits(l, enforcement(l, &cgroups{}, true, u.dedicated, info.noRlimits, ""))
+	filter := seccompProgram(false)
+	if filter == nil {
+		info.noSeccomp = "keel writes seccomp filters for amd64 and arm64 only, not " + runtime.GOARCH
 	}
-	defer inv.close()
-	if reason, err := tryInvocation(ctx, info, inv, lims); err != nil {
-		return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: "bubblewrap cannot isolate commands here: " + reason, Hint: namespaceHint, Err: err}
+	for {
+		inv, err := newInvocation(info, u, l, "", false, filter)
+		if err != nil {
+			return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: err.Error(), Hint: namespaceHint, Err: err}
+		}
+		reason, err := tryInvocation(ctx, info, inv, lims)
+		inv.close()
+		switch {
+		case err == nil:
+			return info, nil
+		case filter != nil:
+			// Without the filter commands are still isolated: try that,
+			// and say why the filter is off.
+			info.noSeccomp = "bubblewrap cannot load the filter: " + reason
+			filter = nil
+		default:
+			return bwrapInfo{}, &IsolationError{Bwrap: bin, Reason: "bubblewrap cannot isolate commands here: " + reason, Hint: namespaceHint, Err: err}
+		}
 	}
-	return info, nil
 }
 
 // tryInvocation runs "exit 0" through inv, as every command runs, and
@@ -221,7 +237,7 @@ var systemArgs = sync.OnceValue(func() []string {
 // mountPoint for bwrap when mounted is set (see mountInto). They reach
 // bwrap through a pipe (--args), never its command line, which holds only
 // the command: so /proc/*/cmdline inside shows no host path.
-func bwrapOptions(info bwrapInfo, l Limits, dir string, mounted bool, dataFDs [2]int) []string {
+func bwrapOptions(info bwrapInfo, l Limits, dir string, mounted bool, dataFDs [2]int, seccompFD int) []string {
 	args := []string{
 		// Every namespace: no network but loopback, a process tree of its
 		// own, no host IPC, its own hostname; a user namespace whose only
@@ -233,6 +249,9 @@ func bwrapOptions(info bwrapInfo, l Limits, dir string, mounted bool, dataFDs [2
 		"--new-session",
 		"--cap-drop", "ALL",
 		"--hostname", "sandbox",
+	}
+	if seccompFD >= 0 {
+		args = append(args, "--seccomp", strconv.Itoa(seccompFD))
 	}
 	if info.disableUserns {
 		// Nested user namespaces would give a command capabilities over
@@ -291,117 +310,4 @@ func hasCapability(c int) bool {
 		return false
 	}
 	return data[c/32].Effective&(1<<(c%32)) != 0
-}
-
-// invocation is the pipes and settings of one bwrap run: its arguments
-// and the files it copies in travel through pipes it inherits as fds 3,
-// 4 and 5.
-type invocation struct {
-	user runAs
-	// mountDir is the sandbox's directory when keel mounts it for bwrap
-	// (see mountInto); "" when bwrap binds it by its path.
-	mountDir string
-	opts     []string
-	argsR    *os.File
-	argsW    *os.File
-	dataR    [2]*os.File
-}
-
-// newInvocation makes the pipes for running a command in dir as user u,
-// with dir mounted by keel for bwrap when mounted is set. The data files
-// sit in their pipes before bwrap starts; the options are written once it
-// runs (see sendArgs).
-func newInvocation(info bwrapInfo, u runAs, l Limits, dir string, mounted bool) (*invocation, error) {
-	inv := &invocation{user: u}
-	if mounted {
-		inv.mountDir = dir
-	}
-	var err error
-	if inv.argsR, inv.argsW, err = os.Pipe(); err != nil {
-		return nil, err
-	}
-	for i, content := range []string{passwdFile, groupFile} {
-		r, w, err := os.Pipe()
-		if err != nil {
-			inv.close()
-			return nil, err
-		}
-		inv.dataR[i] = r
-		_, err = w.WriteString(content)
-		w.Close()
-		if err != nil {
-			inv.close()
-			return nil, err
-		}
-	}
-	inv.opts = bwrapOptions(info, l, dir, mounted, [2]int{4, 5})
-	return inv, nil
-}
-
-// prepare sets cmd up to run bwrap as the invocation's user, with its
-// pipes and env.
-func (inv *invocation) prepare(cmd *exec.Cmd, env []string) {
-	cmd.Env = env
-	// bwrap starts in / so that no directory of keel's is needed.
-	cmd.Dir = "/"
-	cmd.ExtraFiles = []*os.File{inv.argsR, inv.dataR[0], inv.dataR[1]}
-	cmd.SysProcAttr = inv.user.sysProcAttr()
-	if inv.mountDir != "" {
-		// Unshared while the child is still root, before it becomes the
-		// dedicated user: the namespace is root's, so keel may mount in
-		// it, and the child cannot. Go makes its mounts private.
-		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
-	}
-}
-
-// mount mounts the sandbox for the bwrap process pid, waiting for its
-// options, when keel does that (see mountInto).
-func (inv *invocation) mount(pid int) error {
-	if inv.mountDir == "" {
-		return nil
-	}
-	return mountInto(pid, inv.mountDir)
-}
-
-// started closes the pipe ends the child now holds.
-func (inv *invocation) started() {
-	for _, f := range []*os.File{inv.argsR, inv.dataR[0], inv.dataR[1]} {
-		_ = f.Close()
-	}
-}
-
-// sendArgs writes bwrap's options, NUL-separated, and closes the pipe:
-// bwrap reads them all before it does anything else, so whatever was set
-// on its process before (cgroups, resource limits) holds for everything
-// it starts.
-func (inv *invocation) sendArgs() error {
-	defer inv.argsW.Close()
-	var b strings.Builder
-	for _, a := range inv.opts {
-		b.WriteString(a)
-		b.WriteByte(0)
-	}
-	if _, err := inv.argsW.WriteString(b.String()); err != nil {
-		return fmt.Errorf("send bwrap its arguments: %w", err)
-	}
-	return nil
-}
-
-// close releases every pipe end still open.
-func (inv *invocation) close() {
-	for _, f := range []*os.File{inv.argsR, inv.argsW, inv.dataR[0], inv.dataR[1]} {
-		if f != nil {
-			_ = f.Close()
-		}
-	}
-}
-
-// sysProcAttr starts a command in a process group of its own (one signal
-// ends it and everything it started), as the user u.
-func (u runAs) sysProcAttr() *syscall.SysProcAttr {
-	attr := &syscall.SysProcAttr{Setpgid: true}
-	if u.dedicated {
-		attr.Credential = &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid), Groups: []uint32{}}
-	}
-	return attr
 }

@@ -54,12 +54,15 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 		inv *invocation
 		err error
 	)
+	quota := watchQuota(s, func() { cancelCause(errQuotaKill) })
+	lims := rlimits(s.opts.Limits, s.enf)
 	if s.mode == modeIsolated {
-		if inv, err = newInvocation(s.bwrap, s.user, s.opts.Limits, s.dir, s.mounted); err != nil {
+		if inv, err = newInvocation(s.bwrap, s.user, s.opts.Limits, s.dir, s.mounted, s.filter); err != nil {
+			quota.finish()
 			return nil, fmt.Errorf("localsandbox: run command: %w", err)
 		}
 		defer inv.close()
-		name, args := s.bwrap.command(rlimits(s.opts.Limits, s.enf), c.Line)
+		name, args := s.bwrap.command(lims, c.Line)
 		cmd = exec.CommandContext(runCtx, name, args...)
 		inv.prepare(cmd, s.env)
 	} else {
@@ -76,17 +79,18 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 	}
 	out, err := s.pipes(cmd, c.Stdin != nil)
 	if err != nil {
+		quota.finish()
 		return nil, fmt.Errorf("localsandbox: run command: %w", err)
 	}
 
 	var g *group
 	if s.mode == modeIsolated {
 		if g, err = s.cg.join(s.dir, s.opts.Limits); err != nil {
+			quota.finish()
 			return nil, fmt.Errorf("localsandbox: run command: make the sandbox's cgroup: %w", err)
 		}
 		defer s.cg.leave(g)
 	}
-	quota := watchQuota(s.dir, s.opts.Limits.Disk, func() { cancelCause(errQuotaKill) })
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		quota.finish()
@@ -95,7 +99,7 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 	out.start(c.Stdin)
 	if inv != nil {
 		inv.started()
-		err = s.confine(cmd.Process.Pid, g)
+		err = s.confine(cmd.Process.Pid, g, lims)
 		if err == nil {
 			err = inv.mount(cmd.Process.Pid)
 		}
@@ -153,7 +157,7 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 // confine puts the bwrap process pid, still waiting for its arguments,
 // into the sandbox's cgroup and sets its resource limits, so that
 // everything it starts is bound by them.
-func (s *Sandbox) confine(pid int, g *group) error {
+func (s *Sandbox) confine(pid int, g *group, lims map[int]uint64) error {
 	if g != nil {
 		if err := g.add(pid); err != nil {
 			return fmt.Errorf("join the sandbox's cgroup: %w", err)
@@ -162,7 +166,7 @@ func (s *Sandbox) confine(pid int, g *group) error {
 	if s.bwrap.prlimit != "" {
 		return nil // prlimit, which runs bwrap, sets them
 	}
-	return setRlimits(pid, rlimits(s.opts.Limits, s.enf))
+	return setRlimits(pid, lims)
 }
 
 func killGroup(pid int) {

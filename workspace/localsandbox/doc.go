@@ -97,17 +97,29 @@
 //     user needs CAP_SYS_RESOURCE, which root in a container lacks; then
 //     util-linux's prlimit runs bwrap with them, and without prlimit no
 //     resource limit is set (said loudly).
-//   - Disk: no file system quota is needed. keel measures the directory
-//     (the blocks its files hold, each once) before a command, while it
-//     runs (every 500 ms at most, less often for a large tree so that
-//     measuring takes at most a twentieth of the time), after it, and
+//   - Disk and files: with [Options].OwnFilesystem, where keel runs as
+//     root with CAP_SYS_ADMIN, loop devices and mkfs.ext4, each sandbox is
+//     a file system of its own the size of its quota (a sparse ext4 image
+//     DIR.img beside its directory, loop-mounted with discard, nosuid
+//     and nodev, with [Limits].Files inodes): the kernel enforces the
+//     quota, whatever a command does and however fast, and a command
+//     that fills it is ended. The mount outlives keel ([Unmount] detaches
+//     it), which is why it is asked for. Otherwise keel measures the
+//     directory from descriptor to descriptor (no path is too deep),
+//     counting each file by the larger of its allocated and apparent
+//     size, before a command, every 250 ms while it runs, after it, and
 //     before each write. A command that takes the sandbox over its quota
-//     is ended; a command after which it is over returns its result with a
-//     last line of stderr saying so; writes and uploads that would go over
-//     are refused with an error wrapping [workspace.ErrQuotaExceeded].
-//     Between two measurements a command can overshoot by what it writes
-//     in that time. Commands still run over the quota, so that files can
-//     be removed.
+//     is ended, and so is one during which a measurement fails (a tree
+//     over 1,024 directories deep, more than [Limits].Files files): not
+//     seeing is never taken for being within the quota. fallocate fails
+//     there (EOPNOTSUPP, from the seccomp filter), since it reserves
+//     gigabytes between two measurements. Between two measurements a
+//     command can overshoot by what it writes in 250 ms. Either way, a
+//     command after which the sandbox is over (or full) returns its
+//     result with a last line of stderr saying so; writes and uploads
+//     that would go over are refused with an error wrapping
+//     [workspace.ErrQuotaExceeded]; commands still run over the quota,
+//     so that files can be removed.
 //
 // Without cgroups, what cannot be enforced is a bound on a sandbox's
 // memory as a whole (each process gets the limit, so several processes can
@@ -115,6 +127,24 @@
 // sandbox (only per user, shared). With cgroups, memory and processes are
 // bounded per sandbox; CPU time stays per process, bounded in total by the
 // command's time limit.
+//
+// # Syscalls
+//
+// bwrap loads a seccomp filter keel writes at start as classic BPF for
+// x86_64 and arm64 (no cgo, no libseccomp) on every command: what
+// container runtimes refuse by default fails with EPERM (kernel keyrings,
+// ptrace, mounting, kernel modules, kexec, bpf, perf_event_open,
+// userfaultfd, new namespaces, open_by_handle_at, personality changes,
+// the clock, swap, reboot), io_uring and clone3 with ENOSYS so that
+// programs fall back. [BlockedSyscalls] counts them; [Status] says
+// whether the filter is on.
+//
+// # Orphans
+//
+// [StartReaper] makes keel a child subreaper and reaps the processes it
+// adopts, telling them from its own children by the pidfds os/exec holds,
+// so that keel run as PID 1 of a container leaves no zombie behind its
+// commands. keel serve starts it.
 //
 // # Without bubblewrap
 //
@@ -134,7 +164,13 @@
 // that is absolute, holds "..", or passes through a symbolic link leading
 // out of the directory (such as one a command planted) fails with an error
 // wrapping [workspace.ErrPathEscapes]. Absolute symbolic links are refused
-// even when, seen from inside, they point into /home/user.
+// even when, seen from inside, they point into /home/user. Files are
+// opened with O_NONBLOCK and described by fstat on the same descriptor:
+// a FIFO, a socket or a device is refused with an error wrapping
+// [workspace.ErrNotRegularFile] instead of blocking keel in open(2).
+// [Sandbox.OpenFile] ([workspace.FileOpener]) follows no link at all
+// (openat2 with RESOLVE_BENEATH and RESOLVE_NO_SYMLINKS, or an O_NOFOLLOW
+// walk on older kernels), for reading part of a file or streaming it.
 //
 // # What a command can still learn
 //

@@ -10,16 +10,24 @@ import (
 // enforcement decides how each of l's limits is enforced for a sandbox
 // whose commands run isolated (or not), as the dedicated user (or as
 // keel's own).
-// noRlimits, when not "", says why no resource limit can be set.
-func enforcement(l Limits, cg *cgroups, isolated, dedicated bool, noRlimits string) Enforcement {
+// noRlimits, when not "", says why no resource limit can be set; noFS,
+// when not "", why the disk quota is measured rather than enforced by a
+// file system of the sandbox's own.
+func enforcement(l Limits, cg *cgroups, isolated, dedicated bool, noRlimits, noFS string) Enforcement {
 	e := Enforcement{
 		Processes: cg.mechanism(cg.pids),
 		Memory:    cg.mechanism(cg.memory),
 		FileSize:  Rlimit,
-		Disk:      QuotaCheck,
+		Disk:      OwnFilesystem,
 		CPUTime:   Rlimit,
 	}
 	var whys []string
+	if noFS != "" {
+		e.Disk = QuotaCheck
+		if dedicated && l.Disk > 0 && noFS != "OwnFilesystem is not set" {
+			whys = append(whys, "disk measured: "+noFS)
+		}
+	}
 	if cg.why != "" && isolated {
 		whys = append(whys, "no cgroup: "+cg.why)
 	}

@@ -2,9 +2,12 @@ package localsandbox_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"syscall"
 
 	"github.com/keel-go/keel/workspace"
 	"github.com/keel-go/keel/workspace/localsandbox"
@@ -98,4 +101,36 @@ func ExampleSize() {
 	// 2 GiB
 	// 1.5 GiB
 	// 1.4 MiB
+}
+
+// OpenFile reads part of a file without loading it whole, and refuses
+// what is not a regular file (here a FIFO, which a plain open would wait
+// on forever) without blocking.
+func ExampleSandbox_OpenFile() {
+	dir, _ := os.MkdirTemp("", "keel-example-")
+	defer os.RemoveAll(dir)
+	sb, err := localsandbox.New(dir, localsandbox.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	_ = sb.WriteFile(ctx, "log.txt", []byte("first line\nsecond line\n"))
+	f, err := sb.OpenFile(ctx, "log.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	head := make([]byte, 10)
+	_, _ = io.ReadFull(f, head)
+	info, _ := f.Stat()
+	f.Close()
+	fmt.Printf("%q of %d bytes\n", head, info.Size())
+
+	_ = syscall.Mkfifo(sb.Dir()+"/pipe", 0o644)
+	_, err = sb.OpenFile(ctx, "pipe")
+	fmt.Println(errors.Is(err, workspace.ErrNotRegularFile))
+	// Output:
+	// "first line" of 23 bytes
+	// true
 }

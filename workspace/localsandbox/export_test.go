@@ -9,3 +9,11 @@ func SetMountPoint(p string) (restore func()) {
 	mountPoint = p
 	return func() { mountPoint = old }
 }
+
+// WalkWithoutOpenat2 makes OpenFile walk the path with O_NOFOLLOW
+// openat calls, as on kernels before 5.6; restore goes back to openat2.
+func WalkWithoutOpenat2() (restore func()) {
+	old := noOpenat2.Load()
+	noOpenat2.Store(true)
+	return func() { noOpenat2.Store(old) }
+}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/keel-go/keel/workspace"
 )
@@ -39,19 +41,47 @@ func (s *Sandbox) WriteFile(ctx context.Context, name string, data []byte) error
 				return err
 			}
 		}
-		if err := r.WriteFile(clean, data, 0o644); err != nil {
+		// O_NONBLOCK: opening a FIFO for writing would wait for a reader.
+		f, err := r.OpenFile(clean, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0o644)
+		if err != nil {
 			return err
 		}
-		return s.user.chown(r, clean)
+		if err := checkOpened(f, false); err != nil {
+			return err
+		}
+		// Given to the commands' user before a byte is written: a keel
+		// killed mid-write leaves a file they can remove, not root's.
+		if s.user.dedicated {
+			err = f.Chown(s.user.uid, s.user.gid)
+		}
+		if err == nil {
+			_, err = f.Write(data)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
 	})
 }
 
-// ReadFile returns the content of the file at name.
+// ReadFile returns the content of the regular file at name, following
+// symbolic links that stay inside the sandbox. Anything but a regular
+// file is refused with an error wrapping [workspace.ErrNotRegularFile],
+// without blocking: a FIFO is opened with O_NONBLOCK and described by
+// fstat before anything is read. Code that needs only part of a file uses
+// [Sandbox.OpenFile].
 func (s *Sandbox) ReadFile(ctx context.Context, name string) ([]byte, error) {
 	var data []byte
 	err := s.withRoot(ctx, "read file", name, func(r *os.Root, clean string) error {
-		var err error
-		data, err = r.ReadFile(clean)
+		f, err := r.OpenFile(clean, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+		if err != nil {
+			return err
+		}
+		if err := checkOpened(f, false); err != nil {
+			return err
+		}
+		defer f.Close()
+		data, err = io.ReadAll(f)
 		return err
 	})
 	return data, err
@@ -118,7 +148,9 @@ func (s *Sandbox) RemoveAll(ctx context.Context, name string) error {
 func (s *Sandbox) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
 	var entries []fs.DirEntry
 	err := s.withRoot(ctx, "read dir", name, func(r *os.Root, clean string) error {
-		f, err := r.Open(clean)
+		// O_DIRECTORY and O_NONBLOCK: a FIFO at name is refused at once
+		// rather than waited on.
+		f, err := r.OpenFile(clean, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 		if err != nil {
 			return err
 		}

@@ -20,6 +20,11 @@ const (
 	DefaultFileSize = 1 << 30
 	// DefaultDisk is how much a sandbox's directory may hold: 2 GiB.
 	DefaultDisk = 2 << 30
+	// DefaultFiles is how many files (directories and links included) a
+	// sandbox may hold: enough for a checkout of a large project and its
+	// dependencies, few enough that measuring them all stays well under a
+	// second.
+	DefaultFiles = 100_000
 	// DefaultCPUTime is the CPU time each process of a command may use:
 	// 10 minutes, the longest time limit the run_command tool accepts, so
 	// that a single-threaded command always reaches its own time limit
@@ -49,9 +54,15 @@ type Limits struct {
 	// [DefaultFileSize]. A write beyond it fails (the writer gets SIGXFSZ).
 	FileSize int64
 	// Disk is how many bytes the sandbox's directory may hold; 0 means
-	// [DefaultDisk]. It is checked around each command and before each
-	// write: see [workspace.ErrQuotaExceeded].
+	// [DefaultDisk]. It is enforced by a file system of the sandbox's own
+	// where the host allows, else measured around and during each command
+	// and before each write: see [workspace.ErrQuotaExceeded].
 	Disk int64
+	// Files is how many files, directories and links the sandbox may
+	// hold; 0 means [DefaultFiles]. A file system of the sandbox's own has
+	// that many inodes; a measured sandbox holding more ends its command,
+	// as going over the disk quota does.
+	Files int64
 	// CPUTime is the CPU time each process of a command may use; 0 means
 	// [DefaultCPUTime]. It is counted in whole seconds, rounded up; a
 	// process over it gets SIGXCPU, and SIGKILL a second later.
@@ -71,6 +82,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Disk == 0 {
 		l.Disk = DefaultDisk
+	}
+	if l.Files == 0 {
+		l.Files = DefaultFiles
 	}
 	if l.CPUTime == 0 {
 		l.CPUTime = DefaultCPUTime
@@ -94,9 +108,12 @@ const (
 	CgroupV1 Mechanism = "cgroup v1"
 	// Rlimit is a resource limit (setrlimit) on each command's processes.
 	Rlimit Mechanism = "rlimit"
-	// QuotaCheck is keel measuring the directory around each command
-	// and before each write.
-	QuotaCheck Mechanism = "checked around each command and write"
+	// QuotaCheck is keel measuring the directory around and during each
+	// command and before each write.
+	QuotaCheck Mechanism = "measured around and during each command and before each write"
+	// OwnFilesystem is a file system of the sandbox's own, the size of
+	// its quota: a loop-mounted ext4 image.
+	OwnFilesystem Mechanism = "a file system of its own: loop-mounted ext4 image"
 	// Unlimited is a limit turned off by its setting.
 	Unlimited Mechanism = "off"
 	// NotEnforced is a limit that nothing here can enforce.
@@ -132,7 +149,7 @@ func describe(l Limits, e Enforcement) string {
 		limitText(l.Processes < 0, "processes", fmt.Sprintf("%d processes", l.Processes), e.Processes),
 		limitText(l.Memory < 0, "memory", Size(l.Memory)+" memory", e.Memory),
 		limitText(l.FileSize < 0, "file size", Size(l.FileSize)+" per file", e.FileSize),
-		limitText(l.Disk < 0, "disk", Size(l.Disk)+" disk", e.Disk),
+		limitText(l.Disk < 0, "disk", fmt.Sprintf("%s disk and %d files", Size(l.Disk), l.Files), e.Disk),
 		limitText(l.CPUTime < 0, "CPU time", l.CPUTime.String()+" CPU per process", e.CPUTime),
 	}
 	return strings.Join(parts, ", ")

@@ -135,7 +135,7 @@ func probeMount(info bwrapInfo, u runAs, dir string) error {
 		// RLIMIT_NPROC would count the dedicated user's exited commands
 		// that an init slow to reap still holds as zombies.
 		l := Limits{}.withDefaults()
-		inv, err := newInvocation(info, u, l, dir, true)
+		inv, err := newInvocation(info, u, l, dir, true, nil)
 		if err != nil {
 			p.err = err
 			return

@@ -51,6 +51,15 @@ type Options struct {
 	// Limits bound what the sandbox's commands may use; the zero value is
 	// the defaults (see [Limits]).
 	Limits Limits
+	// OwnFilesystem gives each sandbox a file system of its own, the size
+	// of its disk quota, where the host allows (keel runs as root with
+	// CAP_SYS_ADMIN, loop devices and mkfs.ext4): a loop-mounted ext4
+	// image beside its directory, so that the kernel enforces the quota
+	// and nothing is measured. The mount outlives keel (see [Unmount]):
+	// it is off by default, so that a directory keel used can always be
+	// removed with rm -rf. Without it, or where the host does not allow
+	// it, the quota is measured.
+	OwnFilesystem bool
 	// UID and GID are the host user and group that run commands and own
 	// the sandbox's files when keel runs as root; 0 means [DefaultUID] and
 	// [DefaultGID]. When keel does not run as root, commands run as keel's
@@ -90,8 +99,8 @@ func (o Options) withDefaults() Options {
 
 // Sandbox is a directory on this machine whose commands run inside
 // bubblewrap. It implements [workspace.FileSystem],
-// [workspace.CommandRunner], [workspace.TreeRemover] and
-// [workspace.WorkDirer]. A Sandbox holds no open resources and is safe for
+// [workspace.FileOpener], [workspace.CommandRunner],
+// [workspace.TreeRemover] and [workspace.WorkDirer]. A Sandbox holds no open resources and is safe for
 // concurrent use.
 type Sandbox struct {
 	dir   string
@@ -106,6 +115,12 @@ type Sandbox struct {
 	enf     Enforcement
 	env     []string
 	cg      *cgroups
+	// filter is the seccomp filter of the commands; nil without one.
+	filter []byte
+	// ownFS: the sandbox is a file system of its own, the size of its
+	// quota; noFS says why not.
+	ownFS bool
+	noFS  string
 }
 
 // mode is how a sandbox runs commands.
@@ -145,6 +160,7 @@ func New(dir string, opts Options) (*Sandbox, error) {
 		return nil, fmt.Errorf("localsandbox: new: %w", err)
 	}
 	s := &Sandbox{dir: abs, opts: opts, user: userFor(opts), cg: &cgroups{}}
+	s.ownFS, s.noFS = s.diskMode()
 	if err := s.user.own(abs); err != nil {
 		return nil, fmt.Errorf("localsandbox: new: %w", err)
 	}
@@ -153,6 +169,9 @@ func New(dir string, opts Options) (*Sandbox, error) {
 	case perr == nil:
 		s.bwrap, s.mode = info, modeIsolated
 		s.cg = systemCgroups()
+		if info.noSeccomp == "" {
+			s.filter = seccompProgram(!s.ownFS)
+		}
 	case opts.AllowUnisolated:
 		s.mode = modeUnisolated
 		opts.Logger.Warn("localsandbox: running commands UNISOLATED: they see the whole machine and its network",
@@ -165,9 +184,27 @@ func New(dir string, opts Options) (*Sandbox, error) {
 			s.mode = modeOff
 		}
 	}
-	s.enf = enforcement(opts.Limits, s.cg, s.mode == modeIsolated, s.user.dedicated, s.bwrap.noRlimits)
+	s.enf = enforcement(opts.Limits, s.cg, s.mode == modeIsolated, s.user.dedicated, s.bwrap.noRlimits, s.noFS)
 	s.env = commandEnv(s.WorkDir(), opts.Env)
 	return s, nil
+}
+
+// diskMode gives the sandbox a file system of its own when it can, and
+// else says why not.
+func (s *Sandbox) diskMode() (bool, string) {
+	l := s.opts.Limits
+	switch {
+	case l.Disk < 0:
+		return false, "the disk quota is off"
+	case !s.opts.OwnFilesystem:
+		return false, "OwnFilesystem is not set"
+	}
+	tools, err := fsQuotaUsable(filepath.Dir(s.dir))
+	if err != nil {
+		return false, err.Error()
+	}
+	// Files below 0 (no limit) leaves the inode count to mkfs.ext4.
+	return ownFilesystem(tools, s.dir, l.Disk, max(l.Files, 0), s.user.uid, s.user.gid)
 }
 
 // validIDs refuses ids that would run commands as root or are not ids.
@@ -217,4 +254,5 @@ var (
 	_ workspace.CommandRunner = (*Sandbox)(nil)
 	_ workspace.TreeRemover   = (*Sandbox)(nil)
 	_ workspace.WorkDirer     = (*Sandbox)(nil)
+	_ workspace.FileOpener    = (*Sandbox)(nil)
 )

@@ -29,11 +29,27 @@ type Status struct {
 	Limits Limits
 	// Enforcement says how each limit is enforced.
 	Enforcement Enforcement
+	// SeccompBlocked is how many syscalls the commands' seccomp filter
+	// refuses; 0 without a filter, and then NoSeccomp says why.
+	SeccompBlocked int
+	NoSeccomp      string
+}
+
+// seccompStatus says whether isolated commands run under the seccomp
+// filter.
+func seccompStatus(isolated bool, info bwrapInfo) (int, string) {
+	switch {
+	case !isolated:
+		return 0, "commands do not run inside bubblewrap"
+	case info.noSeccomp != "":
+		return 0, info.noSeccomp
+	}
+	return BlockedSyscalls(), ""
 }
 
 // Status returns how this sandbox's commands run.
 func (s *Sandbox) Status() Status {
-	return Status{
+	st := Status{
 		Isolated:    s.mode == modeIsolated,
 		Off:         s.off,
 		UID:         s.user.uid,
@@ -43,6 +59,8 @@ func (s *Sandbox) Status() Status {
 		Limits:      s.opts.Limits,
 		Enforcement: s.enf,
 	}
+	st.SeccompBlocked, st.NoSeccomp = seccompStatus(s.mode == modeIsolated, s.bwrap)
+	return st
 }
 
 // Check returns the status that the sandboxes kept under root and made
@@ -80,7 +98,18 @@ func Check(root string, opts Options) Status {
 			st.Isolated = false
 		}
 	}
-	st.Enforcement = enforcement(opts.Limits, cg, st.Isolated, u.dedicated, info.noRlimits)
+	noFS := ""
+	switch {
+	case opts.Limits.Disk < 0:
+	case !opts.OwnFilesystem:
+		noFS = "OwnFilesystem is not set"
+	default:
+		if _, err := fsQuotaUsable(abs); err != nil {
+			noFS = err.Error()
+		}
+	}
+	st.Enforcement = enforcement(opts.Limits, cg, st.Isolated, u.dedicated, info.noRlimits, noFS)
+	st.SeccompBlocked, st.NoSeccomp = seccompStatus(st.Isolated, info)
 	return st
 }
 
@@ -98,6 +127,13 @@ func (st Status) String() string {
 	default:
 		fmt.Fprintf(&b, "localsandbox: sandbox commands run UNISOLATED as uid %d: they see the whole machine, its files and its network", st.UID)
 	}
+	if st.Isolated {
+		if st.SeccompBlocked > 0 {
+			fmt.Fprintf(&b, "; a seccomp filter refuses %d syscalls", st.SeccompBlocked)
+		} else {
+			b.WriteString("; NO seccomp filter (" + st.NoSeccomp + ")")
+		}
+	}
 	b.WriteString("; limits per sandbox: " + describe(st.Limits, st.Enforcement))
 	if st.Enforcement.Why != "" {
 		b.WriteString(" (" + st.Enforcement.Why + ")")
@@ -106,8 +142,8 @@ func (st Status) String() string {
 }
 
 // Warning returns what an operator must be told loudly, or "": that
-// commands are off, that they run unisolated, or that a limit is not
-// enforced.
+// commands are off, that they run unisolated, that a limit is not
+// enforced, or that they run without the seccomp filter.
 func (st Status) Warning() string {
 	if st.Off != nil || !st.Isolated {
 		return st.String()
@@ -115,6 +151,9 @@ func (st Status) Warning() string {
 	if missing := st.Enforcement.unenforced(); len(missing) > 0 {
 		return fmt.Sprintf("localsandbox: sandbox commands have NO limit on %s: %s; %s",
 			strings.Join(missing, ", "), st.Enforcement.Why, st.String())
+	}
+	if st.SeccompBlocked == 0 {
+		return "localsandbox: sandbox commands run WITHOUT a seccomp filter (" + st.NoSeccomp + "): keyrings, io_uring, ptrace and the like are open to them; " + st.String()
 	}
 	return ""
 }

@@ -30,7 +30,10 @@
 // ([CommandOnly]). Removing trees ([workspace.TreeRemover]): a thread's
 // uploads go and the others stay, missing paths are not an error, and
 // paths that leave the sandbox, directly or through a planted link, are
-// refused.
+// refused. Special files: a FIFO a command made is refused at once by
+// every file operation (never waited on), [workspace.FileOpener] follows
+// no link, and reading 16 bytes of a 1 GiB sparse file allocates no more
+// than 16 MiB.
 //
 // Commands are expected to run with a POSIX sh and coreutils (sleep, head,
 // base64, wc, ln).
@@ -42,7 +45,14 @@
 // into the sandbox, that the host path is not visible in any process's
 // command line or environment nor in the mounts, and that processes,
 // memory, file size, disk and CPU time are limited, under the defaults and
-// under lower and higher settings. It is meant to run as root, as CI does.
+// under lower and higher settings. The disk quota must hold against the
+// three ways past it a measured quota once had (fallocate bursts, a tree
+// deeper than PATH_MAX, more files than allowed): what the sandbox holds
+// stays within its quota and one file. The syscalls container runtimes
+// refuse must fail inside (a probe built with the go command calls each,
+// see [SeccompProbe]) while ordinary commands work; and with the test
+// process a child subreaper, 50 commands must leave no zombie behind. It
+// is meant to run as root, as CI does.
 //
 // # Helpers
 //

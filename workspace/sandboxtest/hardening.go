@@ -22,6 +22,9 @@ type Limits struct {
 	Processes int
 	// Memory, FileSize and Disk are in bytes.
 	Memory, FileSize, Disk int64
+	// Files is how many files, directories and links the sandbox may
+	// hold.
+	Files int64
 	// CPUTime is per process.
 	CPUTime time.Duration
 }
@@ -58,7 +61,10 @@ func RunHardened(t *testing.T, h Hardened) {
 	t.Run("Memory", func(t *testing.T) { testMemory(t, h) })
 	t.Run("FileSize", func(t *testing.T) { testFileSize(t, h) })
 	t.Run("Disk", func(t *testing.T) { testDisk(t, h) })
+	t.Run("QuotaBypasses", func(t *testing.T) { testQuotaBypasses(t, h) })
 	t.Run("CPUTime", func(t *testing.T) { testCPUTime(t, h) })
+	t.Run("Seccomp", func(t *testing.T) { testSeccomp(t, h) })
+	t.Run("NoZombies", func(t *testing.T) { testZombies(t, h) })
 }
 
 // run runs line with a time limit long enough for a loaded machine.

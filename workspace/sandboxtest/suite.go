@@ -27,6 +27,7 @@ func Run(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) {
 	t.Run("Uploads", func(t *testing.T) { testUploads(t, newSandbox) })
 	t.Run("Escapes", func(t *testing.T) { testEscapes(t, newSandbox) })
 	t.Run("RemoveAll", func(t *testing.T) { testRemoveAll(t, newSandbox) })
+	t.Run("SpecialFiles", func(t *testing.T) { testSpecialFiles(t, newSandbox) })
 }
 
 func fileSystem(t *testing.T, sb workspace.Sandbox) workspace.FileSystem {

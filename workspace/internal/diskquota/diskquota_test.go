@@ -1,6 +1,7 @@
 package diskquota_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -29,25 +30,85 @@ func TestRoom(t *testing.T) {
 	}
 }
 
-// TestWatch: the watch calls over once the limit is passed, and stops.
+func TestLimit(t *testing.T) {
+	for _, tc := range []struct {
+		quota, before int64
+		err           error
+		want          int64
+	}{
+		{100, 40, nil, 100},
+		{100, 140, nil, 140},
+		{100, 140, errors.New("too deep"), 100},
+	} {
+		if got := diskquota.Limit(tc.quota, tc.before, tc.err); got != tc.want {
+			t.Errorf("Got(Limit(%d, %d, %v)) = %d; want %d", tc.quota, tc.before, tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestWatch: the watch calls over once the limit is passed, or once a
+// measurement fails, and stops.
 func TestWatch(t *testing.T) {
-	var used atomic.Int64
-	over := make(chan struct{}, 2)
-	w := diskquota.Start(func() (int64, error) { return used.Load(), nil }, func() int64 { return 10 }, func() { over <- struct{}{} })
-	time.Sleep(diskquota.MinInterval + 200*time.Millisecond)
-	select {
-	case <-over:
-		t.Fatal("Got(over) under the limit; want none")
-	default:
+	boom := errors.New("too many files")
+	for _, tc := range []struct {
+		name       string
+		used       int64
+		err        error
+		wantFailed error
+	}{
+		{"Over", 11, nil, nil},
+		{"MeasurementFails", 0, boom, boom},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var used atomic.Int64
+			var failing atomic.Bool
+			over := make(chan struct{}, 2)
+			measure := func(context.Context) (int64, error) {
+				if failing.Load() {
+					return 0, tc.err
+				}
+				return used.Load(), nil
+			}
+			w := diskquota.Start(measure, func() int64 { return 10 }, func() { over <- struct{}{} })
+			time.Sleep(3 * diskquota.Interval)
+			select {
+			case <-over:
+				t.Fatal("Got(over) under the limit; want none")
+			default:
+			}
+			used.Store(tc.used)
+			failing.Store(tc.err != nil)
+			select {
+			case <-over:
+			case <-time.After(5 * time.Second):
+				t.Fatal("Got no over within 5 s; want one")
+			}
+			gotOver, failed := w.Stop()
+			if !gotOver || !errors.Is(failed, tc.wantFailed) || (tc.wantFailed == nil) != (failed == nil) {
+				t.Errorf("Got(Stop) = %v, %v; want true, %v", gotOver, failed, tc.wantFailed)
+			}
+		})
 	}
-	used.Store(11)
-	select {
-	case <-over:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Got no over within 5 s of passing the limit; want one")
+}
+
+// TestWatchStopCancels: Stop cancels a measurement under way, which is
+// not taken for a failure, and does not wait for it to run its course.
+func TestWatchStopCancels(t *testing.T) {
+	started := make(chan struct{}, 1)
+	measure := func(ctx context.Context) (int64, error) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return 0, ctx.Err()
 	}
-	if !w.Stop() {
-		t.Error("Got(Stop) = false; want true after over")
+	w := diskquota.Start(measure, func() int64 { return 10 }, func() { t.Error("Got(over) from a cancelled measurement; want none") })
+	<-started
+	begin := time.Now()
+	over, failed := w.Stop()
+	if over || failed != nil || time.Since(begin) > time.Second {
+		t.Errorf("Got(Stop) = %v, %v after %v; want false, nil at once", over, failed, time.Since(begin))
 	}
 }
 
@@ -56,15 +117,17 @@ func TestNote(t *testing.T) {
 		quota, used int64
 		err         error
 		over        bool
+		failed      error
 		want        string
 	}{
-		{-1, 5, nil, true, ""},
-		{100, 50, nil, false, ""},
-		{1 << 20, 3 << 20, nil, true, "x: the command was ended: it took the sandbox over its 1 MiB disk quota (3 MiB used)"},
-		{1 << 20, 3 << 20, nil, false, "x: the sandbox is over its 1 MiB disk quota (3 MiB used)"},
-		{1 << 20, 0, errors.New("boom"), false, "x: the sandbox's disk use cannot be measured (boom)"},
+		{-1, 5, nil, true, nil, ""},
+		{100, 50, nil, false, nil, ""},
+		{1 << 20, 3 << 20, nil, true, nil, "x: the command was ended: it took the sandbox over its 1 MiB disk quota (3 MiB used)"},
+		{1 << 20, 3 << 20, nil, false, nil, "x: the sandbox is over its 1 MiB disk quota (3 MiB used)"},
+		{1 << 20, 0, errors.New("boom"), false, nil, "x: the sandbox's disk use cannot be measured (boom)"},
+		{1 << 20, 0, nil, true, errors.New("too deep"), "x: the command was ended: the sandbox's disk use cannot be measured (too deep)"},
 	} {
-		got := diskquota.Note("x", tc.quota, tc.used, tc.err, tc.over)
+		got := diskquota.Note("x", tc.quota, tc.used, tc.err, tc.over, tc.failed)
 		if (tc.want == "") != (got == "") || !strings.HasPrefix(got, tc.want) {
 			t.Errorf("Got(Note) = %q; want %q...", got, tc.want)
 		}

@@ -1,0 +1,109 @@
+package anthropic
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/provider/internal/refusal"
+)
+
+// This file reads what an error answer says about the request's files.
+// Anthropic's 400s point at the part they refuse by its path in the
+// request ("messages.0.content.1.image.source.base64.media_type: Input
+// should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"), so
+// the refused type is the one that part was sent with.
+
+// fault is what an error answer says is wrong with the request.
+type fault struct {
+	kind      keel.Fault
+	mediaType string
+	class     string
+	limit     int64
+}
+
+// partPath finds the block an answer points at: messages.N.content.M,
+// then the block's kind (image, document, pdf).
+var partPath = regexp.MustCompile(`messages\.(\d+)\.content\.(\d+)\.(image|document|pdf)\b`)
+
+// notAFileTypes are the error types no file causes.
+var notAFileTypes = map[string]bool{
+	"authentication_error": true, "permission_error": true, "not_found_error": true, "rate_limit_error": true,
+	"billing_error": true, "overloaded_error": true,
+}
+
+// classify reads an error answer's status, type and message against the
+// messages the request sent.
+func classify(status int, typ, msg string, sent []anthropic.MessageParam) fault {
+	if notAFileTypes[typ] || status == 401 || status == 403 || status == 404 || status == 429 {
+		return fault{kind: keel.FaultNotFile}
+	}
+	l := strings.ToLower(msg)
+	if strings.Contains(l, "credit balance") || strings.Contains(l, "api key") {
+		return fault{kind: keel.FaultNotFile}
+	}
+	var at fault
+	if m := partPath.FindStringSubmatch(msg); m != nil {
+		at.mediaType = sentType(sent, m[1], m[2])
+		if at.mediaType == "" {
+			switch m[3] {
+			case "image":
+				at.class = "image/*"
+			default:
+				at.mediaType = "application/pdf"
+			}
+		}
+	}
+	switch {
+	case refusal.SaysPages(msg):
+		// "A maximum of 100 PDF pages may be provided."
+		return fault{kind: keel.FaultFilePages, mediaType: orPDF(at.mediaType), limit: refusal.PageLimit(msg)}
+	case typ == "request_too_large" || status == 413 || strings.Contains(l, "exceeds") && (strings.Contains(l, "bytes") || strings.Contains(l, " mb")):
+		// "image exceeds 5 MB maximum: 7251404 bytes > 5242880 bytes",
+		// "Request exceeds the maximum allowed number of bytes."
+		at.kind, at.limit = keel.FaultFileSize, refusal.SizeLimit(msg)
+		return at
+	case at.mediaType != "" || at.class != "":
+		// "...media_type: Input should be 'application/pdf'", "Could not
+		// process image", "Image does not match the provided media type".
+		at.kind = keel.FaultFileType
+		return at
+	case strings.Contains(l, "could not process image") || strings.Contains(l, "invalid image"):
+		return fault{kind: keel.FaultFileType, class: "image/*"}
+	}
+	return fault{}
+}
+
+// sentType is the media type block m of message n was sent with, or ""
+// when the answer points at no file block of the request.
+func sentType(sent []anthropic.MessageParam, n, m string) string {
+	i, err1 := strconv.Atoi(n)
+	j, err2 := strconv.Atoi(m)
+	if err1 != nil || err2 != nil || i >= len(sent) || sent[i].OfUser == nil || j >= len(sent[i].OfUser.Content) {
+		return ""
+	}
+	b := sent[i].OfUser.Content[j]
+	switch {
+	case b.OfImage != nil:
+		if s := b.OfImage.Source.OfBase64; s != nil {
+			return string(s.MediaType)
+		}
+		return ""
+	case b.OfDocument != nil:
+		if b.OfDocument.Source.OfText != nil {
+			return "text/plain"
+		}
+		return "application/pdf"
+	}
+	return ""
+}
+
+func orPDF(t string) string {
+	if t == "" {
+		return "application/pdf"
+	}
+	return t
+}
