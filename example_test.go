@@ -1,8 +1,10 @@
 package keel_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/keel-go/keel"
 )
@@ -66,4 +68,16 @@ func ExampleFileFromBase64() {
 	// Output:
 	// "%PDF-1.4\n" JVBERi0xLjQK true
 	// true
+}
+
+// A caller that bounds a whole run says what stalled when the bound
+// passes: keel's provider adapters report each call's progress to the
+// CallProgress the context carries.
+func ExampleCallProgress() {
+	p := &keel.CallProgress{}
+	ctx := keel.WithCallProgress(context.Background(), p)
+	// What an adapter does as its request goes out whole.
+	keel.CallProgressFrom(ctx).Waiting("generativelanguage.googleapis.com")
+	fmt.Println(p.Stalled(time.Now().Add(30 * time.Second)))
+	// Output: generativelanguage.googleapis.com sent no byte of its answer in 30s
 }

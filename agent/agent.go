@@ -72,26 +72,17 @@ type Config struct {
 	// DisableDefaultErrorProcessors turns the default error processors off;
 	// only ErrorProcessors are used.
 	DisableDefaultErrorProcessors bool
-	// Converters, when not nil, make the default unsupported-file handler
-	// give the model the text of a file it refused, at the file's place
-	// and labelled (convert.Default() holds keel's converters for
-	// spreadsheets, documents, presentations, archives, e-mail and text);
-	// with a sandbox, after the upload note. Nil keeps the reference
-	// framework's handler: the note or a placeholder only. See
+	// Files configure the default unsupported-file handler beyond the
+	// reference framework's, which the zero value keeps (the note or a
+	// placeholder only): Converters give the model the text of a file it
+	// refused (convert.Default()), Images a refused image in a form it
+	// can use (imageconv.Default()), Refusals remember what each model
+	// refused so that later turns and threads handle the file before the
+	// call (agents on one store should share one value), and
+	// BlameReadableFiles lets an error that names no file be blamed on
+	// images, PDFs and text too. keel serve and keel run set them all. See
 	// [processor.UnsupportedFileOptions].
-	Converters processor.FileConverter
-	// Refusals, when not nil, make the default unsupported-file handler
-	// remember which file types the model refused, so that such a file is
-	// handled before the call on later turns and threads instead of after
-	// a failed call. Agents on one store should share one value. See
-	// [processor.UnsupportedFileOptions].
-	Refusals *processor.RememberedRefusals
-	// BlameReadableFiles makes the default unsupported-file handler go
-	// beyond the reference framework for an error that names no file
-	// while the request's files are all images, PDFs or text: one more
-	// call without them (see [processor.UnsupportedFileOptions]). keel
-	// serve and keel run turn it on.
-	BlameReadableFiles bool
+	Files processor.UnsupportedFileOptions
 	// Links downloads, before each call, the files given by http(s) link
 	// that the model's provider does not fetch itself
 	// ([keel.LinkFetcher]), so that the model gets their bytes and every
@@ -193,11 +184,10 @@ func New(cfg Config) (*Agent, error) {
 	errorProcs := cfg.ErrorProcessors
 	if !cfg.DisableDefaultErrorProcessors {
 		defaults := processor.DefaultErrorProcessors()
-		if cfg.Converters != nil || cfg.Refusals != nil || cfg.BlameReadableFiles {
+		if cfg.Files != (processor.UnsupportedFileOptions{}) {
 			// The configured handler takes the default's slot, by its ID.
 			defaults = processor.MergeErrorProcessors(defaults, []processor.Processor{
-				processor.NewUnsupportedFileHandlerWith(processor.UnsupportedFileOptions{Converters: cfg.Converters, Refusals: cfg.Refusals,
-					BlameReadableFiles: cfg.BlameReadableFiles}),
+				processor.NewUnsupportedFileHandlerWith(cfg.Files),
 			})
 		}
 		errorProcs = processor.MergeErrorProcessors(defaults, cfg.ErrorProcessors)

@@ -11,6 +11,7 @@ import (
 	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/internal/officetest"
 	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/tool"
 	"github.com/keel-go/keel/workspace"
 )
@@ -39,7 +40,7 @@ func TestRefusedFileConvertedOncePerRun(t *testing.T) {
 		)
 		conv := &countingConverter{next: convert.Default()}
 		noop := tool.Tool{Name: "noop", Execute: func(context.Context, tool.Call) (any, error) { return "ok", nil }}
-		a := newAgent(t, agent.Config{Model: model, Tools: []tool.Tool{noop}, Converters: conv,
+		a := newAgent(t, agent.Config{Model: model, Tools: []tool.Tool{noop}, Files: processor.UnsupportedFileOptions{Converters: conv},
 			Workspace: workspace.New(keeltest.NewSandbox("sb"))})
 		book := officetest.Workbook(t, "Leads", [][]any{{"Name", "City"}, {"Ada", "Berlin"}})
 		res, _, err := m.run(context.Background(), a, []keel.Message{userMsg(keel.TextPart{Text: "Count"},

@@ -13,6 +13,7 @@ import (
 	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/workspace"
 )
 
@@ -111,7 +112,7 @@ func ExampleConfig_converters() {
 		keeltest.Reply{Err: &keel.UnsupportedFunctionalityError{Functionality: "file part media type " + xlsxType, MediaType: xlsxType}},
 		keeltest.Reply{Text: "One lead, from Berlin."},
 	)
-	a, err := agent.New(agent.Config{ID: "assistant", Model: model, Converters: convert.Default()})
+	a, err := agent.New(agent.Config{ID: "assistant", Model: model, Files: processor.UnsupportedFileOptions{Converters: convert.Default()}})
 	if err != nil {
 		panic(err)
 	}

@@ -211,7 +211,7 @@ func TestRememberedRefusalsArePerModel(t *testing.T) {
 	}
 	first := always("first", keelReply{Err: unavailable503()})
 	second := always("second", keelReply{Text: "read it"})
-	a := newAgent(t, agent.Config{Models: []agent.ModelEntry{{Model: first, MaxRetries: -1}, {Model: second}}, Refusals: rr})
+	a := newAgent(t, agent.Config{Models: []agent.ModelEntry{{Model: first, MaxRetries: -1}, {Model: second}}, Files: processor.UnsupportedFileOptions{Refusals: rr}})
 	if _, err := a.Generate(context.Background(), []keel.Message{userMsg(keel.TextPart{Text: "sum it"}, xlsx("leads.xlsx"))}); err != nil {
 		t.Fatal(err)
 	}

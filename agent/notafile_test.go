@@ -10,6 +10,7 @@ import (
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/workspace"
 )
 
@@ -23,7 +24,7 @@ func TestNotAFilesFault(t *testing.T) {
 			model := keeltest.NewModel(keelReply{Err: answer})
 			model.RepeatLast = true
 			sb := keeltest.NewSandbox("sb")
-			a := newAgent(t, agent.Config{Model: model, Workspace: workspace.New(sb), Converters: convert.Default()})
+			a := newAgent(t, agent.Config{Model: model, Workspace: workspace.New(sb), Files: processor.UnsupportedFileOptions{Converters: convert.Default()}})
 			_, _, err := m.run(context.Background(), a, []keel.Message{userMsg(keel.TextPart{Text: "read"}, xlsx("leads.xlsx"))})
 			var api *keel.APICallError
 			if !errors.As(err, &api) || api != answer {

@@ -35,14 +35,14 @@ func refusingGemini(tb testing.TB) (keel.Model, *googletest.Server) {
 // kept in store, with keel's converters and a sandbox.
 func rememberingAgent(tb testing.TB, model keel.Model, store *memory.InMemory, conv processor.FileConverter, remember bool) *agent.Agent {
 	tb.Helper()
-	cfg := agent.Config{ID: "assistant", Model: model, Memory: store, Converters: conv,
+	cfg := agent.Config{ID: "assistant", Model: model, Memory: store, Files: processor.UnsupportedFileOptions{Converters: conv},
 		Workspace: workspace.New(keeltest.NewSandbox("sb")), Logger: slog.New(slog.DiscardHandler)}
 	if remember {
 		rr, err := processor.NewRememberedRefusals(store, processor.RefusalOptions{})
 		if err != nil {
 			tb.Fatal(err)
 		}
-		cfg.Refusals = rr
+		cfg.Files.Refusals = rr
 	}
 	a, err := agent.New(cfg)
 	if err != nil {

@@ -148,8 +148,8 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Converters, cfg.Refusals = f.converters(a), out.Refusals
-		cfg.BlameReadableFiles = f.blamesReadable(a)
+		cfg.Files = processor.UnsupportedFileOptions{Converters: f.converters(a), Images: f.images(a), Refusals: out.Refusals,
+			BlameReadableFiles: f.blamesReadable(a)}
 		ag, err := agent.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("config: agent %s: %w", a.ID, err)

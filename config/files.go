@@ -1,9 +1,13 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/keel-go/keel/convert"
+	"github.com/keel-go/keel/convert/imageconv"
 	"github.com/keel-go/keel/processor"
 )
 
@@ -73,6 +77,29 @@ func (f *File) converters(a Agent) processor.FileConverter {
 	}
 	return reg
 }
+
+// images returns what re-encodes and describes a's refused images, nil
+// when conversion is off for a. Its HEIC and AVIF decoders are compiled
+// once into the user's cache directory, so that each keel run does not
+// pay for it again.
+func (f *File) images(a Agent) processor.ImageConverter {
+	on := f.Files.Convert
+	if a.Files.Convert != nil {
+		on = a.Files.Convert
+	}
+	if on != nil && !*on {
+		return nil
+	}
+	return sharedImages()
+}
+
+var sharedImages = sync.OnceValue(func() *imageconv.Converter {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return imageconv.Default()
+	}
+	return imageconv.New(imageconv.Options{CacheDir: filepath.Join(dir, "keel", "wasm")})
+})
 
 // remembers reports whether refusals are remembered.
 func (r Refusals) remembers() bool { return r.Remember == nil || *r.Remember }

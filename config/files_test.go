@@ -31,7 +31,7 @@ func TestFilesConvert(t *testing.T) {
 				t.Fatal(err)
 			}
 			b, _ := build(t, f, config.BuildOptions{DefaultModel: "google/gemini-2.5-flash"})
-			conv := b.Agents[0].Config().Converters
+			conv := b.Agents[0].Config().Files.Converters
 			if (conv != nil) != tt.on {
 				t.Fatalf("Got(converters) = %v; want on %v", conv, tt.on)
 			}
@@ -86,8 +86,8 @@ func TestRefusalsSettings(t *testing.T) {
 				t.Fatalf("Got(refusals) = %v; want on %v", b.Refusals, tt.on)
 			}
 			for _, a := range b.Agents {
-				if a.Config().Refusals != b.Refusals {
-					t.Errorf("Got(agent %s's refusals) = %p; want the shared %p", a.ID(), a.Config().Refusals, b.Refusals)
+				if a.Config().Files.Refusals != b.Refusals {
+					t.Errorf("Got(agent %s's refusals) = %p; want the shared %p", a.ID(), a.Config().Files.Refusals, b.Refusals)
 				}
 			}
 			if tt.on && b.Refusals.Expiry() != tt.expiry {

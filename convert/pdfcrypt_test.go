@@ -12,20 +12,27 @@ import (
 	"github.com/keel-go/keel/convert"
 )
 
-// qpdfEncrypt encrypts a PDF with qpdf: opts are qpdf's general options,
-// enc the key length and options that go between --encrypt's passwords
-// and its closing --.
-func qpdfEncrypt(t testing.TB, data []byte, opts []string, user string, enc ...string) []byte {
+// qpdf runs qpdf on a PDF with args before the input and output files,
+// and returns its output.
+func qpdf(t testing.TB, data []byte, args ...string) []byte {
 	t.Helper()
-	qpdf := needTool(t, "qpdf", "qpdf")
+	bin := needTool(t, "qpdf", "qpdf")
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in.pdf"), filepath.Join(dir, "out.pdf")
 	if err := os.WriteFile(in, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	args := append(append(append(append([]string(nil), opts...), "--encrypt", user, "owner-secret"), enc...), "--", in, out)
-	runTool(t, dir, qpdf, args...)
+	runTool(t, dir, bin, append(args, in, out)...)
 	return readOutput(t, out)
+}
+
+// qpdfEncrypt encrypts a PDF with qpdf: opts are qpdf's general options,
+// enc the key length and options that go between --encrypt's passwords
+// and its closing --.
+func qpdfEncrypt(t testing.TB, data []byte, opts []string, user string, enc ...string) []byte {
+	t.Helper()
+	args := append(append(append([]string(nil), opts...), "--encrypt", user, "owner-secret"), enc...)
+	return qpdf(t, data, append(args, "--")...)
 }
 
 // weak lets qpdf write RC4, which it refuses by default: the files users

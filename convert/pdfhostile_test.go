@@ -104,7 +104,7 @@ func hostilePDFs(t testing.TB) []hostilePDF {
 	encrypted.add("<</Type /Pages /Kids [] /Count 0>>")
 	encrypted.add("<</Filter /Standard /V 2 /R 3 /Length 128 /P -3904 /O <" + strings.Repeat("ab", 32) + "> /U <" + strings.Repeat("cd", 32) + ">>>")
 
-	return []hostilePDF{
+	return append([]hostilePDF{
 		{"reference loops", loops.bytes(), convert.Limits{}, "--- page 1 ---", nil, 4 << 20},
 		{"a stream declaring 1 GiB", gigaDeclared.bytes(), convert.Limits{}, "GIGAMARK", nil, 4 << 20},
 		// The default limit (256 MiB) stops it the same way in about a
@@ -119,7 +119,7 @@ func hostilePDFs(t testing.TB) []hostilePDF {
 		{"6,000 pages", manyPages.bytes(), convert.Limits{}, "", new(*convert.LimitError), 8 << 20},
 		{"encrypted with a password", encrypted.bytes(), convert.Limits{}, "needs a password", new(*convert.FormatError), 1 << 20},
 		{"no header", []byte("hello %PDF-"), convert.Limits{}, "", new(*convert.FormatError), 1 << 20},
-	}
+	}, workPDFs(t)...)
 }
 
 func TestPDFHostile(t *testing.T) {

@@ -26,6 +26,11 @@ var nonPublic = []netip.Prefix{
 var (
 	nat64     = netip.MustParsePrefix("64:ff9b::/96")
 	sixToFour = netip.MustParsePrefix("2002::/16")
+	// IPv4-compatible (deprecated, ::a.b.c.d) and IPv4-translated
+	// (::ffff:0:a.b.c.d) addresses: some stacks still route them to the
+	// IPv4 address.
+	compatible = netip.MustParsePrefix("::/96")
+	translated = netip.MustParsePrefix("::ffff:0:0:0/96")
 )
 
 // Public reports whether a download may connect to ip without its host
@@ -35,8 +40,9 @@ var (
 // clouds' metadata service is, and fe80::/10), multicast, unspecified,
 // nor in the shared, reserved, documentation or benchmarking ranges. An
 // IPv4 address written as IPv6 (::ffff:127.0.0.1, NAT64's
-// 64:ff9b::7f00:1, 6to4's 2002:7f00:1::) is judged as the IPv4 address
-// it carries.
+// 64:ff9b::7f00:1, 6to4's 2002:7f00:1::, IPv4-compatible
+// ::169.254.169.254, IPv4-translated ::ffff:0:a9fe:a9fe) is judged as the
+// IPv4 address it carries.
 func Public(ip netip.Addr) bool {
 	ip = ip.Unmap()
 	if ip.Is6() && ip.Zone() != "" {
@@ -45,7 +51,7 @@ func Public(ip netip.Addr) bool {
 	if ip.Is6() {
 		b := ip.As16()
 		switch {
-		case nat64.Contains(ip):
+		case nat64.Contains(ip), compatible.Contains(ip), translated.Contains(ip):
 			return Public(netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}))
 		case sixToFour.Contains(ip):
 			return Public(netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}))

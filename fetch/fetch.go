@@ -266,6 +266,10 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		host = ip.Unmap().String()
+	} else if h, ok := canonicalHost(host); ok {
+		// A redirect's target is dialled as written: its host is read
+		// as the allow-list reads it.
+		host = h
 	}
 	exact := c.allow.exactly(host)
 	d := &net.Dialer{Timeout: 10 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {

@@ -130,6 +130,8 @@ func TestGetNonPublicAddress(t *testing.T) {
 		{"an IP literal allowed by *", []string{"*"}, nil, "http://127.0.0.1:" + port + "/a.txt", true},
 		{"an IPv6 literal allowed by *", []string{"*"}, nil, "http://[::ffff:127.0.0.1]:" + port + "/a.txt", true},
 		{"the name allowed exactly", []string{"files.test"}, []string{"127.0.0.1"}, "http://files.test:" + port + "/a.txt", false},
+		{"the name allowed exactly, linked in capitals with a dot", []string{"files.test"}, []string{"127.0.0.1"}, "http://FILES.Test.:" + port + "/a.txt", false},
+		{"the name allowed in capitals with a dot", []string{"FILES.TEST."}, []string{"127.0.0.1"}, "http://files.test:" + port + "/a.txt", false},
 		{"the address allowed exactly", []string{"127.0.0.1"}, nil, "http://127.0.0.1:" + port + "/a.txt", false},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -78,6 +79,13 @@ func parseLink(raw string) (link, error) {
 		return bad("its host is not a DNS name of letters, digits and hyphens (write an international name in its xn-- form), nor a dotted-decimal IPv4 address")
 	}
 	l.host = host
+	// The request goes to the name as the allow-list and the dialer read
+	// it: "FILES.EXAMPLE.COM." is files.example.com.
+	if p := u.Port(); p != "" {
+		u.Host = net.JoinHostPort(host, p)
+	} else {
+		u.Host = host
+	}
 	if numericLastLabel(host) {
 		// A host whose last label is a number is an IPv4 address to
 		// browsers and to the C library's resolver, in decimal, octal or

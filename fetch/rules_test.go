@@ -164,7 +164,19 @@ func TestPublic(t *testing.T) {
 		{"64:ff9b::a9fe:a9fe", false}, // NAT64 of 169.254.169.254
 		{"2002:7f00:1::1", false},     // 6to4 of 127.0.0.1
 		{"2001:db8::1", false},
-		{"2001::1", false}, // Teredo
+		{"2001::1", false},                  // Teredo
+		{"::169.254.169.254", false},        // IPv4-compatible
+		{"::a9fe:a9fe", false},              // the same, in hex
+		{"::127.0.0.1", false},              // IPv4-compatible loopback
+		{"::10.0.0.1", false},               // IPv4-compatible private
+		{"::8.8.8.8", true},                 // IPv4-compatible public: judged as 8.8.8.8
+		{"::ffff:0:169.254.169.254", false}, // IPv4-translated
+		{"::ffff:0:a00:1", false},           // IPv4-translated 10.0.0.1
+		{"64:ff9b::10.0.0.1", false},        // NAT64 of a private address
+		{"64:ff9b::192.168.0.1", false},
+		{"2002:a9fe:a9fe::1", false}, // 6to4 of 169.254.169.254
+		{"2002:c0a8:1::1", false},    // 6to4 of 192.168.0.1
+		{"2002:808:808::1", true},    // 6to4 of 8.8.8.8
 	}
 	for _, tt := range tests {
 		if got := fetch.Public(netip.MustParseAddr(tt.ip)); got != tt.want {

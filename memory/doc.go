@@ -60,14 +60,19 @@
 // agent uses it for a run's first turn, saving a commit), [BlobReporter]
 // counts blobs and blob reads (for tests and benchmarks), and
 // [RefusalLedger] remembers which file types each model refused, for
-// every server on the store's database. All three stores implement them
-// all.
+// every server on the store's database, and [TurnQueue] keeps the turns
+// accepted for a thread until one runs them, so that none is lost when a
+// server stops or dies. All three stores implement them all.
+// PostgreSQL's store, which several servers share, also locks a thread
+// for all of them ([ThreadLocker]) and carries each thread's live events
+// from server to server ([EventBus]).
 //
 // # Writing a store
 //
 // A store of another package applies the rules of this one with
 // [CheckID], [NewThread], [CheckThread], [ListThreadsOptions.Normalize],
-// [ListMessagesOptions.Check] and [Refusal.Normalize], and shows it keeps
+// [ListMessagesOptions.Check], [Refusal.Normalize] and [CheckTurn], and
+// shows it keeps
 // the contract by passing storetest. How it stores messages is its own
 // business; the stores of this module share a stored form and SQL bodies
 // that are not part of the API.

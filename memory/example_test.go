@@ -132,3 +132,48 @@ func ExampleRefusalLedger() {
 	// 0 refused type(s) at 1:00PM
 	// forgot 1
 }
+
+// A turn accepted for a thread waits in the store until one runs it:
+// oldest first, within the bounds per thread and per resource, and it
+// survives the process that accepted it when the store does.
+func ExampleTurnQueue() {
+	ctx := context.Background()
+	var q memory.TurnQueue = memory.NewInMemory()
+	limits := memory.QueueLimits{PerThread: 2}
+	for _, text := range []string{"first", "second", "third"} {
+		err := q.QueueTurn(ctx, memory.QueuedTurn{ID: "run-" + text, AgentID: "assistant", ResourceID: "u1", ThreadID: "t1",
+			Message: keel.UserText(text)}, limits)
+		fmt.Println(text, errors.Is(err, memory.ErrFull))
+	}
+	next, _ := q.NextTurn(ctx, "t1")
+	fmt.Println("next:", next.Message.Text())
+	_ = q.RemoveTurn(ctx, next.ID) // once its message is in the thread
+	next, _ = q.NextTurn(ctx, "t1")
+	fmt.Println("then:", next.Message.Text())
+	// Output:
+	// first false
+	// second false
+	// third true
+	// next: first
+	// then: second
+}
+
+// LocalLocks lets one turn of a thread run at a time in a process; a
+// store shared by several servers locks for all of them
+// ([memory.ThreadLocker]).
+func ExampleLocalLocks() {
+	var locks memory.LocalLocks
+	ctx := context.Background()
+	unlock, _ := locks.LockThread(ctx, "t1")
+	busy, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	_, err := locks.LockThread(busy, "t1")
+	fmt.Println("second turn while the first runs:", err)
+	unlock()
+	unlock, err = locks.LockThread(ctx, "t1")
+	fmt.Println("after it:", err)
+	unlock()
+	// Output:
+	// second turn while the first runs: context deadline exceeded
+	// after it: <nil>
+}

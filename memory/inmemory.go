@@ -17,13 +17,14 @@ import (
 // tests and for agents that need no history across restarts. It keeps
 // messages in the stored form of the SQL stores, so it accepts, refuses
 // and returns exactly what they do, and nothing it returns shares memory
-// with what it keeps. It is also a [ThreadStarter], a [BlobReporter] and a
-// [RefusalLedger]. It is safe for concurrent use.
+// with what it keeps. It is also a [ThreadStarter], a [BlobReporter], a
+// [RefusalLedger] and a [TurnQueue]. It is safe for concurrent use.
 type InMemory struct {
 	mu       sync.RWMutex
 	threads  map[string]*memThread
 	blobs    map[string]*memBlob
 	refusals map[RefusalKey]Refusal
+	turns    []memTurn // queued, oldest first
 	seq      int64
 	reads    atomic.Int64
 	now      func() time.Time
@@ -234,6 +235,7 @@ func (s *InMemory) DeleteThread(ctx context.Context, resourceID, threadID string
 		s.unref(m.Digests)
 	}
 	delete(s.threads, threadID)
+	s.turns = slices.DeleteFunc(s.turns, func(q memTurn) bool { return q.t.ThreadID == threadID })
 	return nil
 }
 

@@ -75,6 +75,7 @@ var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 // concurrent runs.
 type UnsupportedFileHandler struct {
 	converters    FileConverter
+	images        ImageConverter
 	refusals      *RememberedRefusals
 	blameReadable bool
 }
@@ -107,6 +108,16 @@ type UnsupportedFileOptions struct {
 	// A call that succeeds with a file of a type forgets that type's
 	// refusal by the model.
 	Refusals *RememberedRefusals
+	// Images, when not nil, give the model a refused image in a form it
+	// can use (an *imageconv.Converter, such as imageconv.Default()): an
+	// image in a format the model does not take (HEIC, TIFF, BMP, AVIF,
+	// SVG) goes to it again as a PNG or JPEG within its provider's
+	// limits, in the refused one's place and after a line saying what
+	// was done; an image refused by a model that reads none (every image
+	// type refused) gets, after the sandbox's note, what can be said of
+	// it without seeing it: format, size, the date it was taken and the
+	// camera, never where. Each image is converted once per run.
+	Images ImageConverter
 	// BlameReadableFiles goes beyond the reference framework's rule, by
 	// which an error answer that names no file is blamed only on files
 	// that are not an image, a PDF or text. With it, such an answer to a
@@ -131,7 +142,8 @@ func NewUnsupportedFileHandler() *UnsupportedFileHandler { return &UnsupportedFi
 // NewUnsupportedFileHandlerWith returns an unsupported-file handler with
 // opts.
 func NewUnsupportedFileHandlerWith(opts UnsupportedFileOptions) *UnsupportedFileHandler {
-	return &UnsupportedFileHandler{converters: opts.Converters, refusals: opts.Refusals, blameReadable: opts.BlameReadableFiles}
+	return &UnsupportedFileHandler{converters: opts.Converters, images: opts.Images, refusals: opts.Refusals,
+		blameReadable: opts.BlameReadableFiles}
 }
 
 // ID returns "unsupported-file-handler".
@@ -161,6 +173,10 @@ type unsupportedFileState struct {
 	texts map[string]conversion
 	// remembered holds the cause of each remembered type the run met.
 	remembered map[string]*RecoveryCause
+	// now is what is remembered as refused for the call being rewritten.
+	now map[string]*RecoveryCause
+	// images holds each refused image re-encoded or described, by digest.
+	images map[string]imageResult
 	// pending are the types an unnamed refusal is to remember once a call
 	// without them succeeds.
 	pending []pendingRefusal

@@ -2,6 +2,7 @@ package processor
 
 import (
 	"context"
+	"strings"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/workspace"
@@ -12,6 +13,9 @@ import (
 // file as reported, and why it was handled.
 type replacement struct {
 	texts []string
+	// image, when not nil, follows the texts: the refused image as the
+	// model can read it.
+	image *keel.FilePart
 	file  RecoveredFile
 	cause *RecoveryCause
 }
@@ -30,6 +34,7 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	remembered, byFile := h.remembered(ctx, req, st)
+	st.now = remembered
 	if len(st.rejected) == 0 && len(st.rejectedFiles) == 0 && len(remembered) == 0 {
 		return nil
 	}
@@ -58,7 +63,7 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 				}
 				continue
 			}
-			rep, isNew := h.replace(ctx, req.Run, st, f, cause)
+			rep, isNew := h.replace(ctx, req, st, f, cause)
 			if parts == nil {
 				// A new slice: the prompt's parts may be shared with the
 				// caller's messages, and a file may become two parts.
@@ -66,6 +71,9 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 			}
 			for _, t := range rep.texts {
 				parts = append(parts, keel.TextPart{Text: t})
+			}
+			if rep.image != nil {
+				parts = append(parts, *rep.image)
 			}
 			if isNew {
 				fresh = append(fresh, handledFile{file: rep.file, cause: rep.cause})
@@ -114,7 +122,8 @@ func (st *unsupportedFileState) selects(f keel.FilePart, sum string, remembered 
 // replace returns what stands for f in the prompt, uploading and
 // converting f when it can, and reports whether this is the run's first
 // time for f.
-func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart, cause *RecoveryCause) (replacement, bool) {
+func (h *UnsupportedFileHandler) replace(ctx context.Context, req *LLMRequest, st *unsupportedFileState, f keel.FilePart, cause *RecoveryCause) (replacement, bool) {
+	run := req.Run
 	sum, data, dataErr := "", []byte(nil), error(nil)
 	if f.IsInline() {
 		sum, data, dataErr = run.fileDigest(f)
@@ -127,7 +136,7 @@ func (h *UnsupportedFileHandler) replace(ctx context.Context, run *Run, st *unsu
 	if rep, ok := st.done[key]; ok {
 		return rep, false
 	}
-	rep := h.outcome(ctx, run, st, f, filename, sum, data, dataErr)
+	rep := h.outcome(ctx, req, st, f, filename, sum, data, dataErr)
 	rep.cause = cause
 	if st.done == nil {
 		st.done = make(map[string]replacement)
@@ -150,12 +159,34 @@ func fileKey(f keel.FilePart, sum, filename string) string {
 }
 
 // outcome works out what stands for f: the sandbox's note or the
-// placeholder, then, when a converter knows f, its text.
-func (h *UnsupportedFileHandler) outcome(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart, filename, sum string, data []byte, dataErr error) replacement {
+// placeholder, then, for an image, the image as the model can read it or
+// what can be said of it, or, when a converter knows f, its text.
+func (h *UnsupportedFileHandler) outcome(ctx context.Context, req *LLMRequest, st *unsupportedFileState, f keel.FilePart, filename, sum string, data []byte, dataErr error) replacement {
+	run := req.Run
 	if f.IsInline() && dataErr == nil {
 		data, dataErr = inlineData(f, data)
 	}
 	rep, warning, warnErr := h.sandboxOutcome(ctx, run, f, filename, sum, data, dataErr)
+	if f.IsInline() && dataErr == nil && h.images != nil && strings.HasPrefix(keel.NormalizeMediaType(f.MediaType), "image/") {
+		if img := h.imageOnce(ctx, req, st, f, filename, sum, data); img.image != nil || img.info != nil {
+			if rep.file.Outcome == OutcomePlaceholder && img.image != nil {
+				// The image stands for the file.
+				rep.texts = nil
+			}
+			rep.texts = append(rep.texts, img.label(rep.file.Name))
+			if img.image != nil {
+				rep.image = &keel.FilePart{Data: img.image.Data, MediaType: img.image.MediaType, Filename: f.Filename}
+			}
+			rep.file.Outcome, rep.file.Conversion = OutcomeConverted, img.report()
+			if warning == noSandboxWarning {
+				warning = ""
+			}
+			if warning != "" {
+				warnRefusedFile(run, warning, rep.file.Name, warnErr)
+			}
+			return rep
+		}
+	}
 	if f.IsInline() && dataErr == nil && h.converters != nil {
 		if conv := h.convertOnce(ctx, run, st, f, filename, sum, data); conv.res != nil {
 			if rep.file.Outcome == OutcomePlaceholder {

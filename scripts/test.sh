@@ -2,7 +2,7 @@
 # Runs keel's whole test suite on a fresh Debian machine: installs what the
 # tests need (bubblewrap for the sandbox, PostgreSQL's server binaries for
 # the PostgreSQL store, Node.js for the Mastra client test, and that test's
-# npm packages from its lockfile, chromium for the studio's browser tests,
+# npm packages from its lockfile, chromium for the console's browser tests,
 # ImageMagick, avifenc and exiftool for the image conversion tests,
 # docker.io and busybox-static for the Docker sandbox, whose engine it
 # starts when none answers), checks formatting and vet, then runs every

@@ -6,7 +6,7 @@ import (
 )
 
 // wireAgentKeel is keel's own part of an agent object, under "keel", for
-// the studio and any client that wants to show what the agent is made of;
+// the console and any client that wants to show what the agent is made of;
 // Mastra's client passes it through. Fields are only added.
 type wireAgentKeel struct {
 	// Models are the models the agent calls, in the order it tries them.
@@ -46,7 +46,7 @@ func (s *Server) wireAgentOf(a *agent.Agent) wireAgent {
 func (s *Server) agentKeel(a *agent.Agent) wireAgentKeel {
 	cfg := a.Config()
 	k := wireAgentKeel{Models: []wireAgentModel{}, Tools: make([]string, 0, len(cfg.Tools)),
-		Sandbox: s.sandboxMode(a.ID(), cfg.Workspace != nil), Memory: cfg.Memory != nil}
+		Sandbox: sandboxMode(a), Memory: cfg.Memory != nil}
 	if m := cfg.Model; m != nil {
 		k.Models = append(k.Models, wireAgentModel{Provider: m.Provider(), ModelID: m.Name()})
 	}

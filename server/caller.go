@@ -3,7 +3,7 @@ package server
 import "net/http"
 
 // wireCaller is who the caller of GET /api/keel/caller is, so that a
-// client (the studio) knows whether it may choose the resource it acts
+// client (the console) knows whether it may choose the resource it acts
 // for: a user (a token Config.Users accepts) acts for its token's
 // resource only, and may not forget remembered refusals.
 type wireCaller struct {

@@ -9,9 +9,11 @@
 //
 // # Routes
 //
-//	GET    /health                              {"status":"ok"}: the process serves; no token needed
-//	GET    /ready                               {"status":"ok"}, or 503 when the memory store does not answer; no token needed
-//	GET    /metrics                             Config.Metrics (Prometheus's text), when set; the shared token, as /api
+// One table (routes.go) holds every route, in three blocks; each handler's
+// file is named beside it.
+//
+// Mastra's client API, what @mastra/client-js calls:
+//
 //	GET    /api/agents                          agents keyed by id, in configured order
 //	GET    /api/agents/{id}                     one agent; unknown: 404 {"error":"Agent with id X not found"}
 //	POST   /api/agents/{id}/generate            {messages, memory?:{thread, resource, options?:{lastMessages}}, maxSteps?, runId?}
@@ -19,15 +21,13 @@
 //	POST   /api/memory/threads                  {resourceId, threadId?, title?, metadata?}
 //	GET    /api/memory/threads?resourceId=R     {threads, total, page, perPage, hasMore}: R's threads
 //	GET    /api/memory/threads/{tid}            a thread; missing or another resource's: 404 {"error":"Thread not found"}
-//	GET    /api/memory/threads/{tid}/messages   {messages, uiMessages:null, total, page, perPage, hasMore}, oldest first
 //	PATCH  /api/memory/threads/{tid}            {title?, metadata?}: the thread, updated
 //	DELETE /api/memory/threads/{tid}            {"result":"Thread deleted"}
-//	GET    /api/keel/refusals                   {"refusals":[{provider, model, mediaType, learnedAt, expiresAt, expired, status, reason}]}
-//	DELETE /api/keel/refusals?provider=P&model=M&mediaType=T   {"forgotten": n}; model and mediaType optional; all=true for everything
+//	GET    /api/memory/threads/{tid}/messages   {messages, uiMessages:null, total, page, perPage, hasMore}, oldest first
 //
-// Mastra Studio's pages call these too (see "Mastra Studio"):
+// Mastra Studio, what its pages call besides (see "Mastra Studio"):
 //
-//	POST   /api/agents/{id}/threads/subscribe   {resourceId, threadId}: Server-Sent Events of every turn sent to the thread
+//	POST   /api/agents/{id}/threads/subscribe   {resourceId, threadId}: Server-Sent Events of every turn of the thread
 //	POST   /api/agents/{id}/send-message        {message:{contents, metadata?}, resourceId, threadId, ifIdle?}: {accepted, runId, signal}
 //	POST   /api/agents/{id}/queue-message       the same
 //	POST   /api/agents/{id}/threads/abort       {resourceId, threadId, expectedRunId?}: {aborted}
@@ -39,20 +39,26 @@
 //	       /api/experiments/review-summary, /api/observability/feedback, /api/editor/builder/settings,
 //	       /api/editor/builder/models/available, /api/agents/{id}/voice/speakers: empty, in Mastra's shapes
 //
-// The routes under /api/keel are keel's own: the file types each model is
-// remembered to refuse (Config.Refusals), to list and forget; 501 when the
-// server remembers none.
+// keel's own, for its console and any client that shows what keel did
+// (see "keel's additions"):
 //
-// keel's own routes, for the studio and any client that shows what keel
-// did (see "keel's additions" below):
-//
+//	GET    /health                              {"status":"ok"}: the process serves; no token needed
+//	GET    /ready                               {"status":"ok"}, or 503 when the memory store does not answer; no token needed
+//	GET    /metrics                             Config.Metrics (Prometheus's text), when set; the shared token, as /api
+//	GET    /api/keel/refusals                   {"refusals":[{provider, model, mediaType, learnedAt, expiresAt, expired, status, reason}]}
+//	DELETE /api/keel/refusals?provider=P&model=M&mediaType=T   {"forgotten": n}; model and mediaType optional; all=true for everything
 //	GET    /api/keel/caller                                    {user, resourceId?, canForgetRefusals}: who the token is
 //	GET    /api/memory/threads/{tid}/messages/{mid}/files/{n}  the n-th file (from 0) of a stored message, its bytes as an attachment
 //	GET    /api/memory/threads/{tid}/messages/{mid}/files/{n}/text?agentId=A  {kind, as, description, text, omitted...}: the file as A's converters give it to a model
 //	GET    /api/agents/{id}/sandbox/files                      {mode, workDir, files:[{path, size, modifiedAt}], truncated}
 //	GET    /api/agents/{id}/sandbox/files/{path...}            a sandbox file's bytes, as an attachment
 //	DELETE /api/agents/{id}/sandbox/files/{path...}            {"result":"File deleted", path}
-//	GET    / (and the studio's own paths)                       the studio, when Config.Studio is set
+//	GET    / (and the console's own paths)                     keel's web console, when Config.Console is set
+//
+// The refusals routes list and forget the file types the agents remember
+// their models refused ([agent.Agent.Refusals]; each agent's value once,
+// so that what is forgotten stops counting for every agent at once); 501
+// when no agent remembers any.
 //
 // # Requests
 //
@@ -66,7 +72,10 @@
 // own) must pass keel.CheckMediaType: type/subtype in RFC 6838's syntax,
 // parameters as mime.ParseMediaType reads them, at most 255 bytes of
 // printable ASCII, so no CR, LF or other control character; else 400
-// naming the field. One request holds at most Config.MaxFiles files (100
+// naming the field. A data: URL without the comma before its data is 400
+// (it holds no file, not an empty one). A file name over 255 bytes is cut
+// to 255 at a character's edge, its extension kept. One request holds at
+// most Config.MaxFiles files (100
 // by default), else 400. Bodies over Config.MaxBodyBytes are 413, checked
 // before anything runs. Ids (agents, threads, resources, runs) must be 1
 // to 128 of [A-Za-z0-9._:-]; others are 400.
@@ -113,8 +122,13 @@
 // the request itself (an UnsupportedFunctionalityError, or a provider's
 // 400, 404, 413, 415 or 422 the processors could not work around) 422, a
 // provider's 429 stays 429 (with its Retry-After), a provider's 408 or 504
-// and timeouts 504, any other provider failure (5xx, 401/403 from a wrong
-// server key, no answer) 502, anything else 500. An agent whose model
+// and timeouts 504 (a run past Config.GenerateTimeout, 30 s by default,
+// is cancelled and answered 504 with code "RUN_TIMEOUT" and what stalled:
+// no byte of the answer from the provider's host in so long, an answer
+// that stopped after so many bytes, or no model call running, so that a
+// stalling provider gets a clear answer before a proxy gives up), any
+// other provider failure (5xx, 401/403 from a wrong server key, no
+// answer) 502, anything else 500. An agent whose model
 // cannot answer at all (no model configured, no API key) is 503 with the
 // message saying what to set, before anything is stored: its error has a
 // method ModelUnavailable() bool (config.UnavailableModel's errors do).
@@ -135,7 +149,8 @@
 //
 // Fields are only ever added to Mastra's shapes, so its client passes
 // them through. An agent object has "keel": {models, tools, sandbox (how
-// its sandboxes are shared: Config.SandboxModes), memory, processors:[{id,
+// its sandboxes are shared, as its workspace says:
+// [workspace.Workspace.Sharing]), memory, processors:[{id,
 // hooks}] in the order their hooks run}. A stored file part has "size" and
 // "sha256" of its bytes; with fileData=false the messages route leaves the
 // bytes out (data "") and the download route gives them, with the file's
@@ -149,7 +164,7 @@
 //
 // The sandbox routes act for the caller's resource and, with ?threadId=, a
 // thread of it (required for a sandbox per thread); a sandbox shared by
-// every run, or whose sharing Config.SandboxModes does not tell, is not
+// every run, or whose sharing its workspace does not tell, is not
 // listed when Config.Resource makes each caller a user. Paths that leave
 // the sandbox are 400, missing files 404.
 //
@@ -183,27 +198,80 @@
 // Studio's chat runs on Mastra's agent signals. A subscription
 // (threads/subscribe) is a stream that begins with the comment
 // ": connected" and carries, for as long as the client stays, the chunks
-// of every turn sent to that resource's thread with send-message (and of
-// every /stream run in it, from any client), in the format of /stream (without "data: [DONE]", since the stream outlives
-// each turn), with a transient "data-user-message" {type, data:{id,
-// contents, ...}, transient:true, runId} after each start, and keel's
-// recovery events. send-message checks the message, the resource and the
-// thread (another resource's is 404, as elsewhere) and that the model can
-// answer, then answers at once; the turn runs through the agent as a
-// /stream run does, stored whether or not anyone listens. Turns on one
-// thread run one at a time in the order they were sent: a message sent
+// of every turn run in that resource's thread: those sent with
+// send-message, and every /stream and /generate run in it, from any
+// client (a /generate turn once it has ended, as the chunks a stream of
+// it would have carried), in the format of /stream (without
+// "data: [DONE]", since the stream outlives each turn), with keel's
+// recovery events and, after the start of a send-message turn, a
+// transient "data-user-message" {type, data:{id, contents, ...},
+// transient:true, runId} (the contents as sent, or the message's text
+// when they were over 64 KiB, files inlined). send-message checks the
+// message, the resource and the thread (another resource's is 404, as
+// elsewhere) and that the model can answer, queues the turn in the store
+// and answers; the turn runs through the agent as a /stream run does,
+// stored whether or not anyone listens (see "Turns"). A message sent
 // during a turn waits for it (Mastra adds it to the running turn; keel
-// cannot). abort stops the running turn, which ends with an error and a
-// finish. [Server.Serve]'s shutdown ends every subscription at once
+// cannot). abort stops the thread's turn running on this server, which
+// ends with an error and a finish. [Server.Serve]'s shutdown ends every
+// subscription at once
 // (they never go idle; a server of your own that mounts [Server.Handler]
 // keeps them until their clients leave). A subscriber that falls 256
 // chunks behind is dropped, and
 // Studio reconnects; one that goes away leaves nothing behind. Studio
-// first fetches the server's root and needs a 2xx there: Config.Studio
-// (keel's own studio, which keel serve mounts) answers it. Its next
+// first fetches the server's root and needs a 2xx there: Config.Console
+// (keel's web console, which keel serve mounts) answers it. Its next
 // call, /api/auth/capabilities, needs no token, so that Studio loads and
 // can be given one in its request headers; it tells only the auth mode
 // ("none", "token" or "users").
+//
+// # Turns
+//
+// The turns of one thread run one at a time, whatever route sent them
+// and whichever server runs them, so that its history reads user,
+// assistant, user, assistant, and each model call sees the answers
+// before it. Every turn in a thread (/generate, /stream, send-message)
+// holds the thread's lock while it runs: the store's when it is a
+// [memory.ThreadLocker] (PostgreSQL's advisory lock, held on a session of
+// its own and dropped with it if the server dies, so several servers on
+// one database take turns), else a lock in this process (enough for
+// SQLite and the in-memory store, which one server uses). A turn for
+// another resource's thread is refused before it waits (404), so that no
+// wait tells a caller such a thread is busy; a /generate that waits
+// counts the wait in Config.GenerateTimeout.
+//
+// send-message stores its turn before it answers "accepted": in the
+// store's queue when it is a [memory.TurnQueue] (the three stores of
+// package memory are), the user's message, files inline, and the turn's
+// options. A worker per thread runs the queued turns oldest first, each
+// under the thread's lock; a turn leaves the queue once the agent has
+// stored its message in the thread, as /generate stores a turn's input
+// before it calls the model. A server that stops or dies so leaves each
+// accepted message in the thread or in the queue, never in neither, and
+// [Server.Serve] runs the queued turns it finds at start (a turn whose
+// message is in its thread already, stored by a server that died just
+// after, is not run twice). The queue is bounded, in the store, not in
+// memory: Config.TurnQueue turns waiting per thread (8 by default) and
+// per resource (32); past either, send-message is 409 and nothing is
+// kept. A store that keeps no queue has one in this process, lost with
+// it.
+//
+// Shutdown: requests, streams and the turns running for Studio share
+// Config.ShutdownGrace; no queued turn starts after it begins; past the
+// grace, the turns still running are cancelled (their messages are
+// stored; the answer is lost, as when a client goes away) and waited
+// for, and the turns still queued wait in the store for the next start.
+// A server of your own that mounts [Server.Handler] runs the turns sent
+// to it but neither recovers a queue nor stops its workers.
+//
+// Live events across servers: when the store is a [memory.EventBus]
+// (PostgreSQL's LISTEN/NOTIFY), [Server.Serve] publishes the chunks of
+// every turn it runs, in order, one batch per round trip, and delivers
+// the chunks other servers publish to its own subscribers: a Studio open
+// on server B sees a turn that server A runs. A chunk over 7000 bytes
+// goes through a table, not the notification. A bus that falls 4096
+// chunks behind drops chunks (logged): their subscribers see the turn in
+// the thread once it is stored.
 //
 // # Operation
 //

@@ -88,7 +88,10 @@ func errorStatus(err error) (int, string) {
 	var unsup *keel.UnsupportedFunctionalityError
 	var api *keel.APICallError
 	var unavailable modelUnavailable
+	var timeout *generateTimeout
 	switch {
+	case errors.As(err, &timeout):
+		return http.StatusGatewayTimeout, err.Error()
 	case errors.As(err, &unavailable) && unavailable.ModelUnavailable():
 		return http.StatusServiceUnavailable, err.Error()
 	case errors.Is(err, agent.ErrNoInput), errors.Is(err, agent.ErrNoResource):
@@ -125,6 +128,10 @@ func errorStatus(err error) (int, string) {
 		return http.StatusInternalServerError, err.Error()
 	}
 }
+
+// CodeRunTimeout is the code of the 504 of a /generate run cut by
+// Config.GenerateTimeout.
+const CodeRunTimeout = "RUN_TIMEOUT"
 
 // modelUnavailable is implemented by the errors of a model that cannot
 // answer any call (config.UnavailableModel's), so that the server tells
@@ -170,8 +177,12 @@ func (s *Server) writeRunError(w http.ResponseWriter, r *http.Request, err error
 	}
 	body := errorBody{Error: msg}
 	var fu *processor.FileUploadError
-	if errors.As(err, &fu) {
+	var timeout *generateTimeout
+	switch {
+	case errors.As(err, &fu):
 		body.Code = fu.Code
+	case errors.As(err, &timeout):
+		body.Code = CodeRunTimeout
 	}
 	writeJSON(w, status, body)
 }

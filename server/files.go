@@ -15,7 +15,7 @@ import (
 
 // fileDataParam reads the messages route's fileData parameter: "false"
 // lists the files without their bytes (Size and SHA256 still tell them
-// apart), which the studio asks for so that a thread of large files loads
+// apart), which the console asks for so that a thread of large files loads
 // in kilobytes; it then downloads a file's bytes through downloadFile
 // when asked. Anything else, or nothing, sends the bytes, as Mastra does.
 func fileDataParam(q url.Values) bool { return q.Get("fileData") != "false" }

@@ -13,11 +13,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/internal/officetest"
+	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/server"
@@ -39,7 +41,6 @@ func sandboxEnv(t *testing.T, mode localsandbox.Mode, change func(*server.Config
 		cfg := c.Agents[0].Config()
 		cfg.Workspace = workspace.NewResolved(localsandbox.NewResolver(root, mode, localsandbox.Options{Logger: slog.New(slog.DiscardHandler)}))
 		c.Agents[0] = must(agent.New(cfg))
-		c.SandboxModes = map[string]string{"support": mode.String()}
 		if change != nil {
 			change(c)
 		}
@@ -163,6 +164,37 @@ func TestStoredFileDownload(t *testing.T) {
 			status, body := e.do("GET", c.path, nil)
 			wantError(t, c.name, status, body, c.status, c.substr)
 		})
+	}
+}
+
+// A file name of 100,000 characters is cut to 255 bytes, at a
+// character's edge and with its extension, before it is stored: the
+// download's Content-Disposition stays a line any client takes.
+func TestLongFilenameIsCut(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "ok"})})
+	name := strings.Repeat("é", 50_000) + ".csv" // 100,004 bytes
+	body, _ := json.Marshal(map[string]any{
+		"memory": map[string]string{"thread": "t-1", "resource": "r"},
+		"messages": []any{map[string]any{"role": "user", "content": []any{
+			map[string]string{"type": "file", "data": "data:text/csv;base64," + base64.StdEncoding.EncodeToString([]byte("a,b\n")),
+				"mediaType": "text/csv", "filename": name},
+		}}},
+	})
+	status, out := e.do("POST", "/api/agents/support/generate", body)
+	wantStatus(t, "generate", status, out, 200)
+	_, out = e.do("GET", "/api/memory/threads/t-1/messages?resourceId=r&fileData=false", nil)
+	var page storedPage
+	if err := json.Unmarshal(out, &page); err != nil || len(page.Messages) == 0 {
+		t.Fatalf("Got(messages) = %s; want the turn", out)
+	}
+	got := page.Messages[0].Content.Parts[0].Filename
+	if len(got) > 255 || len(got) < 250 || !utf8.ValidString(got) || !strings.HasSuffix(got, "é.csv") {
+		t.Errorf("Got(stored name) = %d bytes %.20q...; want at most 255 bytes of UTF-8 ending in é.csv", len(got), got)
+	}
+	resp := e.send("GET", "/api/memory/threads/t-1/messages/"+page.Messages[0].ID+"/files/0?resourceId=r", nil)
+	resp.Body.Close()
+	if cd := resp.Header.Get("Content-Disposition"); resp.StatusCode != 200 || len(cd) > 2048 {
+		t.Errorf("Got(download) = %d, Content-Disposition of %d bytes; want 200 and a short line", resp.StatusCode, len(cd))
 	}
 }
 
@@ -381,7 +413,7 @@ func TestStoredFileText(t *testing.T) {
 	model, _ := geminiModel(t, googletest.Options{})
 	withConverters := func(c *server.Config) {
 		cfg := c.Agents[0].Config()
-		cfg.Converters = convert.Default()
+		cfg.Files.Converters = convert.Default()
 		c.Agents[0] = must(agent.New(cfg))
 	}
 	e := newEnv(t, envOptions{model: model, config: withConverters})

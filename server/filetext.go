@@ -36,7 +36,7 @@ func (s *Server) fileText(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	conv := s.agents[id].Config().Converters
+	conv := s.agents[id].Config().Files.Converters
 	if conv == nil {
 		writeError(w, http.StatusNotFound, "agent "+id+" converts no files: its model gets the file's note or placeholder instead")
 		return

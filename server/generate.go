@@ -1,11 +1,16 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 )
 
@@ -186,13 +191,113 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := a.Generate(r.Context(), req.messages, req.options()...)
+	ctx, progress := r.Context(), (*keel.CallProgress)(nil)
+	if d := s.cfg.GenerateTimeout; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+		progress = &keel.CallProgress{}
+		ctx = keel.WithCallProgress(ctx, progress)
+	}
+	var res *agent.Result
+	var err error
+	if req.threadID != "" {
+		// One turn of a thread at a time: the one running first ends.
+		var unlock func()
+		if unlock, err = s.lockTurn(ctx, a, req.resource, req.threadID); err == nil {
+			defer unlock()
+		} else if ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+			err = &generateTimeout{bound: s.cfg.GenerateTimeout, stalled: "the thread's turn before this one was still running", err: err}
+		}
+	}
+	if err == nil {
+		res, err = a.Generate(ctx, req.messages, req.options()...)
+		if err != nil && ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
+			err = &generateTimeout{bound: s.cfg.GenerateTimeout, stalled: progress.Stalled(time.Now()), err: err}
+		}
+	}
+	if req.threadID != "" {
+		// The thread's subscribers (Mastra Studio's chat) see the turn
+		// too, in the chunks a stream of it would have carried, once it
+		// has ended.
+		s.publishTurn(threadKey{agent: a.ID(), resource: req.resource, thread: req.threadID}, a, res, err)
+	}
 	if err != nil {
 		s.writeRunError(w, r, err)
 		return
 	}
 	for _, rec := range res.Recoveries {
-		s.logRecovery(r, a.ID(), res.RunID, res.ThreadID, res.ResourceID, rec)
+		s.logRecovery(r.Context(), a.ID(), res.RunID, res.ThreadID, res.ResourceID, rec)
 	}
 	writeJSON(w, http.StatusOK, toWireResult(res))
+}
+
+// generateTimeout is the failure of a /generate run cut by
+// Config.GenerateTimeout: a 504 that says what stalled.
+type generateTimeout struct {
+	bound   time.Duration
+	stalled string
+	err     error
+}
+
+func (e *generateTimeout) Error() string {
+	return fmt.Sprintf("the run did not finish within the server's %v bound for /generate: %s (the turn's input is stored; "+
+		"/stream sends the answer as it comes, without this bound)", e.bound, e.stalled)
+}
+
+func (e *generateTimeout) Unwrap() error { return e.err }
+
+// publishTurn publishes a turn that ran without a stream, res or its
+// failure err, to k's subscribers as the chunks a stream of it would have
+// carried: start, keel's recoveries, each step's text, tool calls and
+// results, step-finish, and finish (or an error, step-finish and finish).
+// A failure found before the input was stored (a bad thread, no input) is
+// no turn of the thread, and is not published.
+func (s *Server) publishTurn(k threadKey, a *agent.Agent, res *agent.Result, err error) {
+	if !s.events.wanted(k) || err != nil && !storedBefore(err) {
+		return
+	}
+	runID := ""
+	if res != nil {
+		runID = res.RunID
+	}
+	start := agent.Event{Type: agent.EventStart, RunID: runID, ThreadID: k.thread, ResourceID: k.resource}
+	st := newStreamState(&threadSink{hub: &s.events, key: k, run: runID}, a, start)
+	st.event(start)
+	if err != nil {
+		st.fail(err)
+		return
+	}
+	for _, rec := range res.Recoveries {
+		st.event(agent.Event{Type: agent.EventRecovery, Recovery: rec})
+	}
+	for i, step := range res.Steps {
+		st.event(agent.Event{Type: agent.EventStepStart, Step: i})
+		if step.Text != "" {
+			st.event(agent.Event{Type: agent.EventTextDelta, Step: i, Text: step.Text})
+		}
+		for _, c := range step.ToolCalls {
+			st.event(agent.Event{Type: agent.EventToolCall, Step: i, ToolCall: c})
+		}
+		for _, tr := range step.ToolResults {
+			st.event(agent.Event{Type: agent.EventToolResult, Step: i, ToolResult: tr})
+		}
+		ev := agent.Event{Type: agent.EventStepFinish, Step: i, Text: step.Text, FinishReason: step.FinishReason,
+			Usage: step.Usage, Model: step.Model}
+		if i == len(res.Steps)-1 {
+			ev.ResponseID, ev.ModelID = res.ResponseID, res.ModelID
+		}
+		st.event(ev)
+	}
+	st.event(agent.Event{Type: agent.EventFinish, FinishReason: res.FinishReason, Usage: res.Usage, Result: res})
+}
+
+// storedBefore reports whether a run that failed with err had stored its
+// input first: every failure but those found in the request or the
+// thread before anything was stored.
+func storedBefore(err error) bool {
+	var fu *processor.FileUploadError
+	return !errors.Is(err, memory.ErrNotFound) && !errors.Is(err, memory.ErrInvalid) &&
+		!errors.Is(err, agent.ErrNoInput) && !errors.Is(err, agent.ErrNoResource) &&
+		!errors.Is(err, agent.ErrNoMemory) && !errors.As(err, &fu)
 }

@@ -3,7 +3,9 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/keel-go/keel"
 )
@@ -119,13 +121,13 @@ func decodePart(field string, v any) (keel.Part, *Issue) {
 		if !ok {
 			return nil, &Issue{Field: field + ".data", Message: "is required: a data: URL, base64 or an http(s) URL"}
 		}
-		return decodeFile(field+".data", data, mediaType, mtField, str("filename"), false)
+		return decodeFile(field+".data", data, mediaType, mtField, capFilename(str("filename")), false)
 	case "image":
 		data, ok := obj["image"].(string)
 		if !ok {
 			return nil, &Issue{Field: field + ".image", Message: "is required: a data: URL, base64 or an http(s) URL"}
 		}
-		return decodeFile(field+".image", data, mediaType, mtField, str("filename"), true)
+		return decodeFile(field+".image", data, mediaType, mtField, capFilename(str("filename")), true)
 	default:
 		return nil, &Issue{Field: field + ".type", Message: fmt.Sprintf("is %q; want text, file or image", trimField(typ))}
 	}
@@ -150,7 +152,11 @@ func decodeFile(field, data, mediaType, mtField, filename string, image bool) (k
 	case data == "":
 		return nil, &Issue{Field: field, Message: "is empty"}
 	case strings.HasPrefix(lower, "data:"):
-		header, payload, _ := strings.Cut(data[len("data:"):], ",")
+		header, payload, comma := strings.Cut(data[len("data:"):], ",")
+		if !comma {
+			// Without it there is no data at all, not an empty file.
+			return nil, &Issue{Field: field, Message: "is a data: URL without the comma before its data: write data:<type>;base64,<data>"}
+		}
 		mt, isBase64 := strings.CutSuffix(header, ";base64")
 		if mt != "" {
 			// The data: URL is stored and may be sent as it is: its own
@@ -196,6 +202,32 @@ func decodeFile(field, data, mediaType, mtField, filename string, image bool) (k
 		f.MediaType = "image/*"
 	}
 	return f, nil
+}
+
+// maxFilenameBytes is the longest file name kept: a longer one is cut
+// (see capFilename), so that no name becomes a header line clients
+// refuse.
+const maxFilenameBytes = 255
+
+// capFilename cuts name to maxFilenameBytes bytes, as most file systems
+// do, at a character's edge, keeping its extension (up to 32 bytes of it)
+// so that what the name says of the file's type stays.
+func capFilename(name string) string {
+	if len(name) <= maxFilenameBytes {
+		return name
+	}
+	ext := path.Ext(name)
+	if len(ext) > 32 {
+		ext = ""
+	}
+	stem := name[:maxFilenameBytes-len(ext)]
+	for i := 0; i < utf8.UTFMax && stem != ""; i++ {
+		if r, size := utf8.DecodeLastRuneInString(stem); r != utf8.RuneError || size != 1 {
+			break
+		}
+		stem = stem[:len(stem)-1] // a character cut in two
+	}
+	return stem + ext
 }
 
 // mediaTypeRule is what CheckMediaType found wrong.

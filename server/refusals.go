@@ -1,10 +1,13 @@
 package server
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 
+	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 )
@@ -32,28 +35,49 @@ func NewRefusalJSON(r memory.Refusal, now time.Time) RefusalJSON {
 		LearnedAt: r.LearnedAt, ExpiresAt: r.ExpiresAt, Expired: r.Expired(now), Status: r.Status, Reason: r.Reason}
 }
 
-// refusalsOf answers 501 when the server remembers no refusals.
-func (s *Server) refusalsOf(w http.ResponseWriter) (*processor.RememberedRefusals, bool) {
-	if s.cfg.Refusals == nil {
+// agentRefusals are the remembered refusals of the agents ([agent.Agent.Refusals]),
+// each once: agents on one store share one value.
+func agentRefusals(agents []*agent.Agent) []*processor.RememberedRefusals {
+	var out []*processor.RememberedRefusals
+	for _, a := range agents {
+		if rr := a.Config().Files.Refusals; rr != nil && !slices.Contains(out, rr) {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// refusalsOf answers 501 when no agent remembers refusals.
+func (s *Server) refusalsOf(w http.ResponseWriter) ([]*processor.RememberedRefusals, bool) {
+	if len(s.refusals) == 0 {
 		writeError(w, http.StatusNotImplemented, "this server remembers no refusals: its store keeps none, or refusals.remember is false")
 		return nil, false
 	}
-	return s.cfg.Refusals, true
+	return s.refusals, true
 }
 
 // listRefusals answers GET /api/keel/refusals: {"refusals": [...]}, every
-// entry, expired ones included, by provider, model and media type.
+// entry, expired ones included, by provider, model and media type; an
+// entry two agents' ledgers both hold is listed once.
 func (s *Server) listRefusals(w http.ResponseWriter, r *http.Request) {
-	rr, ok := s.refusalsOf(w)
+	rrs, ok := s.refusalsOf(w)
 	if !ok {
 		return
 	}
-	list, err := rr.List(r.Context())
-	if err != nil {
-		s.logger.Error("server: list refusals", "err", err)
-		writeError(w, http.StatusInternalServerError, err.Error())
-		return
+	var list []memory.Refusal
+	for _, rr := range rrs {
+		more, err := rr.List(r.Context())
+		if err != nil {
+			s.logger.Error("server: list refusals", "err", err)
+			writeError(w, http.StatusInternalServerError, err.Error())
+			return
+		}
+		list = append(list, more...)
 	}
+	slices.SortStableFunc(list, func(a, b memory.Refusal) int {
+		return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Model, b.Model), cmp.Compare(a.MediaType, b.MediaType))
+	})
+	list = slices.CompactFunc(list, func(a, b memory.Refusal) bool { return a.Key() == b.Key() })
 	now := time.Now()
 	out := make([]RefusalJSON, len(list))
 	for i, ref := range list {
@@ -75,7 +99,7 @@ func (s *Server) forgetRefusals(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "the remembered refusals serve every user, so a user's token cannot forget them: send the shared token (KEEL_API_TOKEN) instead")
 		return
 	}
-	rr, ok := s.refusalsOf(w)
+	rrs, ok := s.refusalsOf(w)
 	if !ok {
 		return
 	}
@@ -89,7 +113,18 @@ func (s *Server) forgetRefusals(w http.ResponseWriter, r *http.Request) {
 		writeRequestError(w, badRequest("model needs provider, and mediaType needs model"))
 		return
 	}
-	n, err := rr.Forget(r.Context(), key)
+	// Each agent's value forgets, so that each cache drops the entries;
+	// on a ledger they share, the first removes them and the others
+	// find none, so the sum counts each entry once.
+	n := 0
+	var err error
+	for _, rr := range rrs {
+		var k int
+		if k, err = rr.Forget(r.Context(), key); err != nil {
+			break
+		}
+		n += k
+	}
 	switch {
 	case err == nil:
 	case r.Context().Err() != nil:

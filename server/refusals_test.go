@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
@@ -31,7 +32,7 @@ func TestRefusalsRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, envOptions{model: keeltest.NewModel(), mem: mem, token: "tok", config: func(c *server.Config) { c.Refusals = rr }})
+	e := newEnv(t, envOptions{model: keeltest.NewModel(), mem: mem, token: "tok", config: withRefusals(rr)})
 
 	status, body := e.do("GET", "/api/keel/refusals", nil)
 	var listed struct{ Refusals []server.RefusalJSON }
@@ -72,6 +73,55 @@ func TestRefusalsRoute(t *testing.T) {
 	e.token = ""
 	status, body = e.do("GET", "/api/keel/refusals", nil)
 	wantError(t, "GET without the token", status, body, 401, "token")
+}
+
+// withRefusals gives the server's agent rr: the route serves the
+// agents' own.
+func withRefusals(rr *processor.RememberedRefusals) func(*server.Config) {
+	return func(c *server.Config) {
+		cfg := c.Agents[0].Config()
+		cfg.Files.Refusals = rr
+		c.Agents[0] = must(agent.New(cfg))
+	}
+}
+
+// Two agents remembering through two values on one ledger: the route
+// lists each entry once, forgets it from both caches, and counts it once.
+func TestRefusalsRouteOfTwoAgents(t *testing.T) {
+	mem := memory.NewInMemory()
+	ctx := context.Background()
+	now := time.Now().UTC()
+	if err := mem.RecordRefusal(ctx, memory.Refusal{Provider: "google", Model: "gemini-2.5-flash", MediaType: xlsx,
+		LearnedAt: now, ExpiresAt: now.Add(time.Hour), Status: 502}); err != nil {
+		t.Fatal(err)
+	}
+	rr1 := must(processor.NewRememberedRefusals(mem, processor.RefusalOptions{}))
+	rr2 := must(processor.NewRememberedRefusals(mem, processor.RefusalOptions{}))
+	for _, rr := range []*processor.RememberedRefusals{rr1, rr2} {
+		if _, ok, err := rr.Refused(ctx, "google", "gemini-2.5-flash", xlsx); !ok || err != nil {
+			t.Fatalf("Got(refused before) = %v %v; want true, cached", ok, err)
+		}
+	}
+	e := newEnv(t, envOptions{model: keeltest.NewModel(), mem: mem, config: func(c *server.Config) {
+		withRefusals(rr1)(c)
+		cfg := c.Agents[0].Config()
+		cfg.ID, cfg.Files.Refusals = "other", rr2
+		c.Agents = append(c.Agents, must(agent.New(cfg)))
+	}})
+	status, body := e.do("GET", "/api/keel/refusals", nil)
+	var listed struct{ Refusals []server.RefusalJSON }
+	if err := json.Unmarshal(body, &listed); status != 200 || err != nil || len(listed.Refusals) != 1 {
+		t.Fatalf("Got(GET) = %d %s; want the one entry once", status, body)
+	}
+	status, body = e.do("DELETE", "/api/keel/refusals?all=true", nil)
+	if v := wantStatus(t, "DELETE all", status, body, 200); v["forgotten"] != 1.0 {
+		t.Errorf("Got(DELETE all) = %s; want 1 forgotten", body)
+	}
+	for i, rr := range []*processor.RememberedRefusals{rr1, rr2} {
+		if _, ok, _ := rr.Refused(ctx, "google", "gemini-2.5-flash", xlsx); ok {
+			t.Errorf("Got(agent %d's refused after DELETE) = true; want its cache emptied too", i+1)
+		}
+	}
 }
 
 func TestRefusalsRouteWithoutRefusals(t *testing.T) {

@@ -222,7 +222,7 @@ func decodeLastMessages(v any) (int, bool) {
 	}
 }
 
-const idRule = "must be 1 to 128 of the characters A-Z a-z 0-9 . _ : -"
+const idRule = "must be 1 to 128 of the characters A-Z a-z 0-9 . _ : -, and not . or .."
 
 // decodeThreadRef reads memory.thread: an id, or an object {id}.
 func decodeThreadRef(v any) (string, *requestError) {

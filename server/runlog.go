@@ -1,8 +1,8 @@
 package server
 
 import (
+	"context"
 	"log/slog"
-	"net/http"
 
 	"github.com/keel-go/keel/processor"
 )
@@ -13,7 +13,7 @@ import (
 // group (kind, provider, status, code, message, mediaType) is absent when
 // the processor acted on its own rule, not on an error. A recovery about
 // no file is one line without a file.
-func (s *Server) logRecovery(r *http.Request, agentID, runID, threadID, resourceID string, rec processor.Recovery) {
+func (s *Server) logRecovery(ctx context.Context, agentID, runID, threadID, resourceID string, rec processor.Recovery) {
 	base := []slog.Attr{
 		slog.String("agent", agentID),
 		slog.String("run", runID),
@@ -33,7 +33,7 @@ func (s *Server) logRecovery(r *http.Request, agentID, runID, threadID, resource
 		))
 	}
 	if len(rec.Files) == 0 {
-		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "server: recovery", base...)
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "server: recovery", base...)
 		return
 	}
 	for _, f := range rec.Files {
@@ -50,6 +50,6 @@ func (s *Server) logRecovery(r *http.Request, agentID, runID, threadID, resource
 		if f.Reason != "" {
 			attrs = append(attrs, slog.String("reason", f.Reason))
 		}
-		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "server: recovery", attrs...)
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "server: recovery", attrs...)
 	}
 }

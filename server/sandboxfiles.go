@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/workspace"
 )
@@ -65,26 +66,21 @@ func (d *downloadSlots) acquire(r *http.Request) bool {
 
 func (d *downloadSlots) release() { <-d.slots }
 
-// The sandbox modes of [Config].SandboxModes.
+// The sandbox modes the agent routes show: a [workspace.Sharing], or
+// "none" for an agent without a workspace.
 const (
-	sandboxPerResource = "per-resource"
-	sandboxPerThread   = "per-thread"
-	sandboxShared      = "shared"
+	sandboxPerResource = string(workspace.PerResource)
+	sandboxPerThread   = string(workspace.PerThread)
 	sandboxNone        = "none"
-	sandboxUnknown     = "unknown"
 )
 
-// sandboxMode is how the agent's sandboxes are shared: a mode of
-// Config.SandboxModes, "none" without a workspace, "unknown" when the
-// config does not say.
-func (s *Server) sandboxMode(agentID string, hasWorkspace bool) string {
-	if !hasWorkspace {
-		return sandboxNone
+// sandboxMode is how the agent's sandboxes are shared, as its workspace
+// says: "none" without one.
+func sandboxMode(a *agent.Agent) string {
+	if m := a.Config().Workspace.Sharing(); m != "" {
+		return string(m)
 	}
-	if m := s.cfg.SandboxModes[agentID]; m != "" {
-		return m
-	}
-	return sandboxUnknown
+	return sandboxNone
 }
 
 // wireSandboxFile is a file of a sandbox listing.
@@ -111,7 +107,7 @@ func (s *Server) sandboxTarget(w http.ResponseWriter, r *http.Request) (workspac
 		return nil, "", false
 	}
 	ws := a.Config().Workspace
-	mode := s.sandboxMode(a.ID(), ws != nil)
+	mode := sandboxMode(a)
 	if mode == sandboxNone {
 		writeError(w, http.StatusNotFound, "agent "+a.ID()+" has no sandbox")
 		return nil, "", false

@@ -37,6 +37,9 @@ const (
 	DefaultMinBodyRate int64 = 32 << 10
 	// DefaultWriteTimeout is how long one write of a response may take.
 	DefaultWriteTimeout = 30 * time.Second
+	// DefaultGenerateTimeout bounds a /generate run as a whole: about
+	// what a proxy in front waits for an answer.
+	DefaultGenerateTimeout = 30 * time.Second
 	// DefaultIdleTimeout is how long [Server.Serve] keeps an idle
 	// keep-alive connection.
 	DefaultIdleTimeout = 2 * time.Minute
@@ -86,6 +89,22 @@ type Config struct {
 	// its client keeps reading; 0 means [DefaultWriteTimeout], a negative
 	// value turns it off. A client that stops reading is dropped after it.
 	WriteTimeout time.Duration
+	// GenerateTimeout bounds a /generate run as a whole, its every model
+	// call, retry, retry's wait and tool included, so that the answer
+	// comes before a proxy in front of the server (or the client) gives
+	// up: past it the run is cancelled and the answer is 504, saying what
+	// stalled. 0 means the smaller of [DefaultGenerateTimeout] and
+	// WriteTimeout; a negative value turns the bound off. It may not be
+	// over a WriteTimeout that is on. /stream and Mastra Studio's turns
+	// have no such bound: their clients see each part as it comes.
+	GenerateTimeout time.Duration
+	// TurnQueue bounds the Mastra Studio turns (send-message) waiting in
+	// one thread and in all of one resource's threads; beyond, a message
+	// is answered 409. 0 means [DefaultQueuedPerThread] and
+	// [DefaultQueuedPerResource]. The turns wait in Memory when it is a
+	// [memory.TurnQueue] (the three stores of package memory are), else
+	// in this process, lost when it stops.
+	TurnQueue memory.QueueLimits
 	// HeaderTimeout bounds reading a request's headers, and IdleTimeout
 	// how long an idle keep-alive connection is kept, in [Server.Serve];
 	// 0 means [DefaultHeaderTimeout] and [DefaultIdleTimeout]. Give your
@@ -102,25 +121,12 @@ type Config struct {
 	// ShutdownGrace is how long Serve waits for running requests once its
 	// context ends; 0 means [DefaultShutdownGrace].
 	ShutdownGrace time.Duration
-	// Refusals, when not nil, serve GET and DELETE /api/keel/refusals:
-	// the refusals the agents remember. Give the agents' own (see
-	// config.Built), so that what the route forgets stops counting at
-	// once. Nil answers the route with 501.
-	Refusals *processor.RememberedRefusals
-	// Studio, when not nil, answers every request outside /api, /health,
-	// /ready and /metrics (when Metrics is set): the web studio (package studio), which keel serve
-	// mounts. Nil answers them 404. The API's rules (token, limits, logs)
+	// Console, when not nil, answers every request outside /api, /health,
+	// /ready and /metrics (when Metrics is set): keel's web console
+	// (package console), which keel serve mounts. Nil answers them 404. The API's rules (token, limits, logs)
 	// apply to it as to any request, but it needs no token itself: the
 	// page holds no data, and asks for the token to call the API.
-	Studio http.Handler
-	// SandboxModes tells, by agent ID, which runs share the agent's
-	// sandboxes: "per-resource", "per-thread" or "shared". The agent
-	// details show it, and the sandbox routes use it: a per-thread
-	// sandbox is listed for a thread only, and to a user (a caller that
-	// Users verified), a sandbox that is "shared" or missing from the map
-	// is not listed at all, since it may hold other users' files.
-	// Nil means no agent's mode is known.
-	SandboxModes map[string]string
+	Console http.Handler
 	// Observer, when not nil, is told of every request (method, route,
 	// the status the client saw), and the request's context carries it,
 	// so that the agents report their runs, steps, model calls,
@@ -143,8 +149,10 @@ type Server struct {
 	handler     http.Handler
 	tokenDigest [sha256.Size]byte
 	cors        *corsPolicy
-	signals     signalHub
-	downloads   downloadSlots // sandbox file downloads under way
+	refusals    []*processor.RememberedRefusals // the agents', each once
+	events      threadEvents                    // threadevents.go
+	turns       *turns                          // turns.go
+	downloads   downloadSlots                   // sandbox file downloads under way
 }
 
 // ErrConfig is wrapped by the errors of [New].
@@ -172,6 +180,15 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.WriteTimeout == 0 {
 		cfg.WriteTimeout = DefaultWriteTimeout
+	}
+	switch {
+	case cfg.GenerateTimeout == 0 && cfg.WriteTimeout > 0:
+		cfg.GenerateTimeout = min(DefaultGenerateTimeout, cfg.WriteTimeout)
+	case cfg.GenerateTimeout == 0:
+		cfg.GenerateTimeout = DefaultGenerateTimeout
+	case cfg.GenerateTimeout > 0 && cfg.WriteTimeout > 0 && cfg.GenerateTimeout > cfg.WriteTimeout:
+		return nil, fmt.Errorf("%w: GenerateTimeout %v is over WriteTimeout %v: a proxy that gives up with the write would never see the answer",
+			ErrConfig, cfg.GenerateTimeout, cfg.WriteTimeout)
 	}
 	if cfg.HeaderTimeout <= 0 {
 		cfg.HeaderTimeout = DefaultHeaderTimeout
@@ -201,6 +218,9 @@ func New(cfg Config) (*Server, error) {
 		s.agents[a.ID()] = a
 		s.order = append(s.order, a)
 	}
+	s.refusals = agentRefusals(s.order)
+	s.turns = newTurns(cfg.Memory, cfg.TurnQueue, s.logger)
+	s.turns.run = s.runQueued
 	s.handler = s.routes()
 	return s, nil
 }
@@ -209,41 +229,6 @@ func New(cfg Config) (*Server, error) {
 // token check, /health and /ready, with request logs and the body and
 // write rules of the Config.
 func (s *Server) Handler() http.Handler { return s.handler }
-
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /health", s.health)
-	mux.HandleFunc("GET /ready", s.ready)
-	if s.cfg.Metrics != nil {
-		mux.HandleFunc("GET "+MetricsPath, s.metrics)
-	}
-	mux.HandleFunc("GET /api/agents", s.listAgents)
-	mux.HandleFunc("GET /api/agents/{id}", s.getAgent)
-	mux.HandleFunc("POST /api/agents/{id}/generate", s.generate)
-	mux.HandleFunc("POST /api/agents/{id}/stream", s.stream)
-	mux.HandleFunc("POST /api/memory/threads", s.createThread)
-	mux.HandleFunc("GET /api/memory/threads", s.listThreads)
-	mux.HandleFunc("GET /api/memory/threads/{tid}", s.getThread)
-	mux.HandleFunc("GET /api/memory/threads/{tid}/messages", s.listMessages)
-	mux.HandleFunc("PATCH /api/memory/threads/{tid}", s.updateThread)
-	mux.HandleFunc("DELETE /api/memory/threads/{tid}", s.deleteThread)
-	mux.HandleFunc("GET /api/keel/refusals", s.listRefusals)
-	mux.HandleFunc("DELETE /api/keel/refusals", s.forgetRefusals)
-	mux.HandleFunc("GET /api/keel/caller", s.getCaller)
-	mux.HandleFunc("GET /api/memory/threads/{tid}/messages/{mid}/files/{n}", s.downloadFile)
-	mux.HandleFunc("GET /api/memory/threads/{tid}/messages/{mid}/files/{n}/text", s.fileText)
-	mux.HandleFunc("GET /api/agents/{id}/sandbox/files", s.listSandboxFiles)
-	mux.HandleFunc("GET /api/agents/{id}/sandbox/files/{path...}", s.downloadSandboxFile)
-	mux.HandleFunc("DELETE /api/agents/{id}/sandbox/files/{path...}", s.deleteSandboxFile)
-	if s.cfg.Studio != nil {
-		mux.Handle("/", s.cfg.Studio)
-	}
-	s.mastraStudioRoutes(mux)
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no route for "+r.Method+" "+r.URL.Path)
-	})
-	return s.guard(mux)
-}
 
 // Serve answers requests on ln until ctx ends, then stops accepting
 // connections and lets running requests, streams included, finish for up
@@ -271,8 +256,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.logger.Info("server: listening", "addr", ln.Addr().String(), "agents", len(s.order), "auth", s.authMode(), "cors", cors,
 		"memory", s.cfg.Memory != nil, "max_body_bytes", s.cfg.MaxBodyBytes, "max_files", s.cfg.MaxFiles,
 		"header_timeout", s.cfg.HeaderTimeout, "body_grace", s.cfg.BodyGrace, "min_body_rate", s.cfg.MinBodyRate,
-		"write_timeout", s.cfg.WriteTimeout)
-	hs.RegisterOnShutdown(s.signals.shutdown)
+		"write_timeout", s.cfg.WriteTimeout, "generate_timeout", s.cfg.GenerateTimeout)
+	hs.RegisterOnShutdown(s.events.shutdown)
+	if bus, ok := memory.Capability[memory.EventBus](s.cfg.Memory); ok {
+		// Stopped last, so that the chunks of the turns that end in the
+		// grace reach the other servers.
+		defer s.events.startBus(bus, s.logger)()
+	}
+	s.turns.recover(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -283,13 +274,19 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.logger.Info("server: shutting down", "grace", s.cfg.ShutdownGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
+	// Requests and the turns running for Studio share the grace; then
+	// the turns still running are cancelled and waited for.
+	turnsDone := make(chan struct{})
+	go func() { s.turns.stop(sctx); close(turnsDone) }()
 	err := hs.Shutdown(sctx)
 	if err != nil {
 		hs.Close()
-		<-errc
-		return fmt.Errorf("server: shutdown: %w", err)
 	}
 	<-errc
+	<-turnsDone
+	if err != nil {
+		return fmt.Errorf("server: shutdown: %w", err)
+	}
 	return nil
 }
 

@@ -117,6 +117,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	if req.threadID != "" {
+		// One turn of a thread at a time: the one running first ends.
+		unlock, err := s.lockTurn(ctx, a, req.resource, req.threadID)
+		if err != nil {
+			s.writeRunError(w, r, err)
+			return
+		}
+		defer unlock()
+	}
 	next, stop := iter.Pull2(a.Stream(ctx, req.messages, req.options()...))
 	defer stop()
 	ev, err, ok := next()
@@ -133,9 +142,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	// The thread's subscribers (Studio's chat) see the run too.
 	var sink eventSink = sw
 	if ev.ThreadID != "" {
-		sink = teeSink{sw, &hubSink{hub: &s.signals, key: threadKey{agent: a.ID(), resource: ev.ResourceID, thread: ev.ThreadID}, run: ev.RunID}}
+		sink = teeSink{sw, &threadSink{hub: &s.events, key: threadKey{agent: a.ID(), resource: ev.ResourceID, thread: ev.ThreadID}, run: ev.RunID}}
 	}
-	if !s.relay(r, newStreamState(sink, a, ev), ev, err, next) {
+	if !s.relay(r.Context(), newStreamState(sink, a, ev), ev, err, next) {
 		cancel()
 		return
 	}
@@ -145,14 +154,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 // relay sends a run's events, from its first (ev, err) on, as Mastra's
 // chunks through st, and logs each recovery; false means st's sink is
 // gone. A failure ends the chunks with an error and a finish.
-func (s *Server) relay(r *http.Request, st *streamState, ev agent.Event, err error, next func() (agent.Event, error, bool)) bool {
+func (s *Server) relay(ctx context.Context, st *streamState, ev agent.Event, err error, next func() (agent.Event, error, bool)) bool {
 	for ok := true; ok; ev, err, ok = next() {
 		if err != nil {
 			st.fail(err)
 			return true
 		}
 		if ev.Type == agent.EventRecovery {
-			s.logRecovery(r, st.agentID, st.runID, st.threadID, st.resourceID, ev.Recovery)
+			s.logRecovery(ctx, st.agentID, st.runID, st.threadID, st.resourceID, ev.Recovery)
 		}
 		if !st.event(ev) {
 			return false

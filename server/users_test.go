@@ -321,7 +321,8 @@ func TestUsersRefusals(t *testing.T) {
 	rr := must(processor.NewRememberedRefusals(mem, processor.RefusalOptions{}))
 	v := must(jwtauth.New(jwtauth.Options{Secret: jwtSecret, Audience: []string{"keel"}, Logger: quietLogger()}))
 	e := newEnv(t, envOptions{model: keeltest.NewModel(), mem: mem, config: func(c *server.Config) {
-		c.Users, c.Token, c.Refusals = v, "backend-secret", rr
+		c.Users, c.Token = v, "backend-secret"
+		withRefusals(rr)(c)
 	}})
 	alice := bearer(userToken(t, "alice"))
 	status, body := e.do("GET", "/api/keel/refusals", nil, alice...)

@@ -26,6 +26,30 @@ func (f ResolverFunc) Resolve(ctx context.Context, scope Scope) (Sandbox, error)
 	return f(ctx, scope)
 }
 
+// Sharing says which runs share a workspace's sandboxes, so that whoever
+// shows or serves a sandbox knows whose files it may hold.
+type Sharing string
+
+// The sharings a workspace reports.
+const (
+	// PerResource: each resource (user) has its own sandbox.
+	PerResource Sharing = "per-resource"
+	// PerThread: each thread has its own sandbox.
+	PerThread Sharing = "per-thread"
+	// Shared: every run uses one sandbox, which may hold every user's
+	// files.
+	Shared Sharing = "shared"
+	// SharingUnknown: a resolver that does not say; treat it as Shared
+	// when it matters whose files a sandbox holds.
+	SharingUnknown Sharing = "unknown"
+)
+
+// SharingReporter is implemented by resolvers that know which runs share
+// the sandboxes they resolve (localsandbox's resolver does).
+type SharingReporter interface {
+	Sharing() Sharing
+}
+
 // Workspace is where an agent keeps files and runs commands: one sandbox
 // for everyone, or one chosen per run by a [Resolver]. A nil *Workspace has
 // no sandbox. A Workspace is safe for concurrent use.
@@ -40,6 +64,23 @@ func New(sb Sandbox) *Workspace { return &Workspace{sandbox: sb} }
 // NewResolved returns a workspace that asks r for the sandbox of each run,
 // for example one sandbox per user.
 func NewResolved(r Resolver) *Workspace { return &Workspace{resolver: r} }
+
+// Sharing says which runs share the workspace's sandboxes: [Shared] for
+// one sandbox given to [New], what the resolver reports when it is a
+// [SharingReporter], [SharingUnknown] otherwise. A nil workspace, which
+// has no sandbox, reports "".
+func (w *Workspace) Sharing() Sharing {
+	switch {
+	case w == nil:
+		return ""
+	case w.resolver == nil:
+		return Shared
+	}
+	if r, ok := w.resolver.(SharingReporter); ok {
+		return r.Sharing()
+	}
+	return SharingUnknown
+}
 
 // Sandbox returns the sandbox for scope. It returns an error wrapping
 // [ErrNoSandbox] when the workspace is nil or has none for scope.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/config"
+	"github.com/keel-go/keel/console"
 	"github.com/keel-go/keel/server"
-	"github.com/keel-go/keel/studio"
 	"github.com/keel-go/keel/workspace/localsandbox"
 )
 
@@ -76,18 +76,16 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
-	ui, err := studio.New()
+	ui, err := console.New()
 	if err != nil {
 		return err
 	}
 	cfg := server.Config{
 		Agents:       built.Agents,
 		Memory:       store,
-		Refusals:     built.Refusals,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,
-		Studio:       ui,
-		SandboxModes: sandboxModes(f),
+		Console:      ui,
 	}
 	auth.serverConfig(&cfg)
 	tel.serverConfig(&cfg)
@@ -142,7 +140,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 	for _, line := range append(auth.lines(addr, c.insecureBind), telemetry...) {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
-	fmt.Fprintf(std.err, "keel serve: studio at http://%s/\n", addr)
+	fmt.Fprintf(std.err, "keel serve: console at http://%s/\n", addr)
 	if line := mastraStudioLine(addr, auth.CORSOrigins); line != "" {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
@@ -165,20 +163,6 @@ func startReaper() string {
 		return "running as PID 1: keel reaps the orphaned processes it adopts"
 	}
 	return "keel reaps the orphaned processes of what it runs (child subreaper)"
-}
-
-// sandboxModes tells the server how each agent's sandboxes are shared,
-// for the studio and the sandbox routes.
-func sandboxModes(f *config.File) map[string]string {
-	modes := make(map[string]string, len(f.Agents))
-	for _, a := range f.Agents {
-		mode := a.Sandbox.Resolution
-		if mode == "" {
-			mode = config.PerResource
-		}
-		modes[a.ID] = mode
-	}
-	return modes
 }
 
 // isLoopback reports whether addr listens on loopback only.

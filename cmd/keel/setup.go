@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -181,8 +182,17 @@ func usesDocker(f *config.File) bool {
 }
 
 // newLogger logs to w as text, at level.
+//
+// The standard logger goes to it too, each line a record at warning
+// level: SDKs write there (genai's warnings and stream read errors, by
+// log.Printf), and a line of another format beside the records would
+// escape every filter and collector set up for them.
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	l := slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+	log.SetFlags(0)
+	log.SetPrefix("")
+	log.SetOutput(slog.NewLogLogger(l.Handler(), slog.LevelWarn).Writer())
+	return l
 }
 
 // printBuilt prints, once each, what the operator must know (warnings,

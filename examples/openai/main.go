@@ -4,7 +4,7 @@
 //
 //	export OPENAI_API_KEY=...
 //	go run ./examples/openai -model gpt-4o-mini "What is in these?" report.pdf leads.xlsx
-//	go run ./examples/openai -api responses -pass-through -model gpt-5 "Summarise" leads.xlsx
+//	go run ./examples/openai -api responses -model gpt-5 "Summarise" leads.xlsx
 //	go run ./examples/openai -provider ollama -base-url http://localhost:11434/v1 -model llama3.2 "Hi"
 //
 // The agent has one tool, current_time, so a question about the date or
@@ -13,8 +13,8 @@
 // or MP3 audio; the adapter refuses any other type before sending, and the
 // agent's default unsupported-file handler puts a placeholder in its
 // place, so the answer still comes, and the recovery is reported on
-// standard error. With -api responses -pass-through, spreadsheets and
-// other documents go to the model as they are.
+// standard error. With -api responses, spreadsheets and other documents
+// go to the model as they are; -only-pdf refuses them before sending.
 package main
 
 import (
@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: openai [-model name] [-api chat|responses] [-pass-through] [-base-url url] [-provider name] question [file ...]")
+		fmt.Fprintln(stderr, "usage: openai [-model name] [-api chat|responses] [-only-pdf] [-base-url url] [-provider name] question [file ...]")
 		return 2
 	}
 	m, err := openai.New(*model, openai.Options{

@@ -62,7 +62,7 @@ func TestRun(t *testing.T) {
 		{"pdf", nil, []string{"What is this?", pdf}, 0, done, "", `"file_data":"data:application/pdf;base64,Y29udGVudA=="`},
 		{"xlsx refused before sending", nil, []string{"What is this?", xlsx}, 0, done, "[unsupported-file-handler: placeholder leads.xlsx]", "[Attachment unavailable: leads.xlsx]"},
 		{"responses pass the xlsx through", &providertest.Reply{Body: responsesAnswer, ContentType: "text/event-stream"},
-			[]string{"-api", "responses", "-pass-through", "What is this?", xlsx}, 0, done, "", `"filename":"leads.xlsx"`},
+			[]string{"-api", "responses", "What is this?", xlsx}, 0, done, "", `"filename":"leads.xlsx"`},
 		{"no question", nil, nil, 2, "", "usage:", ""},
 	}
 	for _, tt := range tests {

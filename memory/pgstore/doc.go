@@ -36,4 +36,21 @@
 // message. Every blob read is checked against its digest and size, and a
 // mismatch is an error wrapping [memory.ErrCorrupt]. Loading a page of
 // messages reads each blob it needs once.
+//
+// # Servers together
+//
+// Three things let servers on one database act as one. Turns accepted and
+// not yet run wait in keel_turns ([memory.TurnQueue]), the user's message
+// whole, until a server runs them. A thread is locked for every server
+// ([Store.LockThread]) with pg_advisory_lock(0x6b65656c, hashtext(thread
+// id)) on a session of its own, from a pool apart from the store's (at
+// most 32 sessions, so turns waiting for locks never take the store's
+// connections): the database drops a dead server's sessions, and with
+// them its locks. Events reach every server ([Store.Publish],
+// [Store.Listen]) by NOTIFY on the channel keel_events, each batch in one
+// transaction, which PostgreSQL delivers at commit and in order; an event
+// of more than 7000 bytes (a notification takes fewer than 8000) is
+// stored in keel_events and notified as "@" and its row's id, and rows
+// older than ten minutes are pruned. A listener holds a connection of its
+// own; a notification sent while it reconnects is lost.
 package pgstore

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,11 +15,15 @@ import (
 )
 
 // Store is a [memory.Store] in a PostgreSQL database, which several keel
-// servers may share, and a [memory.ThreadStarter], a [memory.BlobReporter]
-// and a [memory.RefusalLedger]. It is safe for concurrent use.
+// servers may share, and a [memory.ThreadStarter], a [memory.BlobReporter],
+// a [memory.RefusalLedger] and a [memory.TurnQueue]; and, for the
+// servers that share it, a [memory.ThreadLocker] and a [memory.EventBus].
+// It is safe for concurrent use.
 type Store struct {
 	*sqlstore.Store
-	db *database
+	db     *database
+	locks  lockSessions
+	stored atomic.Int64 // events stored for their size, for pruning
 }
 
 var (
@@ -26,10 +31,17 @@ var (
 	_ memory.ThreadStarter = (*Store)(nil)
 	_ memory.BlobReporter  = (*Store)(nil)
 	_ memory.RefusalLedger = (*Store)(nil)
+	_ memory.TurnQueue     = (*Store)(nil)
+	_ memory.ThreadLocker  = (*Store)(nil)
+	_ memory.EventBus      = (*Store)(nil)
 )
 
-// database is the pool as the store's body uses it (a [sqlstore.DB]).
-type database struct{ pool *pgxpool.Pool }
+// database is the pool as the store's body uses it (a [sqlstore.DB]),
+// and its configuration, for the connections of locks and of listening.
+type database struct {
+	pool   *pgxpool.Pool
+	config *pgxpool.Config
+}
 
 // Open connects to the database at url (a postgres:// URL or a key=value
 // string, as pgx takes them) and brings its schema up to date. Servers
@@ -44,12 +56,15 @@ func Open(ctx context.Context, url string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: open: %w", err)
 	}
-	db := &database{pool: pool}
-	return &Store{Store: sqlstore.New(db, sqlstore.Config{Name: "pgstore", RowLocks: true}), db: db}, nil
+	db := &database{pool: pool, config: pool.Config()}
+	s := &Store{Store: sqlstore.New(db, sqlstore.Config{Name: "pgstore", RowLocks: true}), db: db}
+	s.locks.config = db.config
+	return s, nil
 }
 
 // Close closes the connections.
 func (s *Store) Close() error {
+	s.locks.close()
 	s.db.pool.Close()
 	return nil
 }

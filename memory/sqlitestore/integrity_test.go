@@ -81,8 +81,8 @@ func TestMigrations(t *testing.T) {
 	if err := raw.QueryRow(`SELECT COUNT(*), MAX(version) FROM schema_version`).Scan(&rows, &version); err != nil {
 		t.Fatalf("reading schema_version: %v", err)
 	}
-	if rows != 3 || version != 3 {
-		t.Errorf("Got(schema_version) = %d rows, version %d; want 3 rows, version 3", rows, version)
+	if rows != 4 || version != 4 {
+		t.Errorf("Got(schema_version) = %d rows, version %d; want 4 rows, version 4 (one per migration)", rows, version)
 	}
 	var mode string
 	if err := raw.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {

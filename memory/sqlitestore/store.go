@@ -22,8 +22,8 @@ import (
 const BusyTimeout = 10 * time.Second
 
 // Store is a [memory.Store] in one SQLite file, and a
-// [memory.ThreadStarter], a [memory.BlobReporter] and a
-// [memory.RefusalLedger]. It is safe for concurrent use, and several
+// [memory.ThreadStarter], a [memory.BlobReporter], a
+// [memory.RefusalLedger] and a [memory.TurnQueue]. It is safe for concurrent use, and several
 // processes may open the same file.
 type Store struct {
 	*sqlstore.Store
@@ -35,6 +35,7 @@ var (
 	_ memory.ThreadStarter = (*Store)(nil)
 	_ memory.BlobReporter  = (*Store)(nil)
 	_ memory.RefusalLedger = (*Store)(nil)
+	_ memory.TurnQueue     = (*Store)(nil)
 )
 
 // file is the database as the store's body uses it (a [sqlstore.DB]).

@@ -31,8 +31,9 @@ func testThreadOwner(t *testing.T, s memory.Store) {
 			t.Errorf("Got(ThreadOwner(%s)) = %q, %v; want memory.ErrNotFound", id, got, err)
 		}
 	}
-	for _, id := range []string{"", "a b", "x;rm -rf /"} {
-		if got, err := s.ThreadOwner(ctx, id); !errors.Is(err, memory.ErrInvalid) {
+	for _, id := range []string{"", "a b", "x;rm -rf /", ".", ".."} {
+		var idErr *memory.IDError
+		if got, err := s.ThreadOwner(ctx, id); !errors.Is(err, memory.ErrInvalid) || !errors.As(err, &idErr) {
 			t.Errorf("Got(ThreadOwner(%q)) = %q, %v; want memory.ErrInvalid", id, got, err)
 		}
 	}

@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 		{"Refusals", testRefusals},
 		{"RefusalExpiry", testRefusalExpiry},
 		{"RefusalInvalid", testRefusalInvalid},
+		{"TurnQueue", testTurnQueue},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -39,6 +39,11 @@ type store struct {
 	t *Telemetry
 }
 
+// Unwrap returns the store it observes, whose other capabilities (a turn
+// queue, thread locks, an event bus) callers find there
+// ([memory.Capability]).
+func (s *store) Unwrap() memory.Store { return s.Store }
+
 type starterStore struct {
 	*store
 	starter memory.ThreadStarter

@@ -41,6 +41,20 @@ func (m Mode) String() string {
 	}
 }
 
+// Sharing returns the [workspace.Sharing] of m.
+func (m Mode) Sharing() workspace.Sharing {
+	switch m {
+	case PerResource:
+		return workspace.PerResource
+	case PerThread:
+		return workspace.PerThread
+	case Shared:
+		return workspace.Shared
+	default:
+		return workspace.SharingUnknown
+	}
+}
+
 // NewResolver returns a resolver of sandboxes kept under root, one
 // directory per resource, per thread, or one for all, depending on mode;
 // opts apply to each sandbox. Directory names are derived from the IDs so
@@ -57,6 +71,9 @@ type resolver struct {
 	mode Mode
 	opts Options
 }
+
+// Sharing implements [workspace.SharingReporter]: the resolver's mode.
+func (r *resolver) Sharing() workspace.Sharing { return r.mode.Sharing() }
 
 func (r *resolver) Resolve(ctx context.Context, scope workspace.Scope) (workspace.Sandbox, error) {
 	if err := ctx.Err(); err != nil {

@@ -41,9 +41,10 @@ const maxCMapEntries = 1 << 18
 
 // parseCMap reads a CMap's operators; it never fails, keeping what it
 // understood.
-func parseCMap(data []byte, tokens *int64) *cmap {
+func (d *Document) parseCMap(data []byte) *cmap {
 	c := &cmap{chars: map[uint32]string{}, cids: map[uint32]uint32{}}
-	p := &parser{lx: newSliceLexer(data), maxDepth: 8, maxElems: maxCMapEntries, tokens: tokens}
+	p := d.newParser(data)
+	p.maxDepth, p.maxElems = 8, maxCMapEntries
 	var stack []Object
 	entries := 0
 	for entries < maxCMapEntries {
@@ -111,6 +112,9 @@ func parseCMap(data []byte, tokens *int64) *cmap {
 				case Array:
 					for _, e := range v {
 						r.list = append(r.list, utf16Text(asString(e)))
+					}
+					if len(r.list) == 0 {
+						continue // no text: and text() needs a list or a base
 					}
 				default:
 					continue

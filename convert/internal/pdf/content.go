@@ -34,6 +34,9 @@ type interp struct {
 	arena []byte
 	// forms holds the form XObjects being run, against cycles.
 	forms []*Stream
+	// check is the token count at which the budget and the context are
+	// checked next.
+	check int64
 	show  int
 	// Images counts the images drawn.
 	images int
@@ -49,21 +52,56 @@ func (in *interp) num(i int) float64 {
 	return 0
 }
 
-// run interprets one content stream with its resources.
-func (in *interp) run(r io.Reader, res Dict, depth int) error {
+// The costs, in tokens of the budget, of what a content stream does
+// besides reading tokens: a glyph shown, and a form run, so that
+// neither strings of millions of glyphs nor forms that draw each other
+// twice, forty levels deep, run unbounded.
+const (
+	glyphTokens = 1
+	formTokens  = 64
+)
+
+// budget checks the context and the token budget; the run loop calls it
+// every 4096 tokens.
+func (in *interp) budget() error {
 	d := in.d
-	lx := newReaderLexer(r)
-	lx.maxToken = 64 << 10
+	in.check = d.tokens + 4096
+	if err := d.ctx.Err(); err != nil {
+		return err
+	}
+	if d.tokens > d.lim.MaxTokens {
+		return &LimitError{Limit: "tokens", Max: d.lim.MaxTokens}
+	}
+	return nil
+}
+
+// maxArena caps the bytes of strings and names waiting for their
+// operator: a real TJ array holds a line; a megabyte is garbage.
+const maxArena = 1 << 20
+
+// streamLexer returns a lexer reading r through the window of a level
+// of forms: windows are kept, for the next run at their level and the
+// next page.
+func (in *interp) streamLexer(r io.Reader, depth int) *lexer {
+	d := in.d
+	for len(d.windows) <= depth {
+		d.windows = append(d.windows, nil)
+	}
+	if d.windows[depth] == nil {
+		d.windows[depth] = make([]byte, 32<<10)
+	}
+	return &lexer{buf: d.windows[depth][:0], r: r, win: d.windows[depth], maxToken: maxTokenDefault}
+}
+
+// run interprets one content stream, read by lx, with its resources.
+func (in *interp) run(lx *lexer, res Dict, depth int) error {
+	d := in.d
 	arrayAt := -1
 	dictDepth := 0
 	for {
-		d.tokens++
-		if d.tokens&0xfff == 0 {
-			if err := d.ctx.Err(); err != nil {
+		if d.tokens++; d.tokens >= in.check {
+			if err := in.budget(); err != nil {
 				return err
-			}
-			if d.tokens > d.lim.MaxTokens {
-				return &LimitError{Limit: "tokens", Max: d.lim.MaxTokens}
 			}
 		}
 		t := lx.token()
@@ -114,7 +152,7 @@ func (in *interp) run(r io.Reader, res Dict, depth int) error {
 			}
 			in.ops, in.elems, in.arena = in.ops[:0], in.elems[:0], in.arena[:0]
 		}
-		if len(in.ops) > 64 || len(in.elems) > 1<<16 {
+		if len(in.ops) > 64 || len(in.elems) > 1<<16 || len(in.arena) > maxArena {
 			// Operands without an operator: garbage; drop them.
 			in.ops, in.elems, in.arena = in.ops[:0], in.elems[:0], in.arena[:0]
 			arrayAt = -1
@@ -312,6 +350,7 @@ func (in *interp) showBytes(s []byte) {
 	}
 	gs := &in.gs
 	th := in.th()
+	in.d.tokens += int64(len(s)) * glyphTokens // at most a code a byte
 	for len(s) > 0 {
 		g := f.next(s)
 		s = s[g.n:]
@@ -346,59 +385,5 @@ func (in *interp) showBytes(s []byte) {
 
 // defaultFont reads codes as Latin-1 when no font was set.
 var defaultFont = &font{symbolic: true}
-
-func (in *interp) xobject(res Dict, name Name, depth int) error {
-	xs := in.d.resolveDict(res["XObject"])
-	s, ok := in.d.resolve(xs[name]).(*Stream)
-	if !ok {
-		return nil
-	}
-	switch in.d.resolve(s.Dict["Subtype"]) {
-	case Name("Image"):
-		in.images++
-		return nil
-	case Name("Form"):
-	default:
-		return nil
-	}
-	if depth >= in.d.lim.MaxDepth || len(in.forms) >= 64 {
-		return &LimitError{Limit: "nesting depth", Max: int64(min(in.d.lim.MaxDepth, 64))}
-	}
-	for _, f := range in.forms {
-		if f == s {
-			return nil // a form that draws itself
-		}
-	}
-	r, err := in.d.open(s)
-	if isFatal(err) {
-		return err
-	}
-	if err != nil {
-		return nil // a form we cannot decode draws nothing we can read
-	}
-	saved, savedStack := in.gs, len(in.stack)
-	savedTm, savedTlm := in.tm, in.tlm
-	m := identity
-	if a := in.d.resolveArray(s.Dict["Matrix"]); len(a) == 6 {
-		for i := range m {
-			m[i], _ = in.d.resolveNum(a[i])
-		}
-	}
-	in.gs.ctm = m.mul(in.gs.ctm)
-	formRes := in.d.resolveDict(s.Dict["Resources"])
-	if formRes == nil {
-		formRes = res
-	}
-	in.forms = append(in.forms, s)
-	// The form's operators use the operand buffers; keep the caller's.
-	ops, elems, arena := in.ops, in.elems, in.arena
-	in.ops, in.elems, in.arena = nil, nil, nil
-	err = in.run(r, formRes, depth+1)
-	in.ops, in.elems, in.arena = ops, elems, arena
-	in.forms = in.forms[:len(in.forms)-1]
-	in.gs, in.stack = saved, in.stack[:min(savedStack, len(in.stack))]
-	in.tm, in.tlm = savedTm, savedTlm
-	return err
-}
 
 func hypot(a, b float64) float64 { return math.Sqrt(a*a + b*b) }

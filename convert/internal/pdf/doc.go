@@ -14,7 +14,12 @@
 // they are decoded, and content streams are read through a 32 KiB window
 // and never held whole, so a deflate bomb costs time up to the limit and
 // no memory; reference chains and loops, page trees that loop and forms
-// that draw themselves end; nesting and tokens are capped. Errors are a
+// that draw themselves end; nesting is capped, and so is the work of
+// reading ([Limits].MaxTokens counts tokens, the bytes they span, glyphs
+// and form runs), so that neither objects left open to the end of the
+// file nor forms drawing each other twice over forty levels run on. A
+// line's text, the operands waiting for an operator and the decoded
+// forms kept for drawing again are capped too. Errors are a
 // [*LimitError], a [*FormatError] (which [ErrPassword] is) or the
 // context's.
 //

@@ -13,8 +13,10 @@ type Limits struct {
 	// MaxDepth caps the nesting of arrays and dictionaries, of form
 	// XObjects and of reference chains.
 	MaxDepth int
-	// MaxTokens caps the tokens read from the file and its content
-	// streams, all together.
+	// MaxTokens caps the work of reading, all together: the tokens read
+	// from the file and its content streams, a token more for every 4
+	// bytes an object's tokens span, one for every glyph shown and 64
+	// for every form run.
 	MaxTokens int64
 	// MaxPages caps the pages.
 	MaxPages int
@@ -33,6 +35,12 @@ type Document struct {
 	stms    map[int]*objStream
 	crypt   *crypt
 	fonts   map[Ref]*font
+	// forms holds the decoded content of small form XObjects;
+	// formBytes counts its bytes.
+	forms     map[*Stream][]byte
+	formBytes int
+	// windows are the content lexers' windows, one a level of forms.
+	windows [][]byte
 
 	unpacked int64
 	tokens   int64
@@ -50,7 +58,7 @@ type Document struct {
 // An encrypted file is opened with the empty user password; one that
 // needs another password fails with ErrPassword.
 func Open(ctx context.Context, data []byte, lim Limits) (*Document, error) {
-	d := &Document{data: data, lim: lim, ctx: ctx, xref: map[int]xrefEntry{}, cache: map[int]Object{}, loading: map[int]bool{}, stms: map[int]*objStream{}, fonts: map[Ref]*font{}}
+	d := newDocument(ctx, data, lim)
 	if i := bytes.Index(data[:min(len(data), 1024)], []byte("%PDF-")); i < 0 {
 		return nil, errorf("no %%PDF- header")
 	}
@@ -85,6 +93,11 @@ func Open(ctx context.Context, data []byte, lim Limits) (*Document, error) {
 	return d, nil
 }
 
+// newDocument returns a document over data, its structure not read.
+func newDocument(ctx context.Context, data []byte, lim Limits) *Document {
+	return &Document{data: data, lim: lim, ctx: ctx, xref: map[int]xrefEntry{}, cache: map[int]Object{}, loading: map[int]bool{}, stms: map[int]*objStream{}, fonts: map[Ref]*font{}, forms: map[*Stream][]byte{}}
+}
+
 func isLimit(err error) bool {
 	_, ok := err.(*LimitError)
 	return ok
@@ -95,8 +108,7 @@ func isLimit(err error) bool {
 func isFatal(err error) bool { return isLimit(err) || isDecrypt(err) }
 
 func (d *Document) newParser(b []byte) *parser {
-	p := &parser{lx: newSliceLexer(b), maxDepth: d.lim.MaxDepth, maxElems: maxElemsDefault, tokens: &d.tokens}
-	return p
+	return &parser{lx: newSliceLexer(b), maxDepth: d.lim.MaxDepth, maxElems: maxElemsDefault, tokens: &d.tokens, maxTokens: d.lim.MaxTokens}
 }
 
 // indirect reads "N G obj object endobj" (or a stream) at the parser's
@@ -106,6 +118,9 @@ func (p *parser) indirect() (Object, error) {
 	g, _ := p.token()
 	k, kb := p.token()
 	if n.kind != tInt || g.kind != tInt || k.kind != tKeyword || string(kb) != "obj" {
+		if p.err != nil {
+			return nil, p.err
+		}
 		return nil, errorf("no object header")
 	}
 	p.ref = Ref{Num: int(n.i), Gen: int(g.i)}

@@ -42,7 +42,7 @@ func (d *Document) loadFont(o Object) (*font, error) {
 			return nil, err
 		}
 		if err == nil {
-			f.toUni = parseCMap(data, &d.tokens)
+			f.toUni = d.parseCMap(data)
 		}
 	}
 	if subtype == "Type0" {
@@ -64,7 +64,7 @@ func (d *Document) loadFont(o Object) (*font, error) {
 				return nil, err
 			}
 			if err == nil {
-				f.enc = parseCMap(data, &d.tokens)
+				f.enc = d.parseCMap(data)
 				if v, _ := d.resolve(e.Dict["WMode"]).(int64); v == 1 {
 					f.vertical = true
 				}
@@ -151,7 +151,7 @@ func (d *Document) cidWidths(w Array) map[uint32]float64 {
 	out := map[uint32]float64{}
 	for i := 0; i < len(w) && len(out) < maxWidths; {
 		first, ok := d.resolveNum(w[i])
-		if !ok || first < 0 || i+1 >= len(w) {
+		if !ok || first < 0 || first > 0xffffffff || i+1 >= len(w) {
 			break
 		}
 		switch v := d.resolve(w[i+1]).(type) {
@@ -167,8 +167,12 @@ func (d *Document) cidWidths(w Array) map[uint32]float64 {
 				return out
 			}
 			x, _ := d.resolveNum(w[i+2])
-			for c := first; c <= last && len(out) < maxWidths; c++ {
-				out[uint32(c)] = x / 1000
+			// Counted in integers: a float past 2^53 does not grow by
+			// one, and the loop would not end.
+			if last >= first {
+				for c := uint64(first); c <= uint64(min(last, first+maxWidths)) && len(out) < maxWidths; c++ {
+					out[uint32(c)] = x / 1000
+				}
 			}
 			i += 3
 		}

@@ -56,6 +56,9 @@ var accents = map[string]rune{
 // glyphText returns the text a glyph name stands for, or "" when the
 // name is not known.
 func glyphText(name string) string {
+	if name == "" {
+		return "" // "/", or a part of "a_" or "_b"
+	}
 	if s, ok := glyphNames[name]; ok {
 		return s
 	}

@@ -29,6 +29,13 @@ type pageBuilder struct {
 	space bool
 }
 
+// A line's text and runs are held until it ends: these bound them. A
+// real line, a table's row included, is far below.
+const (
+	maxLineText  = 64 << 10
+	maxLineItems = 4096
+)
+
 type line struct {
 	active   bool
 	dx, dy   float64 // writing direction, a unit vector
@@ -69,6 +76,9 @@ func (p *pageBuilder) glyph(text string, trm matrix, w float64, vertical bool, s
 	adv := w * n
 	l := &p.line
 	same := l.active && math.Abs(l.dx-dx) < 0.05 && math.Abs(l.dy-dy) < 0.05 && math.Abs(v-l.v) < 0.5*math.Max(size, l.size)
+	if len(l.text) >= maxLineText || len(l.items) >= maxLineItems {
+		same = false // a runaway line goes out in parts
+	}
 	if !same {
 		p.flush()
 		l.active, l.dx, l.dy, l.v, l.size = true, dx, dy, v, size

@@ -24,14 +24,11 @@ type lexer struct {
 	maxToken int
 }
 
-const maxTokenDefault = 1 << 20
+// maxTokenDefault is the longest string or name kept: none that the
+// reader uses comes near it.
+const maxTokenDefault = 64 << 10
 
 func newSliceLexer(b []byte) *lexer { return &lexer{buf: b, maxToken: maxTokenDefault} }
-
-func newReaderLexer(r io.Reader) *lexer {
-	w := make([]byte, 32<<10)
-	return &lexer{buf: w[:0], r: r, win: w, maxToken: maxTokenDefault}
-}
 
 // fill reads more into the window; false at the end.
 func (l *lexer) fill() bool {

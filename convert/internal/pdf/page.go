@@ -80,7 +80,8 @@ type PageStats struct {
 // a column, a header). The slice is reused after line returns.
 func (d *Document) Text(p Page, line func([]byte)) (PageStats, error) {
 	var readers []io.Reader
-	var streams []*Stream
+	var one [1]*Stream
+	streams := one[:0]
 	switch c := d.resolve(p.dict["Contents"]).(type) {
 	case *Stream:
 		streams = append(streams, c)
@@ -100,12 +101,17 @@ func (d *Document) Text(p Page, line func([]byte)) (PageStats, error) {
 			return PageStats{}, err
 		}
 		if err == nil {
-			readers = append(readers, r, bytes.NewReader([]byte{'\n'}))
+			if len(readers) > 0 {
+				// Streams of an array are one content: a token may not
+				// run across their join.
+				readers = append(readers, bytes.NewReader([]byte{'\n'}))
+			}
+			readers = append(readers, r)
 		}
 	}
 	pb := &pageBuilder{out: line}
 	in := &interp{d: d, page: pb, gs: gstate{ctm: identity, th: 1}, tm: identity, tlm: identity}
-	err := in.run(io.MultiReader(readers...), p.res, 0)
+	err := in.run(in.streamLexer(io.MultiReader(readers...), 0), p.res, 0)
 	pb.flush()
 	return PageStats{Glyphs: pb.glyphs, Images: in.images}, err
 }

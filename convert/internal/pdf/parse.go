@@ -8,8 +8,11 @@ type parser struct {
 	maxDepth int
 	// maxElems caps the elements of one array or dictionary.
 	maxElems int
-	// tokens counts tokens read, for the document's budget.
-	tokens *int64
+	// tokens counts tokens read, for the document's budget; past
+	// maxTokens the parser reads an end of data and err says why.
+	tokens    *int64
+	maxTokens int64
+	err       error
 	// decrypt, when set, decrypts strings; ref is the object being read.
 	decrypt func(s []byte, ref Ref) ([]byte, error)
 	ref     Ref
@@ -31,9 +34,21 @@ func (p *parser) token() (token, []byte) {
 		return s.t, s.b
 	}
 	if p.tokens != nil {
-		*p.tokens++
+		if *p.tokens++; *p.tokens > p.maxTokens {
+			if p.err == nil {
+				p.err = &LimitError{Limit: "tokens", Max: p.maxTokens}
+			}
+			return token{kind: tEOF}, nil
+		}
 	}
+	start := p.lx.pos
 	t := p.lx.token()
+	if p.tokens != nil {
+		// Bytes count too, a token every 4: a string left open reads
+		// to the end of the data, and a file of many such objects would
+		// otherwise cost its length squared for a token each.
+		*p.tokens += int64(p.lx.pos-start) >> 2
+	}
 	return t, p.lx.scratch
 }
 
@@ -51,6 +66,9 @@ func (p *parser) object(depth int) (Object, token, error) {
 	p.kw = p.kw[:0]
 	switch t.kind {
 	case tEOF:
+		if p.err != nil {
+			return nil, t, p.err
+		}
 		return nil, t, errorf("unexpected end of data")
 	case tInt:
 		// Maybe a reference: int int R.
@@ -114,10 +132,12 @@ func (p *parser) object(depth int) (Object, token, error) {
 		for {
 			k, kb := p.token()
 			if k.kind == tDictClose || k.kind == tEOF {
-				return d, t, nil
+				return d, t, p.err
 			}
 			if k.kind != tName {
-				if k.kind == tKeyword && (string(kb) == "endobj" || string(kb) == "stream") {
+				if k.kind == tKeyword && (string(kb) == "endobj" || string(kb) == "stream" || string(kb) == "obj") {
+					// The object's end, or the next object's header:
+					// the dictionary was left open.
 					p.unread(k, kb)
 					return d, t, nil
 				}

@@ -87,6 +87,9 @@ func (d *Document) readSection(off int64) (Dict, error) {
 func (d *Document) readTable(b []byte) (Dict, error) {
 	lx := newSliceLexer(b)
 	for {
+		if d.tokens += 2; d.tokens > d.lim.MaxTokens {
+			return nil, &LimitError{Limit: "tokens", Max: d.lim.MaxTokens}
+		}
 		t := lx.token()
 		if t.kind == tKeyword && string(lx.scratch) == "trailer" {
 			break
@@ -99,7 +102,12 @@ func (d *Document) readTable(b []byte) (Dict, error) {
 		if t.kind != tInt || start < 0 || t.i < 0 || start+t.i > 1<<24 {
 			return nil, errorf("cross-reference subsection is malformed")
 		}
+		// Tables count against the budget too: a thousand sections
+		// can each reach to the end of the file.
 		for k := int64(0); k < t.i; k++ {
+			if d.tokens += 3; d.tokens > d.lim.MaxTokens {
+				return nil, &LimitError{Limit: "tokens", Max: d.lim.MaxTokens}
+			}
 			o, g, f := lx.token(), lx.token(), lx.token()
 			if o.kind != tInt || g.kind != tInt || f.kind != tKeyword {
 				return nil, errorf("cross-reference entry is malformed")
@@ -118,7 +126,8 @@ func (d *Document) readTable(b []byte) (Dict, error) {
 			}
 		}
 	}
-	p := &parser{lx: lx, maxDepth: d.lim.MaxDepth, maxElems: maxElemsDefault, tokens: &d.tokens}
+	p := d.newParser(nil)
+	p.lx = lx
 	o, _, err := p.object(0)
 	if err != nil {
 		return nil, err

@@ -165,6 +165,9 @@ func (s *Store) DeleteThread(ctx context.Context, resourceID, threadID string) e
 		if _, err := tx.Exec(qDeleteThread, threadID); err != nil {
 			return err
 		}
+		if _, err := tx.Exec(qRemoveThreadTurns, threadID); err != nil {
+			return err
+		}
 		return s.dropUnused(tx, digests)
 	})
 	return s.fail("delete thread", err)

@@ -80,11 +80,20 @@ func TestValidID(t *testing.T) {
 		{"a/b", false},
 		{"é", false},
 		{"user@example.com", false},
+		{".", false},
+		{"..", false},
+		{"...", true},
+		{".hidden", true},
+		{"a..b", true},
 	}
 	for _, c := range cases {
 		if got := stored.ValidID(c.id); got != c.want {
 			t.Errorf("Got(ValidID(%.20q)) = %v; want %v", c.id, got, c.want)
 		}
+	}
+	var idErr *stored.IDError
+	if err := stored.CheckID("thread", ".."); !errors.As(err, &idErr) || idErr.Kind != "thread" || idErr.ID != ".." || !errors.Is(err, stored.ErrInvalid) {
+		t.Errorf("Got(CheckID(thread, ..)) = %v; want an *IDError naming the thread id, wrapping ErrInvalid", err)
 	}
 	if id := stored.NewID(); !stored.ValidID(id) || len(id) != 36 || id == stored.NewID() {
 		t.Errorf("Got(NewID()) = %q; want a fresh valid UUID", id)

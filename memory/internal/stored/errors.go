@@ -10,3 +10,6 @@ var (
 	ErrInvalid  = errors.New("memory: invalid input")
 	ErrCorrupt  = errors.New("memory: corrupt data")
 )
+
+// ErrFull is wrapped by a store's refusal to queue past a bound.
+var ErrFull = errors.New("memory: full")

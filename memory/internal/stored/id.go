@@ -11,10 +11,11 @@ const MaxIDLength = 128
 
 // ValidID reports whether id is acceptable as a thread, message or resource
 // ID: 1 to [MaxIDLength] bytes of ASCII letters, digits, '.', '_', ':' and
-// '-'. The set is small on purpose: IDs end up in URLs, file paths and log
-// lines, where anything else needs escaping.
+// '-', but not "." or "..". The set is small on purpose: IDs end up in
+// URLs, file paths and log lines, where anything else needs escaping, and
+// "." and ".." name a directory and its parent there.
 func ValidID(id string) bool {
-	if len(id) == 0 || len(id) > MaxIDLength {
+	if len(id) == 0 || len(id) > MaxIDLength || id == "." || id == ".." {
 		return false
 	}
 	for i := 0; i < len(id); i++ {
@@ -29,11 +30,27 @@ func ValidID(id string) bool {
 	return true
 }
 
-// CheckID returns an error wrapping [ErrInvalid] when id is not a
-// [ValidID]; kind names the ID in the message ("thread", "resource", ...).
+// IDError is the error of an ID that is not a [ValidID]. It wraps
+// [ErrInvalid].
+type IDError struct {
+	// Kind names the ID: "thread", "resource", "message"...
+	Kind string
+	// ID is the ID as given, cut to 64 bytes.
+	ID string
+}
+
+func (e *IDError) Error() string {
+	return fmt.Sprintf("%v: %s id %q must be 1 to %d of [A-Za-z0-9._:-], not . or ..", ErrInvalid, e.Kind, e.ID, MaxIDLength)
+}
+
+// Unwrap returns [ErrInvalid].
+func (e *IDError) Unwrap() error { return ErrInvalid }
+
+// CheckID returns an *[IDError] when id is not a [ValidID]; kind names
+// the ID in the message ("thread", "resource", ...).
 func CheckID(kind, id string) error {
 	if !ValidID(id) {
-		return fmt.Errorf("%w: %s id %q must be 1 to %d of [A-Za-z0-9._:-]", ErrInvalid, kind, Truncate(id), MaxIDLength)
+		return &IDError{Kind: kind, ID: Truncate(id)}
 	}
 	return nil
 }

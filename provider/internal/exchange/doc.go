@@ -33,4 +33,11 @@
 // error for an event cut in half. [Exchange.Broken] gives the read error
 // itself, so that the call's error says the connection broke and keel's
 // stream retry treats it as the connection reset it is.
+//
+// # Progress
+//
+// Each phase (sending, waiting for the answer, each read of it, the end)
+// is told to the keel.CallProgress the request's context carries, if
+// any, so that a caller bounding a whole run can say what stalled when
+// its bound passes.
 package exchange

@@ -110,7 +110,8 @@ func (x *Exchange) breaks(err error) {
 // changed.
 func (x *Exchange) Do(req *http.Request, send func(*http.Request) (*http.Response, error)) (*http.Response, error) {
 	ctx, cancel := context.WithCancel(req.Context())
-	w := &watch{x: x, parent: req.Context(), cancel: cancel, timeouts: x.timeouts}
+	w := &watch{x: x, parent: req.Context(), cancel: cancel, timeouts: x.timeouts,
+		progress: keel.CallProgressFrom(req.Context())}
 	req = req.WithContext(ctx)
 	if req.Body != nil && req.Body != http.NoBody {
 		req.Body = &upload{rc: req.Body, w: w}
@@ -125,8 +126,10 @@ func (x *Exchange) Do(req *http.Request, send func(*http.Request) (*http.Respons
 				return &upload{rc: rc, w: w}, nil
 			}
 		}
+		w.progress.Sending(req.URL.Host)
 		w.start(uploading)
 	} else {
+		w.progress.Waiting(req.URL.Host)
 		w.start(waiting)
 	}
 	x.mu.Lock()
@@ -175,6 +178,7 @@ type watch struct {
 	parent   context.Context // the caller's
 	cancel   context.CancelFunc
 	timeouts Timeouts
+	progress *keel.CallProgress // the caller's, told of each phase; may be nil
 
 	mu       sync.Mutex
 	phase    int
@@ -253,6 +257,7 @@ func (w *watch) sending(done bool) {
 	}
 	if done {
 		w.phase = waiting
+		w.progress.Waiting("")
 	}
 	w.arm()
 }
@@ -275,6 +280,7 @@ func (w *watch) gotHeaders() {
 		w.phase = answered
 	}
 	w.disarm()
+	w.progress.Received(0)
 }
 
 // reading is called before each read of the answer's body.
@@ -292,6 +298,9 @@ func (w *watch) read(n int, err error) error {
 	w.disarm()
 	if n > 0 && w.phase == answered {
 		w.phase = streaming
+	}
+	if n > 0 {
+		w.progress.Received(n)
 	}
 	silent := w.silent
 	w.mu.Unlock()
@@ -313,6 +322,11 @@ func (w *watch) close() {
 	w.phase = closed
 	w.disarm()
 	w.mu.Unlock()
+	if w.parent.Err() == nil {
+		// A call the caller cut stays where it was, for the caller to
+		// tell what stalled.
+		w.progress.Ended()
+	}
 	w.cancel()
 }
 
