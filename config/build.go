@@ -306,7 +306,7 @@ func sandboxOf(a Agent, opts BuildOptions) *workspace.Workspace {
 func limitsOf(l SandboxLimits) localsandbox.Limits {
 	return localsandbox.Limits{
 		Processes: l.Processes, Memory: int64(l.Memory), FileSize: int64(l.FileSize),
-		Disk: int64(l.Disk), CPUTime: l.CPUTime,
+		Disk: int64(l.Disk), Files: l.Files, CPUTime: l.CPUTime,
 	}
 }
 
@@ -319,6 +319,7 @@ func sandboxOptions(sb Sandbox, opts BuildOptions) localsandbox.Options {
 		BwrapPath:       opts.BwrapPath,
 		UID:             sb.UID,
 		GID:             sb.GID,
+		OwnFilesystem:   sb.OwnFilesystem,
 		Limits:          limitsOf(sb.Limits),
 		Logger:          quiet,
 	}

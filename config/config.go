@@ -159,6 +159,14 @@ type Sandbox struct {
 	// without bubblewrap, files still work but sandbox commands are off,
 	// and keel says so once at start.
 	AllowUnisolated bool `yaml:"allowUnisolated"`
+	// OwnFilesystem gives each local sandbox a file system of its own,
+	// the size of its disk quota (a loop-mounted ext4 image beside its
+	// directory), where keel runs as root with loop devices and
+	// mkfs.ext4: the kernel then holds the quota and nothing is
+	// measured. Off by default, since the mount outlives keel (see
+	// localsandbox.Unmount); where the host does not allow it, the quota
+	// is measured and keel says so at start. Local only.
+	OwnFilesystem bool `yaml:"ownFilesystem"`
 	// UID and GID are the host user and group that run the sandbox's
 	// commands and own its files when keel runs as root; 0 means
 	// 2100000000, a user no system hands out. Ignored when keel does not
@@ -189,6 +197,10 @@ type SandboxLimits struct {
 	FileSize ByteSize `yaml:"fileSize"`
 	// Disk is how much the sandbox's directory may hold; default 2GiB.
 	Disk ByteSize `yaml:"disk"`
+	// Files is how many files, directories and links the sandbox may
+	// hold; default 100000. A measured disk quota fails past it, so
+	// that a tree of many small files cannot make measuring slow.
+	Files int64 `yaml:"files"`
 	// CPUTime each process of a command may use, such as 5m; default 10m.
 	CPUTime time.Duration `yaml:"cpuTime"`
 	// CPUs is how many CPUs' worth of time a docker sandbox's commands

@@ -49,14 +49,15 @@
 //	      allowUnisolated: false         # run commands without bubblewrap if it cannot run
 //	      uid: 2100000000                # who runs commands when keel runs as root
 //	      gid: 2100000000
-//	      limits: {processes: 256, memory: 1GiB, fileSize: 1GiB, disk: 2GiB, cpuTime: 10m}
+//	      ownFilesystem: false           # true: a loop-mounted file system per sandbox holds its disk quota
+//	      limits: {processes: 256, memory: 1GiB, fileSize: 1GiB, disk: 2GiB, files: 100000, cpuTime: 10m}
 //	    # or, in Docker containers that every keel server on the engine shares:
 //	    # sandbox:
 //	    #   engine: docker               # the engine DOCKER_HOST names
 //	    #   image: keel/sandbox:busybox  # the default, built from the machine's static busybox
 //	    #   runtime: runc                # runsc for gVisor
 //	    #   idleTimeout: 15m             # an idle container stops; its files stay in its volume
-//	    #   limits: {processes: 256, memory: 1GiB, fileSize: 1GiB, disk: 2GiB, cpuTime: 10m, cpus: 1}
+//	    #   limits: {processes: 256, memory: 1GiB, fileSize: 1GiB, disk: 2GiB, files: 100000, cpuTime: 10m, cpus: 1}
 //	    fileUpload:                      # put the user's files in the sandbox before the model sees them
 //	      mediaTypes: [text/csv, image/*]
 //	      extensions: [xlsx, docx]

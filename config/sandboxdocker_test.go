@@ -51,6 +51,7 @@ func TestParseDockerSandboxErrors(t *testing.T) {
 		{"cpus without docker", "agents:\n  - id: a\n    sandbox:\n      limits: {cpus: 2}\n", 4, "sandbox.limits.cpus: is a docker sandbox's setting"},
 		{"uid with docker", "agents:\n  - id: a\n    sandbox:\n      engine: docker\n      uid: 5\n", 5, "sandbox.uid: is a local sandbox's setting"},
 		{"unisolated with docker", "agents:\n  - id: a\n    sandbox:\n      engine: docker\n      allowUnisolated: true\n", 5, "sandbox.allowUnisolated: is a local sandbox's setting"},
+		{"own file system with docker", "agents:\n  - id: a\n    sandbox:\n      engine: docker\n      ownFilesystem: true\n", 5, "sandbox.ownFilesystem: is a local sandbox's setting"},
 		{"negative idle", "agents:\n  - id: a\n    sandbox:\n      engine: docker\n      idleTimeout: -1m\n", 5, "sandbox.idleTimeout: -1m0s"},
 		{"negative cpus", "agents:\n  - id: a\n    sandbox:\n      engine: docker\n      limits:\n        cpus: -1\n", 6, "sandbox.limits.cpus: -1"},
 	} {

@@ -142,6 +142,9 @@ func validateSandbox(sb Sandbox, add func(key, format string, args ...any)) {
 				add(f.key, "is a local sandbox's setting: a docker sandbox's commands run as uid 1000 in their container; remove it")
 			}
 		}
+		if sb.OwnFilesystem {
+			add("ownFilesystem", "is a local sandbox's setting: a docker sandbox's files are in a volume of the engine's; remove it")
+		}
 		if sb.IdleTimeout < 0 {
 			add("idleTimeout", "%s: use a positive duration such as 30m, or leave it out for 15m", sb.IdleTimeout)
 		}
@@ -154,6 +157,9 @@ func validateSandbox(sb Sandbox, add func(key, format string, args ...any)) {
 	l := sb.Limits
 	if l.Processes < 0 {
 		add("limits.processes", "%d: use a positive number, or leave it out for 256", l.Processes)
+	}
+	if l.Files < 0 {
+		add("limits.files", "%d: use a positive number, or leave it out for 100000", l.Files)
 	}
 	if l.CPUTime < 0 {
 		add("limits.cpuTime", "%s: use a positive duration such as 5m, or leave it out for 10m", l.CPUTime)
