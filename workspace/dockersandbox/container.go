@@ -136,6 +136,11 @@ func (s *Sandbox) spec() createBody {
 		LogConfig: logConfig{Type: "none"},
 		Ulimits:   []ulimit{{Name: "core", Soft: 0, Hard: 0}},
 	}
+	// keel's seccomp profile, with fallocate refused when the disk quota
+	// is measured (see seccomp_linux.go).
+	if opt := seccompOpt(l.Disk >= 0); opt != "" {
+		hc.SecurityOpt = append(hc.SecurityOpt, opt)
+	}
 	if l.Processes >= 0 {
 		n := int64(l.Processes + containerProcesses)
 		hc.PidsLimit = &n

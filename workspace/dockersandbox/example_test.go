@@ -29,12 +29,13 @@ func ExampleStatus_String() {
 		Limits: localsandbox.Limits{Processes: 256, Memory: 1 << 30, FileSize: 1 << 30, Disk: 2 << 30, CPUTime: 10 * time.Minute},
 		CPUs:   1,
 		Enforcement: localsandbox.Enforcement{Processes: "cgroup", Memory: "cgroup", FileSize: localsandbox.Rlimit,
-			Disk: "measured with du around each command and write", CPUTime: localsandbox.Rlimit},
+			Disk: "measured before each write, around each command and every 250ms while it runs, fallocate refused", CPUTime: localsandbox.Rlimit},
 		IdleTimeout: 15 * time.Minute,
+		Seccomp:     "the engine's default seccomp profile with keel's additions",
 	}
 	fmt.Println(st)
 	fmt.Printf("warning: %q\n", st.Warning())
 	// Output:
-	// dockersandbox: sandbox commands run in containers of Docker 20.10.24 at unix:///var/run/docker.sock (API 1.41), image keel/sandbox:busybox (0123456789ab), runtime runc, as an unprivileged user with no network, no capabilities, no new privileges and a read-only root, users remapped (the host's root is mapped nowhere); limits per sandbox: 256 processes (cgroup), 1 GiB memory without swap (cgroup), 1 GiB per file (rlimit), 2 GiB disk (measured with du around each command and write), 10m0s CPU per process (rlimit), 1 CPUs at once (cgroup); a container stops after 15m0s without a command, its files kept in its volume
+	// dockersandbox: sandbox commands run in containers of Docker 20.10.24 at unix:///var/run/docker.sock (API 1.41), image keel/sandbox:busybox (0123456789ab), runtime runc, as an unprivileged user with no network, no capabilities, no new privileges and a read-only root, under the engine's default seccomp profile with keel's additions, users remapped (the host's root is mapped nowhere); limits per sandbox: 256 processes (cgroup), 1 GiB memory without swap (cgroup), 1 GiB per file (rlimit), 2 GiB disk (measured before each write, around each command and every 250ms while it runs, fallocate refused), 10m0s CPU per process (rlimit), 1 CPUs at once (cgroup); a container stops after 15m0s without a command, its files kept in its volume
 	// warning: ""
 }

@@ -2,6 +2,7 @@ package dockersandbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -41,7 +42,9 @@ func TestLimitsReadBack(t *testing.T) {
 		{"ReadonlyRootfs", hc.ReadonlyRootfs, true},
 		{"CapDrop", strings.Join(hc.CapDrop, ","), "ALL"},
 		{"no-new-privileges", slices.Contains(hc.SecurityOpt, "no-new-privileges"), true},
-		{"seccomp not disabled", slices.ContainsFunc(hc.SecurityOpt, func(s string) bool { return strings.HasPrefix(s, "seccomp") }), false},
+		{"seccomp profile", seccompRule(t, hc.SecurityOpt, "ptrace"), "SCMP_ACT_ERRNO 1"},
+		{"seccomp fallocate", seccompRule(t, hc.SecurityOpt, "fallocate"), "SCMP_ACT_ERRNO 28"},
+		{"seccomp io_uring", seccompRule(t, hc.SecurityOpt, "io_uring_setup"), "SCMP_ACT_ERRNO 38"},
 		{"PidsLimit", pids, int64(77 + dockersandbox.ContainerProcesses)},
 		{"Memory", hc.Memory, int64(300 << 20)},
 		{"MemorySwap", hc.MemorySwap, int64(300 << 20)},
@@ -154,4 +157,36 @@ func mustRunAny(t *testing.T, r workspace.CommandRunner, line string) *workspace
 		t.Fatalf("Got(RunCommand(%q)) timed out; want it to end", line)
 	}
 	return res
+}
+
+// seccompRule finds, in the seccomp profile among a container's security
+// options (as the engine reads them back), the rule naming syscall and
+// says its action and errno: "" when there is none.
+func seccompRule(t *testing.T, opts []string, syscall string) string {
+	t.Helper()
+	for _, o := range opts {
+		raw, ok := strings.CutPrefix(o, "seccomp=")
+		if !ok {
+			continue
+		}
+		var p struct {
+			Syscalls []struct {
+				Names    []string
+				Action   string
+				ErrnoRet *uint
+			}
+		}
+		if err := json.Unmarshal([]byte(raw), &p); err != nil {
+			t.Fatalf("Got(seccomp option) not JSON: %v; want the profile", err)
+		}
+		for _, sc := range p.Syscalls {
+			if slices.Contains(sc.Names, syscall) {
+				if sc.ErrnoRet == nil {
+					return sc.Action
+				}
+				return fmt.Sprintf("%s %d", sc.Action, *sc.ErrnoRet)
+			}
+		}
+	}
+	return ""
 }

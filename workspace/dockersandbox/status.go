@@ -35,6 +35,8 @@ type Status struct {
 	Enforcement localsandbox.Enforcement
 	// IdleTimeout is how long a container runs without a command.
 	IdleTimeout time.Duration
+	// Seccomp says which seccomp profile containers run under.
+	Seccomp string
 	// Warnings are what the engine said when it made a container with
 	// these settings, such as that it cannot limit swap.
 	Warnings []string
@@ -60,7 +62,7 @@ type engineInfo struct {
 func Check(ctx context.Context, e *Engine, opts Options) (Status, error) {
 	opts = opts.withDefaults()
 	st := Status{Host: e.host, APIVersion: e.version, Image: opts.Image, Runtime: opts.Runtime,
-		Limits: opts.Limits, CPUs: opts.CPUs, IdleTimeout: opts.IdleTimeout}
+		Limits: opts.Limits, CPUs: opts.CPUs, IdleTimeout: opts.IdleTimeout, Seccomp: seccompProfile}
 	if err := opts.validate(); err != nil {
 		return st, fmt.Errorf("dockersandbox: check: %w", err)
 	}
@@ -119,8 +121,11 @@ func enforcement(o Options, info engineInfo) localsandbox.Enforcement {
 		Processes: cg(info.PidsLimit),
 		Memory:    cg(info.MemoryLimit),
 		FileSize:  localsandbox.Rlimit,
-		Disk:      "measured with du around each command and write",
+		Disk:      localsandbox.Mechanism("measured before each write, around each command and every " + diskquota.Interval.String() + " while it runs"),
 		CPUTime:   localsandbox.Rlimit,
+	}
+	if seccompOpt(true) != "" {
+		e.Disk += ", fallocate refused"
 	}
 	var whys []string
 	if !info.PidsLimit {
@@ -180,6 +185,9 @@ func (st Status) String() string {
 	fmt.Fprintf(&b, "dockersandbox: sandbox commands run in containers of Docker %s at %s (API %s), image %s (%s), runtime %s",
 		st.Version, st.Host, st.APIVersion, st.Image, shortID(st.ImageID), st.Runtime)
 	b.WriteString(", as an unprivileged user with no network, no capabilities, no new privileges and a read-only root")
+	if st.Seccomp != "" {
+		b.WriteString(", under " + st.Seccomp)
+	}
 	if st.UsernsRemap {
 		b.WriteString(", users remapped (the host's root is mapped nowhere)")
 	} else {
