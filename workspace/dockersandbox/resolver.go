@@ -49,6 +49,22 @@ func NewResolver(ctx context.Context, engine *Engine, mode localsandbox.Mode, op
 	return r, nil
 }
 
+// Sharing implements [workspace.SharingReporter]: the resolver's mode.
+func (r *Resolver) Sharing() workspace.Sharing { return r.mode.Sharing() }
+
+// RemoveThread implements [workspace.ThreadRemover]: per thread, it
+// removes the thread's sandbox as [Resolver.Remove] does, container and
+// volume, on the engine every server shares; other modes remove nothing.
+func (r *Resolver) RemoveThread(ctx context.Context, scope workspace.Scope) (bool, error) {
+	if r.mode != localsandbox.PerThread {
+		return false, nil
+	}
+	if err := r.Remove(ctx, scope); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // Status returns how the resolver's sandboxes run, as found at start.
 func (r *Resolver) Status() Status { return r.status }
 

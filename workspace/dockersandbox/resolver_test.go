@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keel-go/keel/internal/dockertest"
 	"github.com/keel-go/keel/workspace"
 	"github.com/keel-go/keel/workspace/dockersandbox"
 	"github.com/keel-go/keel/workspace/localsandbox"
@@ -77,5 +78,52 @@ func TestReap(t *testing.T) {
 		if ids, _ := dockersandbox.Containers(ctx, r, c.sb.Key()); len(ids) != c.want {
 			t.Errorf("Got(%d containers of %s after Reap); want %d", len(ids), c.sb.Key(), c.want)
 		}
+	}
+}
+
+// TestRemoveThread: through a workspace, a per-thread resolver removes a
+// deleted thread's container and volume, from either server, and keeps
+// the other threads'; a per-resource one removes nothing (the thread's
+// uploads are then removed from the resource's sandbox).
+func TestRemoveThread(t *testing.T) {
+	ctx := context.Background()
+	e := dockertest.Engine(t)
+	opts := dockersandbox.Options{Image: dockertest.Image, Prefix: dockertest.Prefix(t, e)}
+	var ws [2]*workspace.Workspace
+	var rs [2]*dockersandbox.Resolver
+	for i := range rs {
+		r, err := dockersandbox.NewResolver(ctx, e, localsandbox.PerThread, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs[i], ws[i] = r, workspace.NewResolved(r)
+	}
+	if got := ws[0].Sharing(); got != workspace.PerThread {
+		t.Errorf("Got(Sharing) = %q; want %q", got, workspace.PerThread)
+	}
+	for _, th := range []string{"t1", "t2"} {
+		mustRun(t, resolve(t, rs[0], workspace.Scope{ThreadID: th}), "echo "+th+" > notes.txt")
+	}
+	removed, err := ws[1].RemoveThread(ctx, workspace.Scope{ThreadID: "t1", ResourceID: "alice"})
+	if err != nil || !removed {
+		t.Fatalf("Got(RemoveThread(t1)) = %v, %v; want true, nil", removed, err)
+	}
+	key, _ := rs[0].Key(workspace.Scope{ThreadID: "t1"})
+	if ids, _ := dockersandbox.Containers(ctx, rs[0], key); len(ids) != 0 {
+		t.Errorf("Got(containers of t1 after RemoveThread) = %v; want none", ids)
+	}
+	if _, err := resolve(t, rs[0], workspace.Scope{ThreadID: "t1"}).Stat(ctx, "notes.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Got(Stat(notes.txt) in t1's sandbox after RemoveThread) error %v; want fs.ErrNotExist, its volume gone", err)
+	}
+	if got, err := resolve(t, rs[1], workspace.Scope{ThreadID: "t2"}).ReadFile(ctx, "notes.txt"); err != nil || string(got) != "t2\n" {
+		t.Errorf("Got(t2's notes) = %q, %v; want them kept", got, err)
+	}
+	// A thread that never had a sandbox is removed at no cost.
+	if removed, err := ws[0].RemoveThread(ctx, workspace.Scope{ThreadID: "never"}); err != nil || !removed {
+		t.Errorf("Got(RemoveThread(never)) = %v, %v; want true, nil", removed, err)
+	}
+	perResource, _ := twoServers(t, dockersandbox.Options{})
+	if removed, err := workspace.NewResolved(perResource).RemoveThread(ctx, workspace.Scope{ThreadID: "t1", ResourceID: "alice"}); err != nil || removed {
+		t.Errorf("Got(RemoveThread per resource) = %v, %v; want false, nil", removed, err)
 	}
 }
