@@ -3,6 +3,8 @@ package dockersandbox
 import (
 	"context"
 	"time"
+
+	"github.com/keel-go/keel/workspace"
 )
 
 // Settings is what the engine says of a sandbox's container, for tests.
@@ -37,4 +39,15 @@ func SetReapAge(t interface{ Cleanup(func()) }, d time.Duration) {
 	old := reapAge
 	reapAge = d
 	t.Cleanup(func() { reapAge = old })
+}
+
+// VolumePath returns where sb's volume is on the engine's host, making
+// and starting its container first (a sandbox's volume is made with it).
+func VolumePath(ctx context.Context, sb *Sandbox) (string, error) {
+	if _, err := sb.RunCommand(ctx, workspace.Command{Line: "true"}); err != nil {
+		return "", err
+	}
+	var v struct{ Mountpoint string }
+	err := sb.engine.call(ctx, "GET", "/volumes/"+sb.volume, nil, nil, &v)
+	return v.Mountpoint, err
 }

@@ -103,6 +103,24 @@ type resolved struct {
 // leaves HomeDir (by its text, or through a link) is an error wrapping
 // [workspace.ErrPathEscapes]; a missing one is not an error (st is nil).
 func (s *Sandbox) resolve(ctx context.Context, name string, follow bool) (*resolved, error) {
+	if follow {
+		return s.walk(ctx, name, followLinks)
+	}
+	return s.walk(ctx, name, keepLastLink)
+}
+
+// linkMode is what a walk does with the symbolic links on a path.
+type linkMode int
+
+const (
+	followLinks  linkMode = iota // follow every link that stays inside
+	keepLastLink                 // follow those on the way, not one at the end
+	refuseLinks                  // refuse any link
+)
+
+// walk finds the sandbox path name in the container, component by
+// component, treating links as mode says.
+func (s *Sandbox) walk(ctx context.Context, name string, mode linkMode) (*resolved, error) {
 	clean, err := cleanPath(name)
 	if err != nil {
 		return nil, err
@@ -139,7 +157,10 @@ func (s *Sandbox) resolve(ctx context.Context, name string, follow bool) (*resol
 		if !inside(st.LinkTarget) {
 			return nil, fmt.Errorf("%w: %q leads through a link to %s, outside %s", workspace.ErrPathEscapes, name, st.LinkTarget, HomeDir)
 		}
-		if last && !follow {
+		if mode == refuseLinks {
+			return nil, fmt.Errorf("%w: %s is a symbolic link", workspace.ErrNotRegularFile, path.Join(parts[:i+1]...))
+		}
+		if last && mode == keepLastLink {
 			return &resolved{abs: p, st: st}, nil
 		}
 		cur = st.LinkTarget
@@ -162,39 +183,7 @@ func (s *Sandbox) resolve(ctx context.Context, name string, follow bool) (*resol
 // [workspace.ErrNotRegularFile] (or [workspace.ErrPathEscapes] when the
 // link leads out of the sandbox).
 func (s *Sandbox) resolveNoLinks(ctx context.Context, name string) (*resolved, error) {
-	clean, err := cleanPath(name)
-	if err != nil {
-		return nil, err
-	}
-	cur := HomeDir
-	if clean == "." {
-		st, err := s.stat(ctx, cur)
-		if err != nil {
-			return nil, err
-		}
-		return &resolved{abs: cur, st: st}, nil
-	}
-	parts := strings.Split(clean, "/")
-	for i, part := range parts {
-		p := cur + "/" + part
-		st, err := s.stat(ctx, p)
-		switch {
-		case errors.Is(err, errNoPath):
-			return &resolved{abs: p, dir: cur, missing: parts[i:]}, nil
-		case err != nil:
-			return nil, err
-		case st.Mode&fs.ModeSymlink != 0 && !inside(st.LinkTarget):
-			return nil, fmt.Errorf("%w: %q leads through a link to %s, outside %s", workspace.ErrPathEscapes, name, st.LinkTarget, HomeDir)
-		case st.Mode&fs.ModeSymlink != 0:
-			return nil, fmt.Errorf("%w: %s is a symbolic link", workspace.ErrNotRegularFile, path.Join(parts[:i+1]...))
-		case i == len(parts)-1:
-			return &resolved{abs: p, st: st}, nil
-		case !st.Mode.IsDir():
-			return nil, &fs.PathError{Op: "resolve", Path: name, Err: syscall.ENOTDIR}
-		}
-		cur = p
-	}
-	panic("unreachable")
+	return s.walk(ctx, name, refuseLinks)
 }
 
 // inside reports whether the container path p is HomeDir or below it.
