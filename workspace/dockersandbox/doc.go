@@ -33,7 +33,10 @@
 // Containers run with no network (NetworkMode none: only a loopback of
 // their own, so not even the host's loopback, where keel listens, is in
 // reach), as uid 1000 ([Options].UID), with every capability dropped,
-// no-new-privileges, the engine's default seccomp profile, a read-only
+// no-new-privileges, the engine's default seccomp profile with keel's
+// refusals added (see seccomp_linux.go: ptrace, keyrings, mounts, new
+// namespaces, name_to_handle_at fail with EPERM, io_uring with ENOSYS,
+// fallocate with ENOSPC under a measured quota), a read-only
 // root file system, a private IPC namespace, and a 64 MiB tmpfs at /tmp;
 // the volume is the only place they can write to last. Limits
 // ([Options].Limits, those of a local sandbox, and [Options].CPUs) are
@@ -41,11 +44,19 @@
 // own 4; each command's wrapper takes 3), memory the memory cgroup with
 // no swap (it counts /tmp), CPUs the CPU quota, file size and CPU time
 // per process rlimits (fsize, cpu), core dumps off. The disk quota is
-// measured with du in the container, before each write, before and after
-// each command (by the command's own wrapper, in the same exec), and
-// every half second or so while it runs: a command that takes the
+// measured with du in the container (each file by the larger of its
+// apparent and allocated size), before each write, before and after each
+// command (by the command's own wrapper, in the same exec), and one
+// measurement after another while it runs: a command that takes the
 // sandbox over it is ended, a write is refused with an error wrapping
-// [workspace.ErrQuotaExceeded], as in a local sandbox. An OCI runtime
+// [workspace.ErrQuotaExceeded], as in a local sandbox. A measurement
+// that fails (a tree deeper than du reaches, more entries than
+// [localsandbox.Limits].Files) counts as going over, under the rules of
+// workspace/internal/diskquota.
+//
+// A resolver per thread removes a deleted thread's container and volume
+// ([Resolver.RemoveThread], which agent.DeleteThread calls through
+// [workspace.ThreadRemover]). An OCI runtime
 // such as gVisor's runsc can be named ([Options].Runtime).
 //
 // Without user namespace remapping in the engine (dockerd
