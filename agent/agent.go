@@ -54,6 +54,11 @@ type Config struct {
 	FallbackOnCallerErrors bool
 	// Tools the model may call.
 	Tools []tool.Tool
+	// ToolSets are tools that may change while the agent lives, such as an
+	// MCP server's (see package mcp/mcpclient). Each run reads them once,
+	// at its start, after Tools: a name that Tools or an earlier set holds
+	// already is left out of the run, with a warning in the log.
+	ToolSets []tool.Set
 	// Memory keeps threads; nil means runs have no history and naming a
 	// thread is an error.
 	Memory memory.Store
@@ -180,6 +185,11 @@ func New(cfg Config) (*Agent, error) {
 		}
 		a.tools[t.Name] = t
 		a.defs = append(a.defs, t.Definition())
+	}
+	for i, set := range cfg.ToolSets {
+		if set == nil {
+			return nil, fmt.Errorf("%w: ToolSets[%d] is nil", ErrInvalidConfig, i)
+		}
 	}
 	errorProcs := cfg.ErrorProcessors
 	if !cfg.DisableDefaultErrorProcessors {

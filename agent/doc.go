@@ -25,7 +25,10 @@
 //     decide whether the same step is tried again (after a delay that a
 //     cancelled context ends at once), else the next model of the list
 //     takes over, else the error surfaces unchanged; tool calls are run
-//     and their results start the next step.
+//     and their results start the next step. The tools are Config.Tools
+//     and those of Config.ToolSets as they were when the run began; the
+//     files a tool returns ([tool.Result]) follow its result in the tool
+//     message.
 //  5. The reply (assistant and tool messages) is stored and returned.
 //
 // # Thread titles

@@ -148,15 +148,15 @@ func (r *runner) endHook(op *observe.Op, span observe.Span, before int, err erro
 }
 
 // observedTool is execTool, reported as a ToolCall op.
-func (r *runner) observedTool(ctx context.Context, call keel.ToolCallPart) keel.ToolResultPart {
+func (r *runner) observedTool(ctx context.Context, call keel.ToolCallPart) (keel.ToolResultPart, []keel.FilePart) {
 	obs := observe.FromContext(ctx)
 	if obs == nil {
-		return r.a.execTool(ctx, r.run, call)
+		return r.a.execTool(ctx, r.run, r.tools, call)
 	}
 	op := &observe.Op{Kind: observe.ToolCall, Agent: r.a.cfg.ID, RunID: r.opts.runID, Tool: call.Name, ToolCallID: call.ID}
 	ctx, span := obs.Start(ctx, op)
-	tr := r.a.execTool(ctx, r.run, call)
+	tr, files := r.a.execTool(ctx, r.run, r.tools, call)
 	op.ToolFailed = tr.IsError
 	span.End(nil)
-	return tr
+	return tr, files
 }

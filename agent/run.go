@@ -85,6 +85,7 @@ type runner struct {
 	input   []keel.Message // the turn's messages, as stored
 	steps   []keel.Message // assistant and tool messages of this run
 
+	tools toolbox              // the tools of this run, read at its start
 	cur   int                  // the model of r.a.models the calls go to
 	links map[string]keel.Part // what each link gave, once per run
 
@@ -110,7 +111,7 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{a: a, emit: emit, opts: o}
+	r := &runner{a: a, emit: emit, opts: o, tools: a.toolbox()}
 	r.run = processor.NewRun(o.runID, r.onRecovery)
 	r.run.AgentID, r.run.ThreadID, r.run.ResourceID = a.cfg.ID, o.threadID, o.resourceID
 	r.run.Workspace, r.run.Logger = a.cfg.Workspace, a.logger
@@ -194,7 +195,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		if err := ctx.Err(); err != nil {
 			return st, nil, err
 		}
-		req := &keel.Request{Messages: lreq.Prompt, Tools: r.a.defs}
+		req := &keel.Request{Messages: lreq.Prompt, Tools: r.tools.defs}
 		var sent bool
 		resp, sent, err = r.observedCall(ctx, step, st.Attempts, req)
 		if err == nil {
@@ -231,9 +232,14 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 	if len(st.ToolCalls) > 0 {
 		results := make([]keel.Part, 0, len(st.ToolCalls))
 		for _, call := range st.ToolCalls {
-			tr := r.observedTool(ctx, call)
+			tr, files := r.observedTool(ctx, call)
 			st.ToolResults = append(st.ToolResults, tr)
 			results = append(results, tr)
+			// A result's files follow it, so that each stays with the
+			// call that made it.
+			for _, f := range files {
+				results = append(results, f)
+			}
 			if !r.send(Event{Type: EventToolResult, Step: step, ToolResult: tr}) {
 				return st, nil, errStopped
 			}

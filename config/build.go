@@ -7,10 +7,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/mcp/mcpclient"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/tool"
@@ -51,9 +53,6 @@ type BuildOptions struct {
 	AllowUnisolated bool
 	// BwrapPath is the bubblewrap binary; "" looks "bwrap" up in PATH.
 	BwrapPath string
-	// Context bounds what Build asks of a Docker engine for agents whose
-	// sandbox engine is docker; nil means context.Background().
-	Context context.Context
 	// DockerPrefix starts the names of docker sandboxes' containers and
 	// volumes; "" means "keel". Servers that share sandboxes use the same.
 	DockerPrefix string
@@ -61,8 +60,12 @@ type BuildOptions struct {
 	Logger *slog.Logger
 	// Agent, when not empty, builds only the agent with that ID, as a
 	// command that runs one agent needs; [Built].Agents then holds it
-	// alone. No agent with that ID is an error.
+	// alone, and only the MCP servers it names are started. No agent
+	// with that ID is an error.
 	Agent string
+	// LookupEnv reads the environment variables that MCP servers' env
+	// and headers name; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
 }
 
 // Built is what [File.Build] made.
@@ -83,6 +86,19 @@ type Built struct {
 	// The server's refusals route uses them, so that what it forgets
 	// stops counting at once.
 	Refusals *processor.RememberedRefusals
+	// MCP are the MCP servers the agents name, started, in name order
+	// (an optional one that could not start is missing). [Built.Close]
+	// stops them.
+	MCP []*mcpclient.Client
+}
+
+// Close stops the MCP servers of b, and waits for them. Call it when the
+// agents are no longer used.
+func (b *Built) Close() error {
+	for _, c := range b.MCP {
+		c.Close()
+	}
+	return nil
 }
 
 // ErrNoModel is what agents answer with when no model was configured and
@@ -91,14 +107,24 @@ var ErrNoModel = errors.New("config: no model configured: set KEEL_MODEL=provide
 	"(such as google/gemini-2.5-flash), or one of OPENAI_API_KEY, ANTHROPIC_API_KEY, " +
 	"GOOGLE_GENERATIVE_AI_API_KEY, then start keel again")
 
-// Build makes the file's agents: models resolved, tools and sandboxes
-// attached, processors configured. An agent gets a sandbox when a tool
+// Build is [File.BuildContext] with a context that never ends.
+func (f *File) Build(opts BuildOptions) (*Built, error) {
+	return f.BuildContext(context.Background(), opts)
+}
+
+// BuildContext makes the file's agents: MCP servers started (each once,
+// ctx bounding their start), models resolved, tools and sandboxes
+// attached, processors configured. An MCP server that cannot start is
+// an [*Error] at its line (a warning when it is optional); a tool of a
+// server that the server does not offer, or two tools of an agent with
+// one name, is an [*Error] at the agent's tools entry. Call
+// [Built.Close] to stop the servers. An agent gets a sandbox when a tool
 // or its fileUpload reaches it (and not with sandbox: none). Sandboxes
 // whose commands bubblewrap cannot isolate do not stop it: their files
 // work, their commands are off (or unisolated, when the agent or opts
 // allow it), and Warnings says so once. Warnings also holds the file's
 // own ([File.Warnings]).
-func (f *File) Build(opts BuildOptions) (*Built, error) {
+func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, err error) {
 	if opts.ResolveModel == nil {
 		return nil, errors.New("config: build: BuildOptions.ResolveModel is required")
 	}
@@ -122,12 +148,26 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 		return nil, fmt.Errorf("config: build: no agent %q", opts.Agent)
 	}
 	out := &Built{Warnings: f.Warnings(), Refusals: f.rememberedRefusals(opts)}
-	var sandboxes sandboxLines
-	docker := &dockerSandboxes{ctx: opts.Context, prefix: opts.DockerPrefix}
-	if docker.ctx == nil {
-		docker.ctx = context.Background()
+	clients, warns, err := f.startServers(ctx, f.usedServers(chosen), opts, logger)
+	if err != nil {
+		return nil, err
 	}
+	for _, name := range f.mcpNames() {
+		if c := clients[name]; c != nil {
+			out.MCP = append(out.MCP, c)
+		}
+	}
+	defer func() {
+		if err != nil {
+			out.Close()
+		}
+	}()
+	out.Warnings = append(out.Warnings, warns...)
+	var sandboxes sandboxLines
+	// ctx bounds what is asked of a Docker engine too.
+	docker := &dockerSandboxes{ctx: ctx, prefix: opts.DockerPrefix}
 	rootMade := false
+	describers := make(map[string]processor.ImageDescriber)
 	for _, i := range chosen {
 		a := f.Agents[i]
 		var ws *workspace.Workspace
@@ -148,8 +188,18 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 		if err != nil {
 			return nil, err
 		}
-		cfg.Files = processor.UnsupportedFileOptions{Converters: f.converters(a), Images: f.images(a), Refusals: out.Refusals,
-			BlameReadableFiles: f.blamesReadable(a)}
+		describer, warn, err := f.describer(a, opts, describers)
+		if err != nil {
+			return nil, err
+		}
+		if warn != "" && !slices.Contains(out.Warnings, warn) {
+			out.Warnings = append(out.Warnings, warn)
+		}
+		cfg.Files = processor.UnsupportedFileOptions{Converters: f.converters(a), Images: f.images(a), DescribeWith: describer,
+			Refusals: out.Refusals, BlameReadableFiles: f.blamesReadable(a)}
+		if cfg.ToolSets, err = f.toolSets(i, cfg.Tools, clients); err != nil {
+			return nil, err
+		}
 		ag, err := agent.New(cfg)
 		if err != nil {
 			return nil, fmt.Errorf("config: agent %s: %w", a.ID, err)
@@ -166,14 +216,17 @@ func (f *File) Build(opts BuildOptions) (*Built, error) {
 	warns, info := sandboxes.lines(len(chosen))
 	out.Warnings = append(out.Warnings, warns...)
 	out.Info = info
+	if line := mcpLine(out.MCP); line != "" {
+		out.Info = append(out.Info, line)
+	}
 	return out, nil
 }
 
-// hasSandbox reports whether the agent gets a sandbox: a tool or its
-// fileUpload reaches it, and it does not say sandbox: none. Every tool
-// keel.yaml can name works in the sandbox.
+// hasSandbox reports whether the agent gets a sandbox: a sandbox tool or
+// its fileUpload reaches it, and it does not say sandbox: none. An MCP
+// server's tools do not work in the sandbox.
 func (a Agent) hasSandbox() bool {
-	return !a.Sandbox.None && (len(a.Tools) > 0 || a.FileUpload != nil)
+	return !a.Sandbox.None && (slices.ContainsFunc(a.Tools, isTool) || a.FileUpload != nil)
 }
 
 // agentConfig returns agent i's configuration; ws is its workspace when
@@ -209,7 +262,9 @@ func (f *File) agentConfig(i int, opts BuildOptions, ws *workspace.Workspace, lo
 		Logger:                 logger,
 	}
 	for _, name := range a.Tools {
-		cfg.Tools = append(cfg.Tools, toolOf(name))
+		if isTool(name) {
+			cfg.Tools = append(cfg.Tools, toolOf(name))
+		}
 	}
 	if a.ErrorProcessorDefaults != nil && !*a.ErrorProcessorDefaults {
 		cfg.DisableDefaultErrorProcessors = true

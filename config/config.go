@@ -58,6 +58,8 @@ type File struct {
 	Files Files `yaml:"files"`
 	// Refusals configures remembered refusals, shared by all agents.
 	Refusals Refusals `yaml:"refusals"`
+	// MCP are the MCP servers whose tools agents may name, by name.
+	MCP map[string]MCPServer `yaml:"mcp"`
 
 	// path names the file in error messages; "" for a file not read from
 	// disk.
@@ -92,9 +94,11 @@ type Agent struct {
 	// next model too; by default they surface, since another model would
 	// hide a mistake to fix.
 	FallbackOnCallerErrors bool `yaml:"fallbackOnCallerErrors"`
-	// Tools are the sandbox tools the model may call, by name:
-	// run_command, read_file and list_files. An agent without any has no
-	// sandbox unless FileUpload is set: a file the model refuses then
+	// Tools are the tools the model may call, by name: the sandbox tools
+	// run_command, read_file and list_files; a server of the file's mcp:
+	// (all its tools); or one tool of such a server, "SERVER/TOOL" with
+	// the server's name for the tool. An agent without a sandbox tool has
+	// no sandbox unless FileUpload is set: a file the model refuses then
 	// becomes a placeholder, not a note about a sandbox it cannot reach.
 	Tools []string `yaml:"tools"`
 	// Sandbox says which runs share a sandbox, or, written "sandbox:

@@ -87,7 +87,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level field", "agents:\n  - id: a\nservre: {}\n", 3, `unknown field "servre"`},
 		{"unknown sandbox field", "agents:\n  - id: a\n    sandbox:\n      mode: shared\n", 4, `unknown field "mode"`},
 		{"wrong type", "agents:\n  - id: a\n    maxSteps: many\n", 3, `got text "many"; write a whole number here`},
-		{"scalar document", "hello\n", 1, `got text "hello"; write a mapping of agents, server, files, refusals here`},
+		{"scalar document", "hello\n", 1, `got text "hello"; write a mapping of agents, server, files, refusals, mcp here`},
 		{"agent as text", "agents:\n  - analyst\n", 2, `write a mapping of id, name`},
 		{"bad duration", "agents:\n  - id: a\n    streamRetry:\n      delay: soon\n", 4, `write a duration such as 3s here`},
 		// yaml.v3 names the line where the broken construct starts.

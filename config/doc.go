@@ -25,6 +25,7 @@
 //	  convert: true             # a refused file's text for the model; false: the note alone
 //	  maxChars: 100000          # the cap on one file's text
 //	  blameReadable: true       # an unnamed error with only images, PDFs or text: one call without them
+//	  describeWith: google/gemini-2.5-flash  # describes images for a model that sees none, once per image
 //	  fetch:                    # download files sent as links; without it none is downloaded
 //	    allowHosts: [files.example.com, "*.cdn.example"]  # a wildcard: public addresses only
 //	    maxSize: 10MiB          # the default
@@ -34,6 +35,16 @@
 //	refusals:
 //	  remember: true            # remember which types each model refuses, in the store
 //	  expiry: 24h               # how long a refusal counts before the file is sent again
+//	mcp:                        # MCP servers whose tools agents may name
+//	  everything:               # a server keel runs (stdio); its tools are everything_TOOL
+//	    command: npx
+//	    args: [-y, "@modelcontextprotocol/server-everything"]
+//	    env: {GITHUB_TOKEN: "${GITHUB_TOKEN}"}   # added to PATH, HOME and the like; keel's keys stay with keel
+//	    timeout: 60s            # each call's; the default
+//	  search:                   # a streamable-HTTP server
+//	    url: https://mcp.example.com/mcp
+//	    headers: {Authorization: "Bearer ${SEARCH_TOKEN}"}  # an unset variable is an error at start
+//	    optional: true          # start without it, with a warning, when it cannot start
 //	agents:
 //	  - id: analyst
 //	    name: Analyst
@@ -43,7 +54,7 @@
 //	    # or a list, the next taking over when one fails:
 //	    # model: [google/gemini-2.5-flash, {model: openai/gpt-4o-mini, maxRetries: 1}]
 //	    fallbackOnCallerErrors: false    # true: a 401, 403 or bad request moves on too
-//	    tools: [run_command, read_file, list_files]
+//	    tools: [run_command, read_file, list_files, everything, search/query]
 //	    sandbox:                         # or: sandbox: none
 //	      resolution: per-resource       # per-thread, shared
 //	      allowUnisolated: false         # run commands without bubblewrap if it cannot run
@@ -77,10 +88,25 @@
 // [Server.ResolveAuth] reads them, with the file's settings, into what
 // the server and its token verifier take.
 //
+// # MCP servers
+//
+// mcp: names the MCP servers agents may take tools from (package
+// mcp/mcpclient runs them). An agent's tools: names a whole server
+// ("everything": every tool it offers, now and after it changes its list)
+// or one tool of it ("everything/echo", as the server names it); the
+// model sees each as SERVER_TOOL. A name that is neither a sandbox tool
+// nor a server of mcp: is an [*Error] at its line when the file is read;
+// a tool the server does not offer is one when the agents are built,
+// since only a started server says what it offers. [File.BuildContext]
+// starts each server the agents name once, all at once; one that cannot
+// start is an [*Error] at its line, or a warning with optional: true.
+// [Built.Close] stops them.
+//
 // # Sandboxes
 //
-// An agent has a sandbox only when something reaches it: one of its tools
-// (each of the three works in the sandbox) or its fileUpload. Without a
+// An agent has a sandbox only when something reaches it: one of its
+// sandbox tools or its fileUpload (an MCP server's tools do not work in
+// the sandbox). Without a
 // sandbox, a file the model refuses reaches it as a placeholder,
 // "[Attachment unavailable: NAME]", rather than a note about a sandbox it
 // could not open. "sandbox: none" says so outright, and then naming a

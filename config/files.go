@@ -1,13 +1,18 @@
 package config
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/convert/imageconv"
+	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 )
 
@@ -34,6 +39,41 @@ type Files struct {
 	// keeps the reference framework's rule, which blames only other
 	// files.
 	BlameReadable *bool `yaml:"blameReadable"`
+	// DescribeWith names a vision model ("google/gemini-2.5-flash") that
+	// describes an image refused by a model that reads none: what it
+	// shows and the text in it, after what the file itself says. Each
+	// image is described once, kept in the store by its SHA-256 so that
+	// no keel sharing the database asks again. Empty (the default)
+	// describes none. Needs convert on.
+	DescribeWith string `yaml:"describeWith"`
+}
+
+// describer returns what describes a's refused images for a model that
+// reads none, nil when files.describeWith names no model or conversion
+// is off; one per model named, shared by the agents naming it. A model
+// without its API key is a warning, and no description.
+func (f *File) describer(a Agent, opts BuildOptions, made map[string]processor.ImageDescriber) (processor.ImageDescriber, string, error) {
+	name := cmp.Or(a.Files.DescribeWith, f.Files.DescribeWith)
+	if name == "" || f.images(a) == nil {
+		return nil, "", nil
+	}
+	if d, ok := made[name]; ok {
+		return d, "", nil
+	}
+	m, err := opts.ResolveModel(name)
+	switch {
+	case errors.Is(err, ErrModelUnavailable):
+		made[name] = nil
+		return nil, fmt.Sprintf("files.describeWith: %s cannot describe images: %v", name, err), nil
+	case err != nil:
+		return nil, "", fmt.Errorf("config: files.describeWith %q: %w", name, err)
+	}
+	d := &processor.ModelDescriber{Model: m, Images: f.images(a)}
+	if store, ok := memory.Capability[memory.FileDescriptions](opts.Memory); ok {
+		d.Store = store
+	}
+	made[name] = d
+	return d, "", nil
 }
 
 // blamesReadable reports whether a's refused-file handler blames
@@ -123,6 +163,9 @@ func (f *File) rememberedRefusals(opts BuildOptions) *processor.RememberedRefusa
 func validateFiles(fl Files, add func(key, format string, args ...any)) {
 	if fl.MaxChars < 0 {
 		add("maxChars", "%d: use a positive number of characters, or leave it out for 100000", fl.MaxChars)
+	}
+	if p, m, ok := strings.Cut(fl.DescribeWith, "/"); fl.DescribeWith != "" && (!ok || p == "" || m == "") {
+		add("describeWith", "%q: name a vision model as provider/model, such as google/gemini-2.5-flash", fl.DescribeWith)
 	}
 	if fl.Fetch != nil {
 		fl.Fetch.validate(func(key, format string, args ...any) { add("fetch."+key, format, args...) })

@@ -8,6 +8,7 @@ import (
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/processor"
 )
 
 func TestFilesConvert(t *testing.T) {
@@ -94,5 +95,35 @@ func TestRefusalsSettings(t *testing.T) {
 				t.Errorf("Got(expiry) = %v; want %v", b.Refusals.Expiry(), tt.expiry)
 			}
 		})
+	}
+}
+
+func TestFilesDescribeWith(t *testing.T) {
+	yaml := "files: {describeWith: google/gemini-2.5-flash}\nagents:\n  - id: a\n  - id: b\n  - id: c\n    files: {convert: false}\n"
+	f, err := config.Parse([]byte(yaml), "keel.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := memory.NewInMemory()
+	b, asked := build(t, f, config.BuildOptions{DefaultModel: "openai-compatible/m", Memory: store})
+	a, ok := b.Agents[0].Config().Files.DescribeWith.(*processor.ModelDescriber)
+	if !ok || a.ModelID() != "keeltest/scripted" || a.Store != memory.FileDescriptions(store) || a.Images == nil {
+		t.Fatalf("Got(agent a's describer) = %#v; want the vision model, the store, the image converter", b.Agents[0].Config().Files.DescribeWith)
+	}
+	if b.Agents[1].Config().Files.DescribeWith != processor.ImageDescriber(a) {
+		t.Errorf("Got(agent b's describer) = %p; want the one of agent a, %p: one per model", b.Agents[1].Config().Files.DescribeWith, a)
+	}
+	if d := b.Agents[2].Config().Files.DescribeWith; d != nil {
+		t.Errorf("Got(agent c's describer, conversion off) = %#v; want none", d)
+	}
+	if n := strings.Count(strings.Join(asked, " "), "google/gemini-2.5-flash"); n != 1 {
+		t.Errorf("Got(models resolved) = %q; want google/gemini-2.5-flash once", asked)
+	}
+
+	for _, bad := range []string{"gemini", "/m", "google/"} {
+		_, err := config.Parse([]byte("files: {describeWith: \""+bad+"\"}\nagents:\n  - id: a\n"), "keel.yaml")
+		if err == nil || !strings.Contains(err.Error(), "keel.yaml:1: files.describeWith") || !strings.Contains(err.Error(), "provider/model") {
+			t.Errorf("Got(Parse(describeWith %q)) = %v; want an error at its line asking for provider/model", bad, err)
+		}
 	}
 }

@@ -98,11 +98,12 @@ func Parse(data []byte, name string) (*File, error) {
 var (
 	lineRE     = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 	unknownRE  = regexp.MustCompile(`^field (\S+) not found in type config\.(\w+)$`)
-	cannotRE   = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.*)$")
-	typeNames  = map[string]string{"int": "a whole number", "int64": "a whole number", "string": "text", "bool": "true or false", "time.Duration": "a duration such as 3s", "[]string": "a list", "[]config.Agent": "a list of agents"}
+	cannotRE   = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.*)$")
+	typeNames  = map[string]string{"int": "a whole number", "int64": "a whole number", "string": "text", "bool": "true or false", "time.Duration": "a duration such as 3s", "[]string": "a list", "[]config.Agent": "a list of agents", "map[string]string": "a mapping of names to text", "map[string]config.MCPServer": "a mapping of server names to servers, such as everything: {command: npx, args: [-y, \"@modelcontextprotocol/server-everything\"]}"}
 	tagNames   = map[string]string{"str": "text", "int": "a number", "float": "a number", "bool": "true/false", "map": "a mapping", "seq": "a list", "null": "nothing"}
 	knownByTyp = map[string]string{
-		"File":          "agents, server, files, refusals",
+		"File":          "agents, server, files, refusals, mcp",
+		"MCPServer":     "command, args, env, url, headers, timeout, optional",
 		"Agent":         "id, name, description, instructions, model, fallbackOnCallerErrors, tools, sandbox, fileUpload, errorProcessorDefaults, streamRetry, maxSteps, maxProcessorRetries, files, lastMessages, generateTitle",
 		"Files":         "convert, maxChars, fetch",
 		"Fetch":         "allowHosts, maxSize, timeout, keepCopy, resolve",
@@ -157,7 +158,12 @@ func decodeError(name string, err error) error {
 			if got == "" {
 				got = m[1]
 			}
-			e.Message = fmt.Sprintf("got %s %q; write %s here", got, m[2], want)
+			if m[2] == "" {
+				// A list or a mapping has no value to quote.
+				e.Message = fmt.Sprintf("got %s; write %s here", got, want)
+			} else {
+				e.Message = fmt.Sprintf("got %s %q; write %s here", got, m[2], want)
+			}
 		}
 		errs = append(errs, e)
 	}

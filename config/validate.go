@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/keel-go/keel/memory"
@@ -53,13 +54,19 @@ func (f *File) validate(root *yaml.Node) error {
 		}
 		used := make(map[string]bool)
 		for j, t := range a.Tools {
+			e, err := f.parseToolEntry(t)
+			key := fmt.Sprintf("agents[%d].tools[%d]", i, j)
 			switch {
-			case !isTool(t):
-				add(fmt.Sprintf("agents[%d].tools[%d]", i, j), at("tools", j), "unknown tool %q; the tools are %s", t, strings.Join(toolNames, ", "))
+			case err != nil:
+				add(key, at("tools", j), "%v", err)
 			case used[t]:
-				add(fmt.Sprintf("agents[%d].tools[%d]", i, j), at("tools", j), "%s is listed twice", t)
-			case a.Sandbox.None:
-				add(fmt.Sprintf("agents[%d].tools[%d]", i, j), at("tools", j), "%s works in the agent's sandbox, and this agent has sandbox: none; remove the tool, or the sandbox line", t)
+				add(key, at("tools", j), "%s is listed twice", t)
+			case e.tool != "" && used[e.server]:
+				add(key, at("tools", j), "%s is one of %s's tools, and %s is listed whole already; keep one of the two", t, e.server, e.server)
+			case e.server != "" && e.tool == "" && slices.ContainsFunc(a.Tools[:j], func(s string) bool { return strings.HasPrefix(s, e.server+"/") }):
+				add(key, at("tools", j), "%s lists all its tools, and one of them is listed already; keep one of the two", t)
+			case e.builtin != "" && a.Sandbox.None:
+				add(key, at("tools", j), "%s works in the agent's sandbox, and this agent has sandbox: none; remove the tool, or the sandbox line", t)
 			}
 			used[t] = true
 		}
@@ -91,6 +98,9 @@ func (f *File) validate(root *yaml.Node) error {
 	}
 	validateFiles(f.Files, func(key, format string, args ...any) {
 		add("files."+key, append([]any{"files"}, anyKeys(key)...), format, args...)
+	})
+	f.validateMCP(func(field string, path []any, format string, args ...any) {
+		add(field, path, format, args...)
 	})
 	if f.Refusals.Expiry < 0 {
 		add("refusals.expiry", []any{"refusals", "expiry"}, "%s: use a positive duration such as 12h, or leave it out for 24h", f.Refusals.Expiry)
@@ -204,6 +214,15 @@ func lineOf(root *yaml.Node, path ...any) int {
 				for i := 0; i+1 < len(n.Content); i += 2 {
 					if n.Content[i].Value == k {
 						next = n.Content[i+1]
+						break
+					}
+				}
+			}
+		case keyOf:
+			if n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == string(k) {
+						next = n.Content[i]
 						break
 					}
 				}

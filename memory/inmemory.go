@@ -20,14 +20,15 @@ import (
 // with what it keeps. It is also a [ThreadStarter], a [BlobReporter], a
 // [RefusalLedger] and a [TurnQueue]. It is safe for concurrent use.
 type InMemory struct {
-	mu       sync.RWMutex
-	threads  map[string]*memThread
-	blobs    map[string]*memBlob
-	refusals map[RefusalKey]Refusal
-	turns    []memTurn // queued, oldest first
-	seq      int64
-	reads    atomic.Int64
-	now      func() time.Time
+	mu           sync.RWMutex
+	threads      map[string]*memThread
+	blobs        map[string]*memBlob
+	refusals     map[RefusalKey]Refusal
+	descriptions map[[2]string]FileDescription // by model and SHA-256
+	turns        []memTurn                     // queued, oldest first
+	seq          int64
+	reads        atomic.Int64
+	now          func() time.Time
 }
 
 type memThread struct {

@@ -46,6 +46,9 @@ func imageTarget(m keel.Model) imageconv.Target {
 type imageResult struct {
 	image *imageconv.Image
 	info  *imageconv.Info
+	// description and by are a vision model's words of an image the
+	// model cannot see, and that model ([UnsupportedFileOptions].DescribeWith).
+	description, by string
 }
 
 // imageOnce re-encodes or describes the refused image f (inline, of
@@ -65,6 +68,12 @@ func (h *UnsupportedFileHandler) imageOnce(ctx context.Context, req *LLMRequest,
 		// The model takes no image of that type (it reads no images), or
 		// this one is too large to decode: what its header says.
 		r.info, err = h.images.Describe(ctx, in)
+		if err == nil && h.describer != nil {
+			var derr error
+			if r.description, r.by, derr = h.describer.DescribeImage(ctx, in, sum); derr != nil && ctx.Err() == nil {
+				warnRefusedFile(req.Run, "image the model cannot see could not be described; sent with what its file says", displayName(filename, f.MediaType), derr)
+			}
+		}
 	}
 	switch {
 	case err == nil, errors.Is(err, imageconv.ErrUnsupported):
@@ -93,11 +102,17 @@ func (st *unsupportedFileState) refusesType(mediaType string, req *LLMRequest) b
 //	[Image IMG_0042.HEIC, as the model can read it: HEIC 4032 × 3024 → JPEG 2000 × 1500; turned upright]
 //	[Image logo.png, which the model cannot see]
 //	Image: PNG, 640 × 480 pixels, RGB with alpha
+//	[Described by google/gemini-2.5-flash]
+//	A company logo: a blue sail over the word "keel". Text: keel
 func (r imageResult) label(name string) string {
 	if r.image != nil {
 		return "[Image " + displayOf(name) + ", as the model can read it: " + cleanLine(r.image.Summary(), maxLabelFacts) + "]"
 	}
-	return "[Image " + displayOf(name) + ", which the model cannot see]\n" + strings.TrimRight(r.info.Text(), "\n")
+	s := "[Image " + displayOf(name) + ", which the model cannot see]\n" + strings.TrimRight(r.info.Text(), "\n")
+	if r.description != "" {
+		s += "\n[Described by " + r.by + "]\n" + r.description
+	}
+	return s
 }
 
 // report describes what was made of the image in a [Recovery].
@@ -107,6 +122,9 @@ func (r imageResult) report() *Conversion {
 		return &Conversion{Kind: "image", As: as, Description: r.image.Summary()}
 	}
 	t := r.info.Text()
+	if r.description != "" {
+		t += "\n" + r.description
+	}
 	return &Conversion{Kind: "image", As: "description", Description: firstLine(t), Chars: len([]rune(t))}
 }
 

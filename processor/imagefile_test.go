@@ -2,6 +2,7 @@ package processor_test
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/color"
 	pngenc "image/png"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/convert/imageconv"
+	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 )
 
@@ -96,5 +99,58 @@ func TestImageToAModelThatSeesNone(t *testing.T) {
 	got := partTexts(prompt)
 	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasPrefix(got[2], want[2]) {
 		t.Errorf("Got(prompt) = %q; want %q…", got, want)
+	}
+}
+
+func TestImageDescribedOnceByAVisionModel(t *testing.T) {
+	store := memory.NewInMemory()
+	logo := keel.FilePart{Data: encoded(t, func(b *bytes.Buffer, m image.Image) error { return pngenc.Encode(b, m) }), MediaType: "image/png", Filename: "logo.png"}
+	for server := 1; server <= 2; server++ {
+		// Each server has its own describer and handler; they share the
+		// store.
+		vision := keeltest.NewModel(keeltest.Reply{Respond: func(req *keel.Request) keeltest.Reply {
+			return keeltest.Reply{Text: "A flag, red on the left and blue on the right. Text: none."}
+		}})
+		describer := &processor.ModelDescriber{Model: vision, Store: store, Images: imageconv.Default()}
+		s := newRefusals(t)
+		s.h = processor.NewUnsupportedFileHandlerWith(processor.UnsupportedFileOptions{Refusals: s.rr, Images: imageconv.Default(), DescribeWith: describer})
+		for turn := 1; turn <= 2; turn++ {
+			run := quietRun(userMsg(text("describe"), logo))
+			s.fail(t, run, flash, apiRefusal(500, keel.FaultFileType, "", "image/*", 0), true)
+			got := partTexts(s.call(t, run, flash, true)[0])
+			want := "[Image logo.png, which the model cannot see]\nImage: PNG, 40 × 30 pixels"
+			if len(got) != 3 || !strings.HasPrefix(got[2], want) ||
+				!strings.HasSuffix(got[2], "\n[Described by keeltest/scripted]\nA flag, red on the left and blue on the right. Text: none.") {
+				t.Fatalf("server %d, turn %d: Got(prompt) = %q; want what the file says, then the description", server, turn, got)
+			}
+		}
+		wantCalls := 0
+		if server == 1 {
+			wantCalls = 1
+		}
+		if vision.Calls() != wantCalls {
+			t.Errorf("server %d: Got(vision model calls) = %d; want %d: described once ever", server, vision.Calls(), wantCalls)
+		}
+		if server == 1 {
+			req := vision.Requests()[0]
+			parts := req.Messages[0].Parts
+			if fp, ok := parts[1].(keel.FilePart); len(parts) != 2 || !ok || fp.MediaType != "image/png" || parts[0].(keel.TextPart).Text != processor.DescribePrompt {
+				t.Errorf("Got(vision request) = %+v; want the prompt and the image", parts)
+			}
+		}
+	}
+}
+
+func TestImageDescriptionFailureLeavesTheTurn(t *testing.T) {
+	vision := keeltest.NewModel(keeltest.Reply{Err: errors.New("vision model down")})
+	s := newRefusals(t)
+	s.h = processor.NewUnsupportedFileHandlerWith(processor.UnsupportedFileOptions{Refusals: s.rr, Images: imageconv.Default(),
+		DescribeWith: &processor.ModelDescriber{Model: vision}})
+	logo := keel.FilePart{Data: encoded(t, func(b *bytes.Buffer, m image.Image) error { return pngenc.Encode(b, m) }), MediaType: "image/png", Filename: "logo.png"}
+	run := quietRun(userMsg(text("describe"), logo))
+	s.fail(t, run, flash, apiRefusal(500, keel.FaultFileType, "", "image/*", 0), true)
+	got := partTexts(s.call(t, run, flash, true)[0])
+	if len(got) != 3 || strings.Contains(got[2], "Described by") || !strings.HasPrefix(got[2], "[Image logo.png, which the model cannot see]") {
+		t.Errorf("Got(prompt) = %q; want what the file says, without a description", got)
 	}
 }

@@ -76,6 +76,7 @@ var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 type UnsupportedFileHandler struct {
 	converters    FileConverter
 	images        ImageConverter
+	describer     ImageDescriber
 	refusals      *RememberedRefusals
 	blameReadable bool
 }
@@ -118,6 +119,12 @@ type UnsupportedFileOptions struct {
 	// it without seeing it: format, size, the date it was taken and the
 	// camera, never where. Each image is converted once per run.
 	Images ImageConverter
+	// DescribeWith, when not nil and Images is set, adds to what is said
+	// of an image refused by a model that reads none a description of
+	// it and the text in it, written by a vision model (a
+	// *ModelDescriber; keel.yaml's files.describeWith). A description
+	// that fails is left out, with a warning, and the turn goes on.
+	DescribeWith ImageDescriber
 	// BlameReadableFiles goes beyond the reference framework's rule, by
 	// which an error answer that names no file is blamed only on files
 	// that are not an image, a PDF or text. With it, such an answer to a
@@ -142,7 +149,7 @@ func NewUnsupportedFileHandler() *UnsupportedFileHandler { return &UnsupportedFi
 // NewUnsupportedFileHandlerWith returns an unsupported-file handler with
 // opts.
 func NewUnsupportedFileHandlerWith(opts UnsupportedFileOptions) *UnsupportedFileHandler {
-	return &UnsupportedFileHandler{converters: opts.Converters, images: opts.Images, refusals: opts.Refusals,
+	return &UnsupportedFileHandler{converters: opts.Converters, images: opts.Images, describer: opts.DescribeWith, refusals: opts.Refusals,
 		blameReadable: opts.BlameReadableFiles}
 }
 

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs keel's whole test suite on a fresh Debian machine: installs what the
 # tests need (bubblewrap for the sandbox, PostgreSQL's server binaries for
-# the PostgreSQL store, Node.js for the Mastra client test, and that test's
-# npm packages from its lockfile, chromium for the console's browser tests,
-# ImageMagick, avifenc and exiftool for the image conversion tests,
-# docker.io and busybox-static for the Docker sandbox, whose engine it
-# starts when none answers), checks formatting and vet, then runs every
-# test with the race detector.
+# the PostgreSQL store, Node.js for the Mastra client test and the MCP
+# tests, and their npm packages from their lockfiles, chromium for the
+# console's browser tests, ImageMagick, avifenc and exiftool for the image
+# conversion tests, docker.io and busybox-static for the Docker sandbox,
+# whose engine it starts when none answers), checks formatting and vet,
+# then runs every test with the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,6 +61,12 @@ npmci() {
 if [ -f test/mastra-client/package-lock.json ]; then
 	say "installing the Mastra client test's npm packages from its lockfile"
 	npmci --prefix test/mastra-client --no-audit --no-fund --loglevel=error
+fi
+if [ -f test/mcp/package-lock.json ]; then
+	# The MCP reference servers and inspector the MCP tests run. The
+	# inspector declares Node 22 and runs its --cli on Node 20: npm warns.
+	say "installing the MCP reference servers and inspector from their lockfile"
+	npmci --prefix test/mcp --no-audit --no-fund --loglevel=error
 fi
 if [ -f test/mastra-studio/package-lock.json ]; then
 	# Mastra Studio runs none of its packages' install scripts (they fetch

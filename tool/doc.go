@@ -2,6 +2,18 @@
 // JSON Schema input and an Execute function, and the sandbox tools every
 // agent with a workspace can be given.
 //
+// # Results with files
+//
+// Execute may return a [Result], whose Files follow the call's result in
+// the tool message: an image a tool drew, a file it fetched. They are
+// stored, sent and handled as a user's files are.
+//
+// # Tool sets
+//
+// A [Set] is tools that may change while a program runs, such as an MCP
+// server's (package mcp/mcpclient); an agent reads each of its sets at the
+// start of every run. [Tools] is a set that does not change.
+//
 // # Sandbox tools
 //
 // [RunCommand] ("run_command"), [ReadFile] ("read_file") and [ListFiles]

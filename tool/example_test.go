@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/tool"
 	"github.com/keel-go/keel/workspace"
@@ -57,4 +58,24 @@ func ExampleRunCommand() {
 	fmt.Println(err)
 	// Output:
 	// tool: run_command: workspace: no sandbox
+}
+
+// A tool whose result carries a file: the agent puts the file in the tool
+// message, right after the result, where stores keep it as a file.
+func ExampleResult() {
+	chart := tool.Tool{
+		Name:        "chart",
+		Description: "Draws the figures as a chart.",
+		Execute: func(ctx context.Context, call tool.Call) (any, error) {
+			png := []byte("\x89PNG\r\n\x1a\n...")
+			return tool.Result{
+				Output: map[string]string{"note": "the chart is attached"},
+				Files:  []keel.FilePart{{Data: png, MediaType: "image/png", Filename: "chart.png"}},
+			}, nil
+		},
+	}
+	out, _ := chart.Execute(context.Background(), tool.Call{Input: json.RawMessage(`{}`)})
+	r := out.(tool.Result)
+	fmt.Println(r.Output, r.Files[0].Filename, r.Files[0].MediaType)
+	// Output: map[note:the chart is attached] chart.png image/png
 }

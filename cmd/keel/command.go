@@ -22,6 +22,8 @@ var usage = `keel serves agents that keep working when a model refuses a file.
 Usage:
   keel serve [flags]              serve the agents over HTTP (the API Mastra's client speaks)
   keel run [flags] PROMPT         send one turn to an agent and print the answer
+  keel mcp [flags]                offer the agents as MCP tools (ask_AGENT) on standard input and
+                                  output, for a client that starts keel (Claude Desktop, an IDE)
   keel threads list [flags]       list a resource's threads
   keel threads show [flags] ID    show a thread's messages and files
   keel threads delete [flags] ID  delete a thread and the files uploaded for it
@@ -90,6 +92,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = (&serveCmd{}).Run(ctx, rest, std)
 	case "run":
 		err = (&runCmd{}).Run(ctx, rest, std)
+	case "mcp":
+		err = (&mcpCmd{}).Run(ctx, rest, std)
 	case "threads":
 		err = runThreads(ctx, rest, std)
 	case "refusals":
@@ -104,7 +108,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		err = usagef("unknown command %q: use serve, run, threads, refusals or version (keel help lists them)", name)
+		err = usagef("unknown command %q: use serve, run, mcp, threads, refusals or version (keel help lists them)", name)
 	}
 	var printed *printedError
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !errors.As(err, &printed) {

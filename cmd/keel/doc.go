@@ -22,6 +22,20 @@
 // line it writes before serving is "keel serve: listening on
 // http://ADDR/api".
 //
+// # As an MCP server
+//
+//	keel mcp [--agent ID] [--resource ID] [--config keel.yaml] [--db ...] [--sandbox DIR]
+//
+// keel mcp offers the agents as MCP tools, ask_AGENT, on standard input
+// and output, for a client that starts it: Claude Desktop, an IDE, another
+// agent. A tool takes a message, files (base64 or data: URLs), and the
+// threadId of an earlier answer to continue it; it answers with the text,
+// and the thread and what keel did with refused files as structured
+// content (see package mcp/mcpserver). Standard output carries the
+// protocol alone: keel's messages go to standard error. It serves until
+// the client closes standard input. The MCP servers of keel.yaml's mcp:
+// that the agents name are started as for keel serve.
+//
 // # Running once
 //
 //	keel run [--agent ID] [--model PROVIDER/MODEL] [--file PATH]... [--thread ID | --new-thread ID]

@@ -27,7 +27,7 @@ func TestErrorExits(t *testing.T) {
 		want    []string
 	}{
 		{"no command", gem, nil, 2, []string{"Usage:"}},
-		{"unknown command", gem, []string{"deploy"}, 2, []string{`unknown command "deploy"`, "serve, run, threads, refusals or version"}},
+		{"unknown command", gem, []string{"deploy"}, 2, []string{`unknown command "deploy"`, "serve, run, mcp, threads, refusals or version"}},
 		{"unknown flag", gem, []string{"run", "--temperature", "2", "hi"}, 2, []string{"flag provided but not defined: -temperature"}},
 		{"no prompt", gem, []string{"run"}, 2, []string{"give a prompt"}},
 		{"missing file", gem, []string{"run", "--file", "nope.xlsx", "hi"}, 2, []string{"--file nope.xlsx", "check the path"}},

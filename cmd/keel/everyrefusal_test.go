@@ -60,6 +60,10 @@ func refusingServer(t *testing.T, marker string, refusal providertest.Reply, ok 
 	})
 }
 
+// cannotSee begins what a model that sees no images gets of one: what
+// can be said of it without a vision model.
+const cannotSee = `[Image f.png, which the model cannot see]\nImage: PNG, 1 × 1 pixels`
+
 // TestRunRecoversEveryServersRefusal sends, through keel run, each file
 // the servers people run refuse, in each server's own words: the first
 // turn recovers in at most two calls and the model gets the note (and a
@@ -75,18 +79,19 @@ func TestRunRecoversEveryServersRefusal(t *testing.T) {
 		marker    string // what the refused request's body holds
 		ok        string
 		env       func(url string) []string
-		firstRuns int // calls of the first turn
+		firstRuns int    // calls of the first turn
+		sees      string // what the model gets of the file besides the note
 	}{
-		{"vllm", providertest.VLLMFilePart, "pdf", `"type":"file"`, chatAnswer, compatible, 2},
-		{"llama.cpp", providertest.LlamaCppImage, "png", `image_url`, chatAnswer, compatible, 2},
-		{"ollama", providertest.OllamaImage, "png", `image_url`, chatAnswer, compatible, 2},
-		{"openrouter", providertest.OpenRouterImage, "png", `image_url`, chatAnswer, compatible, 2},
-		{"mistral", providertest.MistralDocument, "png", `image_url`, chatAnswer, compatible, 2},
-		{"groq", providertest.GroqListContent, "png", `"content":[`, chatAnswer, compatible, 2},
+		{"vllm", providertest.VLLMFilePart, "pdf", `"type":"file"`, chatAnswer, compatible, 2, "Quarterly revenue rose"},
+		{"llama.cpp", providertest.LlamaCppImage, "png", `image_url`, chatAnswer, compatible, 2, cannotSee},
+		{"ollama", providertest.OllamaImage, "png", `image_url`, chatAnswer, compatible, 2, cannotSee},
+		{"openrouter", providertest.OpenRouterImage, "png", `image_url`, chatAnswer, compatible, 2, cannotSee},
+		{"mistral", providertest.MistralDocument, "png", `image_url`, chatAnswer, compatible, 2, ""},
+		{"groq", providertest.GroqListContent, "png", `"content":[`, chatAnswer, compatible, 2, ""},
 		{"anthropic pages", providertest.AnthropicPages, "pdf", `"document"`, anthropicAnswer,
 			func(url string) []string {
 				return []string{"KEEL_MODEL=anthropic/claude-sonnet-4-5", "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=" + url}
-			}, 2},
+			}, 2, "Quarterly revenue rose"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,6 +117,9 @@ func TestRunRecoversEveryServersRefusal(t *testing.T) {
 			last := string(reqs[len(reqs)-1].Body)
 			if strings.Contains(last, tt.marker) || !strings.Contains(last, `[File uploaded to the sandbox]\npath: /home/user/uploads/t1/`) {
 				t.Errorf("Got(turn 1's last request) = %s; want the sandbox's note and no file", last)
+			}
+			if !strings.Contains(last, tt.sees) {
+				t.Errorf("Got(turn 1's last request) = %s; want it to hold %q", last, tt.sees)
 			}
 			if len(out.Recoveries) == 0 || out.Recoveries[0].Cause == nil || out.Recoveries[0].Cause.Status != tt.refusal.Reply.Status {
 				t.Errorf("Got(recoveries) = %+v; want the refusal as the cause", out.Recoveries)

@@ -92,11 +92,12 @@ func (c *runCmd) run(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 
-	a, store, err := c.setup(ctx, std.err)
+	a, store, built, err := c.setup(ctx, std.err)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	defer built.Close()
 	if err := c.pickThread(ctx, store); err != nil {
 		return err
 	}
@@ -224,36 +225,38 @@ func (c *runCmd) message(prompt string) (keel.Message, error) {
 	return msg, nil
 }
 
-// setup opens the store and builds the agent to run.
-func (c *runCmd) setup(ctx context.Context, stderr io.Writer) (*agent.Agent, memory.Store, error) {
+// setup opens the store and builds the agent to run, with the MCP
+// servers it names started: close the store and the Built.
+func (c *runCmd) setup(ctx context.Context, stderr io.Writer) (*agent.Agent, memory.Store, *config.Built, error) {
 	f, err := c.agents.load()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	i, err := pickAgent(f, c.agentID)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if c.model != "" {
 		f.Agents[i].Model = config.Model(c.model)
 	}
 	store, _, err := c.storage.open(ctx, true)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	built, err := c.agents.build(ctx, f, store, newLogger(stderr, slog.LevelWarn), "run", f.Agents[i].ID)
 	if err != nil {
 		store.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	a := built.Agents[0]
 	// Fail before a thread is made for a turn no model can answer.
 	if um, ok := a.Config().Model.(*config.UnavailableModel); ok {
+		built.Close()
 		store.Close()
-		return nil, nil, um.Err
+		return nil, nil, nil, um.Err
 	}
 	printBuilt(stderr, "run", built)
-	return a, store, nil
+	return a, store, built, nil
 }
 
 // pickAgent returns the index of the agent named id, or of the first one.

@@ -76,6 +76,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	defer built.Close()
 	ui, err := console.New()
 	if err != nil {
 		return err

@@ -125,12 +125,12 @@ func (a *agentFlags) load() (*config.File, error) {
 }
 
 // build builds the agents of f: all of them, or only the one named by
-// only when it is not "". cmd names the command, for the error of agents
-// without a model.
+// only when it is not "", and starts the MCP servers they name (ctx
+// bounds their start; the caller closes the result to stop them). cmd
+// names the command, for the error of agents without a model.
 func (a *agentFlags) build(ctx context.Context, f *config.File, store memory.Store, logger *slog.Logger, cmd, only string) (*config.Built, error) {
 	def, noModel := defaultModel(cmd)
-	built, err := f.Build(config.BuildOptions{
-		Context:         ctx,
+	built, err := f.BuildContext(ctx, config.BuildOptions{
 		DockerPrefix:    os.Getenv(envSandboxPrefix),
 		ResolveModel:    resolveModel,
 		DefaultModel:    def,

@@ -72,8 +72,7 @@ func (c *threadsDeleteCmd) sandboxAgents(ctx context.Context, f *config.File, st
 	if _, err := os.Stat(c.agents.sandbox); errors.Is(err, os.ErrNotExist) && !usesDocker(f) {
 		return nil, nil
 	}
-	built, err := f.Build(config.BuildOptions{
-		Context:      ctx,
+	built, err := f.BuildContext(ctx, config.BuildOptions{
 		DockerPrefix: os.Getenv(envSandboxPrefix),
 		ResolveModel: func(string) (keel.Model, error) { return nil, config.ErrModelUnavailable },
 		Memory:       store,

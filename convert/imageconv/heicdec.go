@@ -15,11 +15,17 @@ const (
 	heifChroma444            = 3
 )
 
-// heifAlign is the row alignment of libheif's planes: the decoder copies
-// whole rows, strides included.
-const heifAlign = 16
-
-func alignUp(n int) int { return (n + heifAlign - 1) &^ (heifAlign - 1) }
+// heifStride is the row length in bytes of a libheif plane width pixels
+// wide of bpp bytes a pixel: the decoder copies whole rows, strides
+// included. libheif (1.18, which the module is built from) allocates a
+// plane at least 64 pixels wide and an even number of them, and rounds
+// its rows up to 16 bytes, so a plane narrower than 64 pixels (the
+// chroma planes of any picture up to 128 wide) has a longer row than
+// rounding alone gives.
+func heifStride(width, bpp int) int {
+	w := max((width+1)&^1, 64)
+	return (w*bpp + 15) &^ 15
+}
 
 // decodeHEIC decodes the primary picture of a HEIC file with libheif in
 // WebAssembly. The decoder applies the container's rotation and mirror.
@@ -77,13 +83,13 @@ func (e *wasmEngine) decodeHEIC(ctx context.Context, data []byte, budget, expect
 		default:
 			return nil, unsupported(string(HEIC), "chroma format")
 		}
-		yw, cw = alignUp(width), alignUp(cw)
+		yw, cw = heifStride(width, 1), heifStride(cw, 1)
 		size = yw*height + 2*cw*ch
 	case heifColorspaceMonochrome:
-		stride = alignUp(width)
+		stride = heifStride(width, 1)
 		size = stride * height
 	case heifColorspaceRGB:
-		stride = alignUp(width * 4)
+		stride = heifStride(width, 4)
 		size = stride * height
 	default:
 		return nil, unsupported(string(HEIC), "colour space")

@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) memory.Store) {
 		{"RefusalExpiry", testRefusalExpiry},
 		{"RefusalInvalid", testRefusalInvalid},
 		{"TurnQueue", testTurnQueue},
+		{"FileDescriptions", testFileDescriptions},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -83,7 +83,7 @@ func Statements() []string {
 	qs := []string{qGetThread, qThreadOwner, qInsertThread, qUpdateThread, qCountThreads, qDeleteThread,
 		qTouchThread, qThreadWindow, qReadMessages, qReadLast, qInsertMessage, qMessageCreated,
 		qReplaceMessage, qMessageDigests, qUnholdDigests, qHoldDigest, qThreadDigests, qBlobKnown, qInsertBlob,
-		qReadBlob, qDropUnheldBlob, qBlobStats, qRecordRefusal, qRefusals, qListRefusals,
+		qReadBlob, qDropUnheldBlob, qBlobStats, qRecordRefusal, qRefusals, qListRefusals, qFileDescription, qRecordFileDescription,
 		qQueueTurn, qThreadTurnCount, qResourceTurnCount, qNextTurn, qRemoveTurn, qRemoveThreadTurns, qQueuedThreads}
 	for _, by := range []string{"createdAt", "updatedAt"} {
 		for _, asc := range []bool{false, true} {

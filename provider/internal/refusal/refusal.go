@@ -12,38 +12,109 @@ import (
 	"strings"
 )
 
-// sizePattern finds a size in an error text: "20971520 bytes", "5 MB",
-// "5242880 bytes > ..." (the first size after a word saying it is a
-// limit wins; see SizeLimit).
-var sizePattern = regexp.MustCompile(`(?i)(\d[\d,]*(?:\.\d+)?)\s*(bytes|byte|b|kb|kib|mb|mib|gb|gib)\b`)
+// The readings below scan the text by hand: a regular expression for
+// "a number, then a unit" costs tens of microseconds a message in Go's
+// backtracking matcher, and every failed call is read (BenchmarkClassify
+// in each adapter).
 
-// limitWord marks the size that is the limit in a text that states
+// size is a size found in an error text: the number and its unit.
+type size struct {
+	start     int // where the number starts
+	num, unit string
+}
+
+// sizes finds up to max sizes in an error text: "20971520 bytes",
+// "5 MB", "5242880 bytes > ...": a number (digits, commas, a decimal
+// part), optional spaces, and a unit word (bytes, byte, b, kb, kib, mb,
+// mib, gb, gib, in any case) ending there.
+func sizes(msg string, max int) []size {
+	var out []size
+	for i := 0; i < len(msg) && len(out) < max; {
+		if !isDigit(msg[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(msg) && (isDigit(msg[j]) || msg[j] == ',') {
+			j++
+		}
+		if j+1 < len(msg) && msg[j] == '.' && isDigit(msg[j+1]) {
+			j += 2
+			for j < len(msg) && isDigit(msg[j]) {
+				j++
+			}
+		}
+		k := j
+		for k < len(msg) && isSpace(msg[k]) {
+			k++
+		}
+		u := k
+		for u < len(msg) && isLetter(msg[u]) {
+			u++
+		}
+		if u > k && (u == len(msg) || !isDigit(msg[u]) && msg[u] != '_') && isUnit(msg[k:u]) {
+			out = append(out, size{start: i, num: msg[i:j], unit: msg[k:u]})
+			i = u
+			continue
+		}
+		i = j
+	}
+	return out
+}
+
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func isUnit(w string) bool {
+	switch strings.ToLower(w) {
+	case "bytes", "byte", "b", "kb", "kib", "mb", "mib", "gb", "gib":
+		return true
+	}
+	return false
+}
+
+// limitWords mark the size that is the limit in a text that states
 // several ("image exceeds 5 MB maximum: 7251404 bytes > 5242880 bytes").
-var limitWord = regexp.MustCompile(`(?i)(limit|maximum|max|at most|up to|exceeds?|larger than|more than|over)`)
+var limitWords = []string{"limit", "maximum", "max", "at most", "up to", "exceeds", "exceed", "larger than", "more than", "over"}
+
+// lastLimitWord returns where the last word saying "limit" in l (lower
+// case) ends, or -1.
+func lastLimitWord(l string) int {
+	end := -1
+	for _, w := range limitWords {
+		if i := strings.LastIndex(l, w); i >= 0 {
+			end = max(end, i+len(w))
+		}
+	}
+	return end
+}
 
 // SizeLimit returns the size limit an error text states, in bytes, or 0.
 // When the text gives several sizes, the one right after "limit",
 // "maximum", "exceeds" and the like is the limit; else the last one
 // ("7251404 bytes > 5242880 bytes").
 func SizeLimit(msg string) int64 {
-	all := sizePattern.FindAllStringSubmatchIndex(msg, 8)
+	all := sizes(msg, 8)
 	if len(all) == 0 {
 		return 0
 	}
 	pick := all[len(all)-1]
+	l := strings.ToLower(msg)
 	for _, m := range all {
-		before := msg[:m[0]]
-		if w := limitWord.FindAllStringIndex(before, -1); len(w) > 0 && len(strings.TrimSpace(before[w[len(w)-1][1]:])) <= 2 {
+		if end := lastLimitWord(l[:m.start]); end >= 0 && len(strings.TrimSpace(msg[end:m.start])) <= 2 {
 			pick = m
 			break
 		}
 	}
-	limit := parseSize(msg[pick[2]:pick[3]], msg[pick[4]:pick[5]])
+	limit := parseSize(pick.num, pick.unit)
 	// "5 MB maximum: 7251404 bytes > 5242880 bytes": the same limit in
 	// bytes is exact where "5 MB" is rounded.
 	for _, m := range all {
-		v := parseSize(msg[m[2]:m[3]], msg[m[4]:m[5]])
-		if strings.HasPrefix(strings.ToLower(msg[m[4]:m[5]]), "b") && v != limit && v > limit*9/10 && v < limit*11/10 {
+		v := parseSize(m.num, m.unit)
+		if m.unit[0]|0x20 == 'b' && v != limit && v > limit*9/10 && v < limit*11/10 {
 			return v
 		}
 	}
@@ -73,27 +144,60 @@ func parseSize(num, unit string) int64 {
 	return int64(v * mult)
 }
 
-// pagePattern finds a page limit: "A maximum of 100 PDF pages", "more
-// than 1000 pages", "exceeds the limit of 100 pages".
-var pagePattern = regexp.MustCompile(`(?i)(\d[\d,]*)\s+(?:pdf\s+)?pages?\b`)
-
-// PageLimit returns the page limit an error text states, or 0.
+// PageLimit returns the page limit an error text states, or 0: the first
+// number followed by "pages", "page", "PDF pages" ("A maximum of 100 PDF
+// pages", "more than 1000 pages", "exceeds the limit of 100 pages").
 func PageLimit(msg string) int64 {
-	m := pagePattern.FindStringSubmatch(msg)
-	if m == nil {
-		return 0
+	l := strings.ToLower(msg)
+	for i := 0; i < len(l); {
+		if !isDigit(l[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(l) && (isDigit(l[j]) || l[j] == ',') {
+			j++
+		}
+		if n, ok := pagesAfter(l, i, j); ok {
+			return n
+		}
+		i = j
 	}
-	n, err := strconv.ParseInt(strings.ReplaceAll(m[1], ",", ""), 10, 64)
+	return 0
+}
+
+// pagesAfter reads "pages" after the number l[i:j].
+func pagesAfter(l string, i, j int) (int64, bool) {
+	k := j
+	for k < len(l) && isSpace(l[k]) {
+		k++
+	}
+	if k == j {
+		return 0, false
+	}
+	rest := l[k:]
+	if r, ok := strings.CutPrefix(rest, "pdf"); ok && r != "" && isSpace(r[0]) {
+		rest = strings.TrimLeft(r, " \t\n\r\f\v")
+	}
+	w, ok := strings.CutPrefix(rest, "page")
+	if !ok {
+		return 0, false
+	}
+	w = strings.TrimPrefix(w, "s")
+	if w != "" && (isLetter(w[0]) || isDigit(w[0]) || w[0] == '_') {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.ReplaceAll(l[i:j], ",", ""), 10, 64)
 	if err != nil || n < 0 {
-		return 0
+		return 0, true
 	}
-	return n
+	return n, true
 }
 
 // SaysPages reports whether an error text is about a page count.
 func SaysPages(msg string) bool {
 	l := strings.ToLower(msg)
-	return strings.Contains(l, "pages") && limitWord.MatchString(l)
+	return strings.Contains(l, "pages") && lastLimitWord(l) >= 0
 }
 
 var titlePattern = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)

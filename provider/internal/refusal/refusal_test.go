@@ -1,0 +1,55 @@
+package refusal_test
+
+import (
+	"testing"
+
+	"github.com/keel-go/keel/provider/internal/refusal"
+)
+
+func TestSizeLimit(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want int64
+	}{
+		{"Request payload size exceeds the limit: 20971520 bytes.", 20971520},
+		{"messages.0.content.1.image.source.base64: image exceeds 5 MB maximum: 7251404 bytes > 5242880 bytes", 5242880},
+		{"File too large: 7251404 bytes > 5242880 bytes", 5242880},
+		{"The file is larger than 512 MiB.", 512 << 20},
+		{"maximum file size is 1.5 GB", 1_500_000_000},
+		{"Upload of 2,048 KB refused", 2_048_000},
+		{"exceeded the limit of 100MB", 100_000_000},
+		{"model gpt-4o has 128000 tokens", 0},
+		{"5 MBs", 0},
+		{"3 bytesize", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		if got := refusal.SizeLimit(tt.msg); got != tt.want {
+			t.Errorf("SizeLimit(%q) = %d; want %d", tt.msg, got, tt.want)
+		}
+	}
+}
+
+func TestPageLimit(t *testing.T) {
+	tests := []struct {
+		msg   string
+		want  int64
+		pages bool
+	}{
+		{"messages.0.content.1.pdf.source.base64.data: A maximum of 100 PDF pages may be provided.", 100, true},
+		{"The document has more than 1,000 pages.", 1000, true},
+		{"exceeds the limit of 100 pages", 100, true},
+		{"1 page left", 1, false},
+		{"100 pagesize", 0, false},
+		{"See pages 3-4 of the guide", 0, false},
+		{"Unknown part type: file", 0, false},
+	}
+	for _, tt := range tests {
+		if got := refusal.PageLimit(tt.msg); got != tt.want {
+			t.Errorf("PageLimit(%q) = %d; want %d", tt.msg, got, tt.want)
+		}
+		if got := refusal.SaysPages(tt.msg); got != tt.pages {
+			t.Errorf("SaysPages(%q) = %v; want %v", tt.msg, got, tt.pages)
+		}
+	}
+}
