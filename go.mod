@@ -11,8 +11,10 @@ require (
 	github.com/gen2brain/heic v0.4.5
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/jackc/pgx/v5 v5.12.0
+	github.com/moby/profiles/seccomp v0.3.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/openai/openai-go/v3 v3.98.0
+	github.com/opencontainers/runtime-spec v1.2.1
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.72.0

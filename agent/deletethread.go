@@ -18,6 +18,10 @@ import (
 // it, with every agent they serve, since any of them may have run in the
 // thread.
 //
+// A workspace whose sandboxes are per thread ([workspace.ThreadRemover])
+// removes the thread's sandbox whole instead: its directory, or its
+// container and volume, with everything its commands wrote.
+//
 // A thread that does not exist, or is another resource's, is an error
 // wrapping [memory.ErrNotFound], and nothing is removed. The uploads go
 // before the thread, so that a removal that fails leaves the thread in
@@ -42,7 +46,18 @@ func DeleteThread(ctx context.Context, mem memory.Store, agents []*Agent, resour
 			continue
 		}
 		seen[ws] = true
-		sb, err := ws.Sandbox(ctx, workspace.Scope{AgentID: a.cfg.ID, ThreadID: threadID, ResourceID: resourceID})
+		scope := workspace.Scope{AgentID: a.cfg.ID, ThreadID: threadID, ResourceID: resourceID}
+		// A sandbox of the thread's own goes whole, container and all on
+		// Docker, rather than being made (or started) to have its
+		// uploads removed.
+		removed, err := ws.RemoveThread(ctx, scope)
+		if err != nil {
+			return fmt.Errorf("agent: delete thread %s: %w (the thread is kept: try again)", threadID, err)
+		}
+		if removed {
+			continue
+		}
+		sb, err := ws.Sandbox(ctx, scope)
 		switch {
 		case errors.Is(err, workspace.ErrNoSandbox):
 			continue

@@ -62,6 +62,52 @@ func TestDeleteThreadRemovesItsUploads(t *testing.T) {
 	}
 }
 
+// TestDeleteThreadRemovesItsSandbox: with a sandbox per thread, the
+// thread's whole sandbox goes with it (what its commands wrote too),
+// without being made again to remove its uploads; another thread's
+// stays, and a thread that never had one is deleted all the same.
+func TestDeleteThreadRemovesItsSandbox(t *testing.T) {
+	root := sandboxtest.ReachableTempDir(t)
+	ws := workspace.NewResolved(localsandbox.NewResolver(root, localsandbox.PerThread, localsandbox.Options{Logger: slog.New(slog.DiscardHandler)}))
+	mem := memory.NewInMemory()
+	refusal := keelReply{Err: &keel.UnsupportedFunctionalityError{Functionality: "file part media type " + xlsxType, MediaType: xlsxType}}
+	model := keeltest.NewModel(refusal, keelReply{Text: "one"}, refusal, keelReply{Text: "two"})
+	a, err := agent.New(agent.Config{ID: "a", Model: model, Memory: mem, Workspace: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	dir := func(th string) string { return filepath.Join(root, "thread-"+localsandbox.DirName(th)) }
+	for _, th := range []string{"t1", "t2"} {
+		if _, err := a.Generate(ctx, []keel.Message{userMsg(keel.TextPart{Text: "count"}, xlsx(th+".xlsx"))},
+			agent.WithThread(th), agent.WithResource("alice")); err != nil {
+			t.Fatal(err)
+		}
+		// What a command would have written beside the uploads.
+		if err := os.WriteFile(filepath.Join(dir(th), "notes.txt"), []byte("kept by "+th), 0o644); err != nil {
+			t.Fatalf("Got(write into %s's sandbox) error %v; want the sandbox made by its run", th, err)
+		}
+	}
+	if _, err := mem.CreateThread(ctx, memory.Thread{ID: "t3", ResourceID: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, th := range []string{"t1", "t3"} {
+		if err := agent.DeleteThread(ctx, mem, []*agent.Agent{a}, "alice", th); err != nil {
+			t.Fatalf("Got(DeleteThread(%s)) error %v; want none", th, err)
+		}
+		if _, err := os.Stat(dir(th)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Got(stat of %s's sandbox after the delete) error %v; want it gone, not made again", th, err)
+		}
+		if _, err := mem.GetThread(ctx, "alice", th); !errors.Is(err, memory.ErrNotFound) {
+			t.Errorf("Got(GetThread(%s)) error %v; want the thread gone", th, err)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir("t2"), "notes.txt")); err != nil || string(b) != "kept by t2" {
+		t.Errorf("Got(t2's notes) = %q, %v; want its sandbox kept", b, err)
+	}
+}
+
 // failingRemover is a sandbox whose trees cannot be removed.
 type failingRemover struct{ *keeltest.Sandbox }
 

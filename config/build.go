@@ -53,6 +53,9 @@ type BuildOptions struct {
 	AllowUnisolated bool
 	// BwrapPath is the bubblewrap binary; "" looks "bwrap" up in PATH.
 	BwrapPath string
+	// DockerPrefix starts the names of docker sandboxes' containers and
+	// volumes; "" means "keel". Servers that share sandboxes use the same.
+	DockerPrefix string
 	// Logger receives the agents' logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Agent, when not empty, builds only the agent with that ID, as a
@@ -161,11 +164,19 @@ func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, e
 	}()
 	out.Warnings = append(out.Warnings, warns...)
 	var sandboxes sandboxLines
+	// ctx bounds what is asked of a Docker engine too.
+	docker := &dockerSandboxes{ctx: ctx, prefix: opts.DockerPrefix}
 	rootMade := false
 	describers := make(map[string]processor.ImageDescriber)
 	for _, i := range chosen {
 		a := f.Agents[i]
-		if a.hasSandbox() && !rootMade {
+		var ws *workspace.Workspace
+		if a.hasSandbox() && a.Sandbox.Engine == EngineDocker {
+			var err error
+			if ws, err = docker.workspace(a); err != nil {
+				return nil, fmt.Errorf("config: agent %s: sandbox: %w", a.ID, err)
+			}
+		} else if a.hasSandbox() && !rootMade {
 			// Sandboxes are made on a run's first need; a root that
 			// cannot be made is a mistake to report now.
 			if err := os.MkdirAll(opts.SandboxRoot, 0o755); err != nil {
@@ -173,7 +184,7 @@ func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, e
 			}
 			rootMade = true
 		}
-		cfg, warns, err := f.agentConfig(i, opts, logger)
+		cfg, warns, err := f.agentConfig(i, opts, ws, logger)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +206,10 @@ func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, e
 		}
 		out.Agents = append(out.Agents, ag)
 		out.Warnings = append(out.Warnings, warns...)
-		if a.hasSandbox() {
+		switch {
+		case a.hasSandbox() && a.Sandbox.Engine == EngineDocker:
+			sandboxes.add(a.ID, docker.status(a))
+		case a.hasSandbox():
 			sandboxes.add(a.ID, sandboxStatus(a, opts))
 		}
 	}
@@ -215,7 +229,9 @@ func (a Agent) hasSandbox() bool {
 	return !a.Sandbox.None && (slices.ContainsFunc(a.Tools, isTool) || a.FileUpload != nil)
 }
 
-func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent.Config, []string, error) {
+// agentConfig returns agent i's configuration; ws is its workspace when
+// already made, else it is made here.
+func (f *File) agentConfig(i int, opts BuildOptions, ws *workspace.Workspace, logger *slog.Logger) (agent.Config, []string, error) {
 	a := f.Agents[i]
 	models, warns, err := f.resolveModels(i, opts)
 	if err != nil {
@@ -225,8 +241,7 @@ func (f *File) agentConfig(i int, opts BuildOptions, logger *slog.Logger) (agent
 	if err != nil {
 		return agent.Config{}, nil, fmt.Errorf("config: agent %s: files.fetch: %w", a.ID, err)
 	}
-	var ws *workspace.Workspace
-	if a.hasSandbox() {
+	if ws == nil && a.hasSandbox() {
 		ws = sandboxOf(a, opts)
 	}
 	cfg := agent.Config{
@@ -362,36 +377,41 @@ func modelNames(entries []agent.ModelEntry) string {
 // sandbox root, one per resource, per thread or one for all. How their
 // commands run is said once at start (see sandboxStatus), not here.
 func sandboxOf(a Agent, opts BuildOptions) *workspace.Workspace {
-	mode := localsandbox.PerResource
-	switch a.Sandbox.Resolution {
-	case PerThread:
-		mode = localsandbox.PerThread
-	case Shared:
-		mode = localsandbox.Shared
+	return workspace.NewResolved(localsandbox.NewResolver(opts.SandboxRoot, resolutionMode(a.Sandbox), sandboxOptions(a.Sandbox, opts)))
+}
+
+// limitsOf are the sandbox limits of keel.yaml, as both engines take them.
+func limitsOf(l SandboxLimits) localsandbox.Limits {
+	return localsandbox.Limits{
+		Processes: l.Processes, Memory: int64(l.Memory), FileSize: int64(l.FileSize),
+		Disk: int64(l.Disk), Files: l.Files, CPUTime: l.CPUTime,
 	}
-	return workspace.NewResolved(localsandbox.NewResolver(opts.SandboxRoot, mode, sandboxOptions(a.Sandbox, opts)))
 }
 
 // sandboxOptions are the options of the agent's sandboxes. Their
 // warnings are given once, at start (see sandboxStatus); the resolver's
 // sandboxes would otherwise repeat them on every run.
 func sandboxOptions(sb Sandbox, opts BuildOptions) localsandbox.Options {
-	l := sb.Limits
 	return localsandbox.Options{
 		AllowUnisolated: sb.AllowUnisolated || opts.AllowUnisolated,
 		BwrapPath:       opts.BwrapPath,
 		UID:             sb.UID,
 		GID:             sb.GID,
-		Limits: localsandbox.Limits{
-			Processes: l.Processes, Memory: int64(l.Memory), FileSize: int64(l.FileSize),
-			Disk: int64(l.Disk), CPUTime: l.CPUTime,
-		},
-		Logger: quiet,
+		OwnFilesystem:   sb.OwnFilesystem,
+		Limits:          limitsOf(sb.Limits),
+		Logger:          quiet,
 	}
 }
 
+// statusLine is what a sandbox's status says at start: loudly (a
+// warning) or not.
+type statusLine interface {
+	String() string
+	Warning() string
+}
+
 // sandboxStatus is how the agent's sandbox commands will run here.
-func sandboxStatus(a Agent, opts BuildOptions) localsandbox.Status {
+func sandboxStatus(a Agent, opts BuildOptions) statusLine {
 	return localsandbox.Check(opts.SandboxRoot, sandboxOptions(a.Sandbox, opts))
 }
 
@@ -403,7 +423,7 @@ type sandboxLines struct {
 	loud   map[string]bool
 }
 
-func (s *sandboxLines) add(agentID string, st localsandbox.Status) {
+func (s *sandboxLines) add(agentID string, st statusLine) {
 	line, loud := st.Warning(), true
 	if line == "" {
 		line, loud = st.String(), false

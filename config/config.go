@@ -28,6 +28,17 @@ const (
 	ToolListFiles  = "list_files"
 )
 
+// The engines an agent's sandbox may name in [Sandbox].Engine.
+const (
+	// EngineLocal keeps each sandbox in a directory under the sandbox
+	// root and runs its commands in bubblewrap (package localsandbox).
+	EngineLocal = "local"
+	// EngineDocker keeps each sandbox in a Docker container and volume
+	// on the engine DOCKER_HOST names (package dockersandbox), where every
+	// keel server that uses the engine finds it.
+	EngineDocker = "docker"
+)
+
 // The sandbox resolutions an agent may name in [Sandbox].Resolution.
 const (
 	PerResource = "per-resource"
@@ -126,13 +137,28 @@ type Agent struct {
 }
 
 // Sandbox configures an agent's sandboxes, kept under the sandbox root
-// (--sandbox, default ./.keel/sandbox). In keel.yaml it is a mapping of
-// the fields below, or the word none.
+// (--sandbox, default ./.keel/sandbox), or in Docker containers. In
+// keel.yaml it is a mapping of the fields below, or the word none.
 type Sandbox struct {
 	// None is set by "sandbox: none": the agent has no sandbox, so it may
 	// have no tool and no fileUpload, and a file the model refuses becomes
 	// a placeholder. The other fields are then zero.
 	None bool `yaml:"-"`
+	// Engine is local (the default: a directory per sandbox, commands in
+	// bubblewrap) or docker (a container and volume per sandbox on the
+	// engine DOCKER_HOST names, shared by every keel server using it).
+	Engine string `yaml:"engine"`
+	// Image is a docker sandbox's container image; empty means
+	// keel/sandbox:busybox, which keel builds from the machine's static
+	// busybox when the engine lacks it. Docker only.
+	Image string `yaml:"image"`
+	// Runtime is a docker sandbox's OCI runtime, such as runsc for gVisor;
+	// empty means the engine's default (runc). Docker only.
+	Runtime string `yaml:"runtime"`
+	// IdleTimeout stops a docker sandbox's container after this long
+	// without a command, its files kept in its volume; 0 means 15m.
+	// Docker only.
+	IdleTimeout time.Duration `yaml:"idleTimeout"`
 	// Resolution is per-resource (the default: each user has their own),
 	// per-thread, or shared (one for every run).
 	Resolution string `yaml:"resolution"`
@@ -141,6 +167,14 @@ type Sandbox struct {
 	// without bubblewrap, files still work but sandbox commands are off,
 	// and keel says so once at start.
 	AllowUnisolated bool `yaml:"allowUnisolated"`
+	// OwnFilesystem gives each local sandbox a file system of its own,
+	// the size of its disk quota (a loop-mounted ext4 image beside its
+	// directory), where keel runs as root with loop devices and
+	// mkfs.ext4: the kernel then holds the quota and nothing is
+	// measured. Off by default, since the mount outlives keel (see
+	// localsandbox.Unmount); where the host does not allow it, the quota
+	// is measured and keel says so at start. Local only.
+	OwnFilesystem bool `yaml:"ownFilesystem"`
 	// UID and GID are the host user and group that run the sandbox's
 	// commands and own its files when keel runs as root; 0 means
 	// 2100000000, a user no system hands out. Ignored when keel does not
@@ -171,8 +205,15 @@ type SandboxLimits struct {
 	FileSize ByteSize `yaml:"fileSize"`
 	// Disk is how much the sandbox's directory may hold; default 2GiB.
 	Disk ByteSize `yaml:"disk"`
+	// Files is how many files, directories and links the sandbox may
+	// hold; default 100000. A measured disk quota fails past it, so
+	// that a tree of many small files cannot make measuring slow.
+	Files int64 `yaml:"files"`
 	// CPUTime each process of a command may use, such as 5m; default 10m.
 	CPUTime time.Duration `yaml:"cpuTime"`
+	// CPUs is how many CPUs' worth of time a docker sandbox's commands
+	// may use at once, such as 0.5; default 1. Docker only.
+	CPUs float64 `yaml:"cpus"`
 }
 
 // StreamRetry configures the stream-error retry processor, which sends a

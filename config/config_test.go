@@ -106,7 +106,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad addr", "server: {addr: localhost}\nagents:\n  - id: a\n", 1, "write host:port"},
 		{"token in file", "server: {tokenEnv: 'secret token'}\nagents:\n  - id: a\n", 1, "not the token itself"},
 		{"negative body", "server: {maxBodyBytes: -5}\nagents:\n  - id: a\n", 1, "positive number of bytes"},
-		{"sandbox as other text", "agents:\n  - id: a\n    sandbox: off\n", 3, `got "off"; write none, or a mapping of resolution`},
+		{"sandbox as other text", "agents:\n  - id: a\n    sandbox: off\n", 3, `got "off"; write none, or a mapping of engine, image`},
 		{"tool without a sandbox", "agents:\n  - id: a\n    sandbox: none\n    tools:\n      - read_file\n", 5, "read_file works in the agent's sandbox, and this agent has sandbox: none"},
 		{"fileUpload without a sandbox", "agents:\n  - id: a\n    sandbox: none\n    fileUpload: {}\n", 4, "fileUpload puts files into the agent's sandbox"},
 		{"fileUpload as true", "agents:\n  - id: a\n    fileUpload: true\n", 3, "write a mapping of mediaTypes, extensions, maxSize"},

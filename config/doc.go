@@ -62,7 +62,15 @@
 //	      allowUnisolated: false         # run commands without bubblewrap if it cannot run
 //	      uid: 2100000000                # who runs commands when keel runs as root
 //	      gid: 2100000000
-//	      limits: {processes: 256, memory: 1GiB, fileSize: 1GiB, disk: 2GiB, cpuTime: 10m}
+//	      ownFilesystem: false           # true: a loop-mounted file system per sandbox holds its disk quota
+//	      limits: {processes: 256, memory: 1GiB, fileSize: 1GiB, disk: 2GiB, files: 100000, cpuTime: 10m}
+//	    # or, in Docker containers that every keel server on the engine shares:
+//	    # sandbox:
+//	    #   engine: docker               # the engine DOCKER_HOST names
+//	    #   image: keel/sandbox:busybox  # the default, built from the machine's static busybox
+//	    #   runtime: runc                # runsc for gVisor
+//	    #   idleTimeout: 15m             # an idle container stops; its files stay in its volume
+//	    #   limits: {processes: 256, memory: 1GiB, fileSize: 1GiB, disk: 2GiB, files: 100000, cpuTime: 10m, cpus: 1}
 //	    fileUpload:                      # put the user's files in the sandbox before the model sees them
 //	      mediaTypes: [text/csv, image/*]
 //	      extensions: [xlsx, docx]
@@ -134,6 +142,15 @@
 // commands are off, and one warning says how to install it. Otherwise
 // [Built].Info has the line that says how commands are isolated and how
 // each limit is enforced.
+//
+// An agent with "engine: docker" gets its sandboxes in Docker containers
+// instead (package dockersandbox): Build connects to the engine
+// DOCKER_HOST names, builds the default image when the engine lacks it,
+// and makes, runs a command in and removes one container of the agent's
+// settings, so that a missing engine, image or runtime stops keel at
+// start with an error that says what to do, not at a run's first command.
+// Containers and volumes are named from the sandbox key alone, so two
+// servers built from the same file share them.
 //
 // A file a model refuses reaches it as text (files.convert, on unless
 // turned off) through keel's converters, and the store remembers which

@@ -98,6 +98,42 @@ func TestBuildSandboxInfo(t *testing.T) {
 	}
 }
 
+// TestBuildOwnFilesystem: ownFilesystem and limits.files reach the
+// agent's sandboxes: the line said at start holds the file limit, and
+// the disk is a file system of the sandbox's own where keel may mount
+// (as root), measured otherwise and without the switch.
+func TestBuildOwnFilesystem(t *testing.T) {
+	st := localsandbox.Check(sandboxtest.ReachableTempDir(t), localsandbox.Options{})
+	if !st.Isolated {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Got(bubblewrap) unusable in CI: %v", st.Off)
+		}
+		t.Skipf("bubblewrap cannot run here (%v)", st.Off)
+	}
+	own := localsandbox.Check(sandboxtest.ReachableTempDir(t), localsandbox.Options{OwnFilesystem: true}).Enforcement.Disk
+	for _, tc := range []struct {
+		name, yaml string
+		want       localsandbox.Mechanism
+	}{
+		{"switch on", "ownFilesystem: true\n      limits: {files: 5000}", own},
+		{"switch off", "limits: {files: 5000}", localsandbox.QuotaCheck},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := config.Parse([]byte("agents:\n  - id: a\n    tools: [run_command]\n    sandbox:\n      "+tc.yaml+"\n"), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := build(t, f, config.BuildOptions{DefaultModel: "x/y"})
+			if len(b.Info) != 1 || !strings.Contains(b.Info[0], "5000 files") || !strings.Contains(b.Info[0], string(tc.want)) {
+				t.Errorf("Got(info) = %q; want the disk %q and 5000 files", b.Info, tc.want)
+			}
+		})
+	}
+	if os.Geteuid() == 0 && own != localsandbox.OwnFilesystem {
+		t.Errorf("Got(disk as root with ownFilesystem) = %q; want %q", own, localsandbox.OwnFilesystem)
+	}
+}
+
 func TestParseSandboxLimits(t *testing.T) {
 	f, err := config.Parse([]byte(`agents:
   - id: a
@@ -109,15 +145,17 @@ func TestParseSandboxLimits(t *testing.T) {
         memory: 1073741824
         fileSize: 2 GB
         disk: 4TiB
+        files: 5000
         cpuTime: 90s
+      ownFilesystem: true
 `), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	sb := f.Agents[0].Sandbox
-	want := config.SandboxLimits{Processes: 64, Memory: 1 << 30, FileSize: 2e9, Disk: 4 << 40, CPUTime: 90 * time.Second}
-	if sb.Limits != want || sb.UID != 3000000000 || sb.GID != 3000000001 {
-		t.Errorf("Got(sandbox) = %+v; want limits %+v and ids 3000000000:3000000001", sb, want)
+	want := config.SandboxLimits{Processes: 64, Memory: 1 << 30, FileSize: 2e9, Disk: 4 << 40, Files: 5000, CPUTime: 90 * time.Second}
+	if sb.Limits != want || sb.UID != 3000000000 || sb.GID != 3000000001 || !sb.OwnFilesystem {
+		t.Errorf("Got(sandbox) = %+v; want limits %+v, ids 3000000000:3000000001 and its own file system", sb, want)
 	}
 	for _, tc := range []struct{ in, want string }{
 		{"1GiB", "1073741824"}, {"1.5 KiB", "1536"}, {"10kB", "10000"}, {"7", "7"}, {"3 b", "3"},
@@ -143,7 +181,9 @@ func TestParseSandboxErrors(t *testing.T) {
 		{"negative cpu", "agents:\n  - id: a\n    sandbox:\n      limits:\n        cpuTime: -1s\n", 5, "limits.cpuTime: -1s"},
 		{"bad cpu", "agents:\n  - id: a\n    sandbox:\n      limits:\n        cpuTime: forever\n", 5, "write a duration"},
 		{"bad uid", "agents:\n  - id: a\n    sandbox:\n      uid: -1\n", 4, "sandbox.uid: -1: use an unprivileged id"},
-		{"unknown limit", "agents:\n  - id: a\n    sandbox:\n      limits:\n        threads: 3\n", 5, "processes, memory, fileSize, disk, cpuTime"},
+		{"unknown limit", "agents:\n  - id: a\n    sandbox:\n      limits:\n        threads: 3\n", 5, "processes, memory, fileSize, disk, files, cpuTime"},
+		{"negative files", "agents:\n  - id: a\n    sandbox:\n      limits: {files: -5}\n", 4, "limits.files: -5: use a positive number"},
+		{"own file system not a bool", "agents:\n  - id: a\n    sandbox:\n      ownFilesystem: sometimes\n", 4, "write true or false"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := config.Parse([]byte(c.yaml), "conf.yaml")

@@ -133,9 +133,43 @@ func validateSandbox(sb Sandbox, add func(key, format string, args ...any)) {
 			add(id.key, "%d: use an unprivileged id from 1 to 4294967294, or leave it out for 2100000000", id.v)
 		}
 	}
+	switch sb.Engine {
+	case "", EngineLocal:
+		for _, f := range []struct {
+			key string
+			set bool
+		}{{"image", sb.Image != ""}, {"runtime", sb.Runtime != ""}, {"idleTimeout", sb.IdleTimeout != 0}, {"limits.cpus", sb.Limits.CPUs != 0}} {
+			if f.set {
+				add(f.key, "is a docker sandbox's setting: add engine: %s, or remove it", EngineDocker)
+			}
+		}
+	case EngineDocker:
+		for _, f := range []struct {
+			key string
+			set bool
+		}{{"uid", sb.UID != 0}, {"gid", sb.GID != 0}, {"allowUnisolated", sb.AllowUnisolated}} {
+			if f.set {
+				add(f.key, "is a local sandbox's setting: a docker sandbox's commands run as uid 1000 in their container; remove it")
+			}
+		}
+		if sb.OwnFilesystem {
+			add("ownFilesystem", "is a local sandbox's setting: a docker sandbox's files are in a volume of the engine's; remove it")
+		}
+		if sb.IdleTimeout < 0 {
+			add("idleTimeout", "%s: use a positive duration such as 30m, or leave it out for 15m", sb.IdleTimeout)
+		}
+		if sb.Limits.CPUs < 0 {
+			add("limits.cpus", "%g: use a positive number of CPUs such as 0.5, or leave it out for 1", sb.Limits.CPUs)
+		}
+	default:
+		add("engine", "%q: use %s (the default) or %s", sb.Engine, EngineLocal, EngineDocker)
+	}
 	l := sb.Limits
 	if l.Processes < 0 {
 		add("limits.processes", "%d: use a positive number, or leave it out for 256", l.Processes)
+	}
+	if l.Files < 0 {
+		add("limits.files", "%d: use a positive number, or leave it out for 100000", l.Files)
 	}
 	if l.CPUTime < 0 {
 		add("limits.cpuTime", "%s: use a positive duration such as 5m, or leave it out for 10m", l.CPUTime)

@@ -5,8 +5,9 @@
 # tests, and their npm packages from their lockfiles, chromium for the
 # console's browser tests, ImageMagick, avifenc and exiftool for the image
 # conversion tests, LibreOffice for the converter that runs it and the
-# files the PDF tests read),
-# checks formatting and vet, then runs every test with the race detector.
+# files the PDF tests read, docker.io and busybox-static for the Docker
+# sandbox, whose engine it starts when none answers), checks formatting and
+# vet, then runs every test with the race detector.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,6 +45,8 @@ done
 command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base)
 fc-list 2>/dev/null | grep -qi wqy || need+=(fonts-wqy-microhei)
 command -v qpdf >/dev/null 2>&1 || need+=(qpdf)
+command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need+=(busybox-static)
 if ((${#need[@]})); then
 	say "installing ${need[*]}"
 	sudo=()
@@ -81,6 +84,50 @@ if [ -f test/mastra-studio/package-lock.json ]; then
 	npmci --prefix test/mastra-studio --ignore-scripts --no-audit --no-fund --loglevel=error
 fi
 
+# The Docker sandbox's tests need an engine. When none answers (at
+# $DOCKER_HOST, else /var/run/docker.sock) and this runs as root, as CI
+# does in its VM, one is started for this run alone: its own socket, data
+# and state under a temporary directory, no iptables and no bridge (the
+# sandboxes have no network), the vfs storage driver (it works on any file
+# system), and users remapped, so that the host's root is root in no
+# container. It is stopped when the script ends.
+dockerd_pid=
+dockerd_dir=
+stop_dockerd() {
+	if [ -n "$dockerd_pid" ]; then
+		kill "$dockerd_pid" 2>/dev/null || true
+		for _ in $(seq 1 60); do kill -0 "$dockerd_pid" 2>/dev/null || break; sleep 0.5; done
+		kill -9 "$dockerd_pid" 2>/dev/null || true
+	fi
+	if [ -n "$dockerd_dir" ]; then
+		umount -R "$dockerd_dir" 2>/dev/null || true
+		rm -rf "$dockerd_dir"
+	fi
+}
+if ! docker info >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+	dockerd_dir=$(mktemp -d /tmp/keel-dockerd.XXXXXX)
+	# The remapped root must pass through the data root's parents.
+	chmod 711 "$dockerd_dir"
+	trap stop_dockerd EXIT
+	say "starting dockerd (log: $dockerd_dir/dockerd.log)"
+	dockerd --host "unix://$dockerd_dir/docker.sock" --data-root "$dockerd_dir/data" \
+		--exec-root "$dockerd_dir/exec" --pidfile "$dockerd_dir/docker.pid" \
+		--storage-driver=vfs --iptables=false --bridge=none --userns-remap=default \
+		>"$dockerd_dir/dockerd.log" 2>&1 &
+	dockerd_pid=$!
+	export DOCKER_HOST="unix://$dockerd_dir/docker.sock"
+	for _ in $(seq 1 120); do
+		docker info >/dev/null 2>&1 && break
+		if ! kill -0 "$dockerd_pid" 2>/dev/null; then
+			tail -20 "$dockerd_dir/dockerd.log" >&2
+			echo "dockerd exited at start" >&2
+			exit 1
+		fi
+		sleep 0.5
+	done
+	docker info >/dev/null 2>&1 || { tail -20 "$dockerd_dir/dockerd.log" >&2; echo "dockerd did not answer in 60 s" >&2; exit 1; }
+fi
+
 say "gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
@@ -92,8 +139,9 @@ say "go vet"
 go vet ./...
 
 say "go test -race"
-# CI=true makes tests that need bwrap, PostgreSQL, Node or chromium fail instead of
-# skipping when those are missing: here they were just installed.
+# CI=true makes tests that need bwrap, PostgreSQL, Node, chromium or a Docker
+# engine fail instead of skipping when those are missing: here they were just
+# installed, or started.
 CI=true go test -race -count=1 -timeout 40m ./...
 
 say "fuzz targets, briefly"

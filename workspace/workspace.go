@@ -57,6 +57,17 @@ type SharingReporter interface {
 	Sharing() Sharing
 }
 
+// ThreadRemover is implemented by resolvers that can give a thread a
+// sandbox of its own (localsandbox's and dockersandbox's, per thread):
+// RemoveThread removes the sandbox that belongs to scope's thread alone,
+// with every file in it, and reports true; it removes nothing and reports
+// false when the resolver's sandboxes are not per thread, so that the
+// caller removes the thread's uploads from the shared sandbox instead. A
+// thread whose sandbox was never made is removed at no cost.
+type ThreadRemover interface {
+	RemoveThread(ctx context.Context, scope Scope) (bool, error)
+}
+
 // Workspace is where an agent keeps files and runs commands: one sandbox
 // for everyone, or one chosen per run by a [Resolver]. A nil *Workspace has
 // no sandbox. A Workspace is safe for concurrent use.
@@ -87,6 +98,25 @@ func (w *Workspace) Sharing() Sharing {
 		return r.Sharing()
 	}
 	return SharingUnknown
+}
+
+// RemoveThread removes the sandbox that belongs to scope's thread alone,
+// when the workspace's resolver is a [ThreadRemover] whose sandboxes are
+// per thread, and reports whether it did. A nil workspace, one sandbox
+// for all, or a resolver of another kind removes nothing.
+func (w *Workspace) RemoveThread(ctx context.Context, scope Scope) (bool, error) {
+	if w == nil || w.resolver == nil {
+		return false, nil
+	}
+	r, ok := w.resolver.(ThreadRemover)
+	if !ok {
+		return false, nil
+	}
+	removed, err := r.RemoveThread(ctx, scope)
+	if err != nil {
+		return false, fmt.Errorf("workspace: remove the thread's sandbox: %w", err)
+	}
+	return removed, nil
 }
 
 // Sandbox returns the sandbox for scope. It returns an error wrapping

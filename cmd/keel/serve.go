@@ -104,7 +104,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	defer stopMetrics()
-	c.announce(std, ln.Addr().String(), built, where, auth, append([]string{reaping}, tel.lines...))
+	c.announce(std, ln.Addr().String(), built, where+"; "+sandboxWhere(f, c.agents.sandbox), auth, append([]string{reaping}, tel.lines...))
 	stopping := make(chan struct{})
 	defer close(stopping)
 	go func() {
@@ -122,7 +122,7 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 }
 
 // announce says with what keel serves, how it is protected, and where it
-// listens.
+// listens; where says where the threads and the sandboxes are kept.
 func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where string, auth *serveAuth, telemetry []string) {
 	ids := make([]string, len(built.Agents))
 	for i, a := range built.Agents {
@@ -136,7 +136,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 		ids[i] = fmt.Sprintf("%s (%s)", a.ID(), strings.Join(names, ", "))
 	}
 	fmt.Fprintf(std.err, "keel serve: agents: %s\n", strings.Join(ids, ", "))
-	fmt.Fprintf(std.err, "keel serve: storage: %s; sandboxes under %s\n", where, c.agents.sandbox)
+	fmt.Fprintf(std.err, "keel serve: storage: %s\n", where)
 	printBuilt(std.err, "serve", built)
 	for _, line := range append(auth.lines(addr, c.insecureBind), telemetry...) {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)

@@ -25,6 +25,10 @@ const (
 	defaultDB       = "keel.db"
 	defaultResource = "default"
 	envDatabaseURL  = "KEEL_DATABASE_URL"
+	// envSandboxPrefix starts the names of docker sandboxes' containers
+	// and volumes: keel installations that share an engine but not their
+	// sandboxes set different ones.
+	envSandboxPrefix = "KEEL_SANDBOX_PREFIX"
 )
 
 // storageFlags are the flags of every command that opens the store.
@@ -127,6 +131,7 @@ func (a *agentFlags) load() (*config.File, error) {
 func (a *agentFlags) build(ctx context.Context, f *config.File, store memory.Store, logger *slog.Logger, cmd, only string) (*config.Built, error) {
 	def, noModel := defaultModel(cmd)
 	built, err := f.BuildContext(ctx, config.BuildOptions{
+		DockerPrefix:    os.Getenv(envSandboxPrefix),
 		ResolveModel:    resolveModel,
 		DefaultModel:    def,
 		NoModel:         noModel,
@@ -154,6 +159,38 @@ func (a *agentFlags) build(ctx context.Context, f *config.File, store memory.Sto
 func usesDefaultModel(f *config.File, only string) bool {
 	for _, a := range f.Agents {
 		if (only == "" || a.ID == only) && len(a.Model) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sandboxWhere says where the agents' sandboxes are: under the sandbox
+// root, in Docker containers, or both.
+func sandboxWhere(f *config.File, root string) string {
+	local, docker := false, false
+	for _, a := range f.Agents {
+		switch {
+		case a.Sandbox.None:
+		case a.Sandbox.Engine == config.EngineDocker:
+			docker = true
+		default:
+			local = true
+		}
+	}
+	switch {
+	case docker && local:
+		return "sandboxes under " + root + " and in Docker containers"
+	case docker:
+		return "sandboxes in Docker containers"
+	}
+	return "sandboxes under " + root
+}
+
+// usesDocker reports whether an agent of f keeps its sandboxes in Docker.
+func usesDocker(f *config.File) bool {
+	for _, a := range f.Agents {
+		if !a.Sandbox.None && a.Sandbox.Engine == config.EngineDocker {
 			return true
 		}
 	}

@@ -49,7 +49,7 @@ func (c *threadsDeleteCmd) Run(ctx context.Context, args []string, std stdio) er
 		return err
 	}
 	defer store.Close()
-	agents, err := c.sandboxAgents(f, store)
+	agents, err := c.sandboxAgents(ctx, f, store)
 	if err != nil {
 		return err
 	}
@@ -66,12 +66,14 @@ func (c *threadsDeleteCmd) Run(ctx context.Context, args []string, std stdio) er
 
 // sandboxAgents builds the configuration's agents, for their sandboxes
 // only: no model is resolved, and nothing is said about them. Without a
-// sandbox root there is nothing to remove, and none is made.
-func (c *threadsDeleteCmd) sandboxAgents(f *config.File, store memory.Store) ([]*agent.Agent, error) {
-	if _, err := os.Stat(c.agents.sandbox); errors.Is(err, os.ErrNotExist) {
+// sandbox root, and without docker sandboxes, there is nothing to remove,
+// and no root is made.
+func (c *threadsDeleteCmd) sandboxAgents(ctx context.Context, f *config.File, store memory.Store) ([]*agent.Agent, error) {
+	if _, err := os.Stat(c.agents.sandbox); errors.Is(err, os.ErrNotExist) && !usesDocker(f) {
 		return nil, nil
 	}
-	built, err := f.Build(config.BuildOptions{
+	built, err := f.BuildContext(ctx, config.BuildOptions{
+		DockerPrefix: os.Getenv(envSandboxPrefix),
 		ResolveModel: func(string) (keel.Model, error) { return nil, config.ErrModelUnavailable },
 		Memory:       store,
 		SandboxRoot:  c.agents.sandbox,

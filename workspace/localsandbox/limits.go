@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/keel-go/keel/workspace/internal/diskquota"
 )
 
 // Defaults of [Limits].
@@ -160,22 +162,7 @@ func limitText(off bool, name, value string, m Mechanism) string {
 	return value + " (" + string(m) + ")"
 }
 
-var sizeUnits = []struct {
-	shift uint
-	name  string
-}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}}
-
 // Size writes a byte count for people in the largest binary unit it
 // reaches: "1 GiB" or "512 MiB" when exact, else "1.5 GiB", "9.5 MiB",
 // "17 B".
-func Size(n int64) string {
-	for _, u := range sizeUnits {
-		if n >= 1<<u.shift {
-			if n%(1<<u.shift) == 0 {
-				return fmt.Sprintf("%d %s", n>>u.shift, u.name)
-			}
-			return fmt.Sprintf("%.1f %s", float64(n)/float64(int64(1)<<u.shift), u.name)
-		}
-	}
-	return fmt.Sprintf("%d B", n)
-}
+func Size(n int64) string { return diskquota.Size(n) }

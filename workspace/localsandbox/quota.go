@@ -1,25 +1,24 @@
 package localsandbox
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/internal/diskquota"
 )
 
 // A sandbox's disk quota is enforced by a file system of its own where
 // the host allows it (see fsquota.go), else measured: keel walks the
 // directory (see measure.go) before a command, at a fixed interval while
-// it runs, after it, and before each write. The measured quota holds
-// against the three ways a command once went past it:
+// it runs, after it, and before each write, under the rules of
+// workspace/internal/diskquota, which hold against the three ways a
+// command once went past a measured quota:
 //
 //   - A measurement that fails (a tree deeper than the walk goes, more
 //     files than [Limits].Files, a directory keel cannot read) ends the
-//     command as going over does, and refuses writes: failing to see is
-//     never taken for being within the quota. A command that starts in a
-//     sandbox that cannot be measured is ended after one interval, time
-//     enough for rm -rf to remove what blinds the measurement (a command
-//     that needs longer is run again), and too short to write much.
+//     command as going over does, and refuses writes.
 //   - The interval is fixed: a tree of many files cannot stretch it,
 //     since more files than the limit is itself a failure.
 //   - fallocate, which reserves blocks far faster than any interval,
@@ -31,8 +30,9 @@ import (
 // Between two measurements a command can still write what the disk takes
 // in one interval; RLIMIT_FSIZE bounds each of its files.
 
-// quotaInterval is how often a running command's sandbox is measured.
-const quotaInterval = 250 * time.Millisecond
+// quotaInterval is how often a running command's sandbox is measured,
+// or its own file system looked at.
+const quotaInterval = diskquota.Interval
 
 // used returns how much the sandbox holds against its quota.
 func (s *Sandbox) used() (int64, error) {
@@ -57,20 +57,12 @@ func (s *Sandbox) checkRoom(n int64) error {
 			return fmt.Errorf("%w: %v", workspace.ErrQuotaExceeded, err)
 		}
 		if n > u.free || u.filesFree == 0 {
-			return fmt.Errorf("%w: the sandbox holds %s of its %s; remove files from it to make room for %s more",
-				workspace.ErrQuotaExceeded, Size(u.used), Size(quota), Size(n))
+			return diskquota.Full(quota, u.used, n)
 		}
 		return nil
 	}
 	used, err := s.used()
-	if err != nil {
-		return fmt.Errorf("%w: %v", workspace.ErrQuotaExceeded, err)
-	}
-	if used+n > quota {
-		return fmt.Errorf("%w: the sandbox holds %s of its %s; remove files from it to make room for %s more",
-			workspace.ErrQuotaExceeded, Size(used), Size(quota), Size(n))
-	}
-	return nil
+	return diskquota.Room(quota, used, n, err)
 }
 
 // quotaWatch measures a sandbox while its command runs and calls over
@@ -81,9 +73,9 @@ func (s *Sandbox) checkRoom(n int64) error {
 type quotaWatch struct {
 	s          *Sandbox
 	quota      int64
-	stop, done chan struct{}
-	over       bool  // set before done is closed
-	failed     error // the failed measurement that ended the command
+	stop, done chan struct{} // of the watch of an own file system
+	over       bool          // set before done is closed
+	measured   *diskquota.Watch
 }
 
 // fullSlack is how close to its size a sandbox's own file system counts
@@ -106,33 +98,12 @@ func watchQuota(s *Sandbox, over func()) *quotaWatch {
 		return w
 	}
 	// A sandbox that cannot be measured now is held to its quota, and
-	// its first failed measurement ends the command: such a command has
-	// one interval, time enough to remove what blinds the measurement (a
-	// tree too deep, too many files), and can write no more than one
-	// interval's worth.
+	// its first failed measurement ends the command (see diskquota).
 	before, err := s.used()
-	limit := max(w.quota, before)
-	if err != nil {
-		limit = w.quota
-	}
-	go func() {
-		defer close(w.done)
-		t := time.NewTicker(quotaInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-w.stop:
-				return
-			case <-t.C:
-			}
-			used, err := s.used()
-			if err != nil || used > limit {
-				w.over, w.failed = true, err
-				over()
-				return
-			}
-		}
-	}()
+	limit := diskquota.Limit(w.quota, before, err)
+	close(w.done)
+	w.measured = diskquota.Start(func(context.Context) (int64, error) { return s.used() },
+		func() int64 { return limit }, over)
 	return w
 }
 
@@ -186,19 +157,7 @@ func (w *quotaWatch) finish() string {
 		}
 		return ""
 	}
+	over, failed := w.measured.Stop()
 	used, err := w.s.used()
-	switch {
-	case w.failed != nil:
-		return fmt.Sprintf("localsandbox: the command was ended: the sandbox's disk use cannot be measured (%v); remove files or directories to go on",
-			w.failed)
-	case err != nil:
-		return fmt.Sprintf("localsandbox: the sandbox's disk use cannot be measured (%v), so files cannot be written or uploaded until that is mended", err)
-	case w.over:
-		return fmt.Sprintf("localsandbox: the command was ended: it took the sandbox over its %s disk quota (%s used); remove files to go on",
-			Size(w.quota), Size(used))
-	case used > w.quota:
-		return fmt.Sprintf("localsandbox: the sandbox is over its %s disk quota (%s used): files cannot be written or uploaded until some are removed",
-			Size(w.quota), Size(used))
-	}
-	return ""
+	return diskquota.Note("localsandbox", w.quota, used, err, over, failed)
 }

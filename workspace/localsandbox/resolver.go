@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -101,6 +104,34 @@ func (r *resolver) Resolve(ctx context.Context, scope workspace.Scope) (workspac
 		return nil, fmt.Errorf("localsandbox: resolve: %w", err)
 	}
 	return sb, nil
+}
+
+// RemoveThread implements [workspace.ThreadRemover]: in PerThread mode it
+// removes the thread's sandbox directory with everything in it (and the
+// image of its own file system, unmounted first, see
+// [Options].OwnFilesystem). A command still running in it keeps what it
+// holds open until it ends. Other modes remove nothing.
+func (r *resolver) RemoveThread(ctx context.Context, scope workspace.Scope) (bool, error) {
+	if r.mode != PerThread {
+		return false, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("localsandbox: remove thread sandbox: %w", err)
+	}
+	if scope.ThreadID == "" {
+		return false, fmt.Errorf("localsandbox: remove thread sandbox: per-thread sandbox needs a thread ID: %w", workspace.ErrNoSandbox)
+	}
+	dir := filepath.Join(r.root, "thread-"+DirName(scope.ThreadID))
+	if err := Unmount(dir); err != nil {
+		return false, fmt.Errorf("localsandbox: remove thread sandbox: %w", err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return false, fmt.Errorf("localsandbox: remove thread sandbox: %w", err)
+	}
+	if err := os.Remove(dir + imageSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("localsandbox: remove thread sandbox: %w", err)
+	}
+	return true, nil
 }
 
 // DirName turns an ID into a directory name that is safe anywhere and
