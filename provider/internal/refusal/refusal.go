@@ -102,9 +102,11 @@ func SizeLimit(msg string) int64 {
 		return 0
 	}
 	pick := all[len(all)-1]
-	l := strings.ToLower(msg)
 	for _, m := range all {
-		if end := lastLimitWord(l[:m.start]); end >= 0 && len(strings.TrimSpace(msg[end:m.start])) <= 2 {
+		// Lower case can change a text's length in bytes (ẞ is 3, ß 2):
+		// each prefix is lowered on its own, keeping its offsets.
+		before := strings.ToLower(msg[:m.start])
+		if end := lastLimitWord(before); end >= 0 && len(strings.TrimSpace(before[end:])) <= 2 {
 			pick = m
 			break
 		}

@@ -53,3 +53,20 @@ func TestPageLimit(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLimits reads any text for a size and a page limit: never a panic,
+// never a negative limit.
+func FuzzLimits(f *testing.F) {
+	f.Add("Request payload size exceeds the limit: 20971520 bytes.")
+	f.Add("ẞẞẞ exceeds 5 MB maximum: 7251404 bytes > 5242880 bytes")
+	f.Add("A maximum of 100 PDF pages may be provided.")
+	f.Fuzz(func(t *testing.T, msg string) {
+		if n := refusal.SizeLimit(msg); n < 0 {
+			t.Errorf("SizeLimit(%q) = %d", msg, n)
+		}
+		if n := refusal.PageLimit(msg); n < 0 {
+			t.Errorf("PageLimit(%q) = %d", msg, n)
+		}
+		refusal.SaysPages(msg)
+	})
+}
