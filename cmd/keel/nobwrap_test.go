@@ -64,14 +64,3 @@ func TestRunWithoutBubblewrap(t *testing.T) {
 		t.Errorf("Got(run_command's result for the model) = %s; want the error saying commands are off and how to install bubblewrap", result)
 	}
 }
-
-// TestRunSaysHowCommandsRun: with bubblewrap, keel run says in one line
-// how commands are isolated and limited, and warns of nothing.
-func TestRunSaysHowCommandsRun(t *testing.T) {
-	srv := googletest.NewServer(t, googletest.Options{})
-	res := mustKeel(t, t.TempDir(), geminiEnv(srv), "run", "Hi")
-	if strings.Contains(res.stderr, "WARN") || strings.Count(res.stderr, "sandbox commands run isolated by bubblewrap") != 1 ||
-		!strings.Contains(res.stderr, "limits per sandbox") {
-		t.Errorf("Got(stderr) = %q; want one line on isolation and limits, and no warning", res.stderr)
-	}
-}
