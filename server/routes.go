@@ -72,6 +72,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/agents/{id}/sandbox/files", s.listSandboxFiles)                  // sandboxfiles.go
 	mux.HandleFunc("GET /api/agents/{id}/sandbox/files/{path...}", s.downloadSandboxFile)     // sandboxfiles.go
 	mux.HandleFunc("DELETE /api/agents/{id}/sandbox/files/{path...}", s.deleteSandboxFile)    // sandboxfiles.go
+	if s.cfg.MCP != nil {
+		mux.Handle(MCPPath, s.cfg.MCP) // package mcpserver, behind the API's token
+	}
 	if s.cfg.Console != nil {
 		mux.Handle("/", s.cfg.Console) // package console
 	}

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/console"
+	"github.com/keel-go/keel/mcp/mcpserver"
 	"github.com/keel-go/keel/server"
 	"github.com/keel-go/keel/workspace/localsandbox"
 )
@@ -81,8 +83,20 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	asks, err := mcpserver.New(mcpserver.Options{Agents: built.Agents, DefaultResource: defaultResource, Logger: logger})
+	if err != nil {
+		return err
+	}
 	cfg := server.Config{
 		Agents:       built.Agents,
+		// The API's guard checks the token first; the MCP server then
+		// acts for the resource the guard found.
+		MCP: asks.Handler(mcpserver.HandlerOptions{
+			Authorize: func(r *http.Request) (mcpserver.Caller, error) {
+				return mcpserver.Caller{Resource: server.CallerResource(r.Context())}, nil
+			},
+			MaxBodyBytes: f.Server.MaxBodyBytes,
+		}),
 		Memory:       store,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,
@@ -142,6 +156,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
 	fmt.Fprintf(std.err, "keel serve: console at http://%s/\n", addr)
+	fmt.Fprintf(std.err, "keel serve: MCP (streamable HTTP) at http://%s%s\n", addr, server.MCPPath)
 	if line := mastraStudioLine(addr, auth.CORSOrigins); line != "" {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
