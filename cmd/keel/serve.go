@@ -198,3 +198,12 @@ func isLoopback(addr string) (bool, error) {
 	}
 	return ip.IsLoopback(), nil
 }
+
+// mcpServers are the MCP servers of built, for the server to list.
+func mcpServers(built *config.Built) []server.MCPServer {
+	out := make([]server.MCPServer, len(built.MCP))
+	for i, c := range built.MCP {
+		out[i] = c
+	}
+	return out
+}
