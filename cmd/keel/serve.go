@@ -88,7 +88,8 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 		return err
 	}
 	cfg := server.Config{
-		Agents: built.Agents,
+		Agents:     built.Agents,
+		MCPServers: mcpServers(built),
 		// The API's guard checks the token first; the MCP server then
 		// acts for the resource the guard found.
 		MCP: asks.Handler(mcpserver.HandlerOptions{
