@@ -44,7 +44,7 @@ func toWireAgent(a *agent.Agent) wireAgent {
 	cfg := a.Config()
 	w := wireAgent{
 		ID: a.ID(), Name: cfg.Name, Description: cfg.Description, Instructions: cfg.Instructions,
-		Tools:            make(map[string]wireTool, len(cfg.Tools)),
+		Tools:            map[string]wireTool{},
 		Skills:           []struct{}{},
 		WorkspaceTools:   []struct{}{},
 		InputProcessors:  make([]wireProcessor, 0, len(cfg.InputProcessors)),
@@ -56,7 +56,8 @@ func toWireAgent(a *agent.Agent) wireAgent {
 	if cfg.Model != nil {
 		w.Provider, w.ModelID = cfg.Model.Provider(), cfg.Model.Name()
 	}
-	for _, t := range cfg.Tools {
+	// The tools a run starting now has: MCP servers' among them.
+	for _, t := range a.Tools() {
 		d := t.Definition()
 		w.Tools[d.Name] = wireTool{ID: d.Name, Description: d.Description, InputSchema: rawOrNil(d.InputSchema)}
 	}

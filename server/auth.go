@@ -47,6 +47,16 @@ func (c caller) trusted() bool { return c.resource == "" }
 
 type callerKey struct{}
 
+// CallerResource returns the resource the caller of a request whose
+// context this is acts for: its token's, for a user (a token
+// Config.Users accepts); "" for a trusted caller (no auth, or the shared
+// token), who may name any. Handlers mounted in the server, such as
+// Config.MCP, use it to apply the same rule as the API's routes.
+func CallerResource(ctx context.Context) string {
+	c, _ := ctx.Value(callerKey{}).(caller)
+	return c.resource
+}
+
 func callerOf(r *http.Request) caller {
 	c, _ := r.Context().Value(callerKey{}).(caller)
 	return c
@@ -63,7 +73,8 @@ type authFailure struct {
 // be the shared token (compared in constant time: digests, so the lengths
 // do not show) or one Config.Users accepts.
 func (s *Server) authenticate(r *http.Request) (caller, *authFailure) {
-	if !isAPI(r.URL.Path) && (s.cfg.Metrics == nil || r.URL.Path != MetricsPath) || s.cfg.Token == "" && s.cfg.Users == nil || isCapabilities(r) {
+	if !isAPI(r.URL.Path) && (s.cfg.Metrics == nil || r.URL.Path != MetricsPath) && (s.cfg.MCP == nil || r.URL.Path != MCPPath) ||
+		s.cfg.Token == "" && s.cfg.Users == nil || isCapabilities(r) {
 		return caller{}, nil
 	}
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")

@@ -10,6 +10,9 @@ import (
 // MetricsPath is where [Config].Metrics is served.
 const MetricsPath = "/metrics"
 
+// MCPPath is where [Config].MCP is served.
+const MCPPath = "/mcp"
+
 // metrics answers GET /metrics with Config.Metrics. It sits behind the
 // same token as /api: the shared token, since what the metrics tell (every
 // agent's traffic, models and failures) is the operator's, not a user's;

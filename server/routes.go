@@ -32,22 +32,26 @@ func (s *Server) routes() http.Handler {
 	// has none of (workflows, scorers, MCP servers, workspaces, voice...)
 	// is an empty list in the shape Studio reads, never a 404, which
 	// Studio shows as a broken page.
-	mux.HandleFunc("POST /api/agents/{id}/threads/subscribe", s.subscribeThread)    // studiochat.go
-	mux.HandleFunc("POST /api/agents/{id}/send-message", s.sendMessage)             // studiochat.go
-	mux.HandleFunc("POST /api/agents/{id}/queue-message", s.sendMessage)            // studiochat.go: every message waits its turn
-	mux.HandleFunc("POST /api/agents/{id}/threads/abort", s.abortThread)            // studiochat.go
-	mux.HandleFunc("GET /api/auth/capabilities", s.authCapabilities)                // studio.go
-	mux.HandleFunc("GET /api/agents/providers", s.listProviders)                    // studio.go
-	mux.HandleFunc("GET /api/memory/status", s.memoryStatus)                        // studio.go
-	mux.HandleFunc("GET /api/memory/config", s.memoryConfig)                        // studio.go
-	mux.HandleFunc("GET /api/memory/threads/{tid}/working-memory", s.workingMemory) // studio.go
-	mux.HandleFunc("GET /api/tools", s.listTools)                                   // studio.go
-	mux.HandleFunc("GET /api/processors", s.listProcessors)                         // studio.go
-	mux.HandleFunc("GET /api/system/packages", s.systemPackages)                    // studio.go
-	mux.HandleFunc("GET /api/agents/{id}/voice/speakers", s.voiceSpeakers)          // studio.go
+	mux.HandleFunc("POST /api/agents/{id}/threads/subscribe", s.subscribeThread)     // studiochat.go
+	mux.HandleFunc("POST /api/agents/{id}/send-message", s.sendMessage)              // studiochat.go
+	mux.HandleFunc("POST /api/agents/{id}/queue-message", s.sendMessage)             // studiochat.go: every message waits its turn
+	mux.HandleFunc("POST /api/agents/{id}/threads/abort", s.abortThread)             // studiochat.go
+	mux.HandleFunc("GET /api/auth/capabilities", s.authCapabilities)                 // studio.go
+	mux.HandleFunc("GET /api/agents/providers", s.listProviders)                     // studio.go
+	mux.HandleFunc("GET /api/memory/status", s.memoryStatus)                         // studio.go
+	mux.HandleFunc("GET /api/memory/config", s.memoryConfig)                         // studio.go
+	mux.HandleFunc("GET /api/memory/threads/{tid}/working-memory", s.workingMemory)  // studio.go
+	mux.HandleFunc("GET /api/tools", s.listTools)                                    // studio.go
+	mux.HandleFunc("GET /api/tools/{tool}", s.getTool)                               // toolroutes.go
+	mux.HandleFunc("POST /api/tools/{tool}/execute", s.executeTool)                  // toolroutes.go
+	mux.HandleFunc("GET /api/agents/{id}/tools/{tool}", s.getAgentTool)              // toolroutes.go
+	mux.HandleFunc("POST /api/agents/{id}/tools/{tool}/execute", s.executeAgentTool) // toolroutes.go
+	mux.HandleFunc("GET /api/processors", s.listProcessors)                          // studio.go
+	mux.HandleFunc("GET /api/system/packages", s.systemPackages)                     // studio.go
+	mux.HandleFunc("GET /api/agents/{id}/voice/speakers", s.voiceSpeakers)           // studio.go
 	mux.HandleFunc("GET /api/workflows", emptyJSON(`{}`))
 	mux.HandleFunc("GET /api/scores/scorers", emptyJSON(`{}`))
-	mux.HandleFunc("GET /api/mcp/v0/servers", emptyJSON(`{"servers":[],"total_count":0,"next":null}`))
+	mux.HandleFunc("GET /api/mcp/v0/servers", s.listMCPServers) // mcpservers.go
 	mux.HandleFunc("GET /api/workspaces", emptyJSON(`{"workspaces":[]}`))
 	mux.HandleFunc("GET /api/channels/platforms", emptyJSON(`[]`))
 	mux.HandleFunc("GET /api/experiments/review-summary", emptyJSON(`{"counts":[]}`))
@@ -72,6 +76,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/agents/{id}/sandbox/files", s.listSandboxFiles)                  // sandboxfiles.go
 	mux.HandleFunc("GET /api/agents/{id}/sandbox/files/{path...}", s.downloadSandboxFile)     // sandboxfiles.go
 	mux.HandleFunc("DELETE /api/agents/{id}/sandbox/files/{path...}", s.deleteSandboxFile)    // sandboxfiles.go
+	if s.cfg.MCP != nil {
+		mux.Handle(MCPPath, s.cfg.MCP) // package mcpserver, behind the API's token
+	}
 	if s.cfg.Console != nil {
 		mux.Handle("/", s.cfg.Console) // package console
 	}

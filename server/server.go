@@ -133,6 +133,14 @@ type Config struct {
 	// processor decisions, tool calls, sandbox commands and uploads to it
 	// (see package observe). Nil reports nothing and costs nothing.
 	Observer observe.Observer
+	// MCPServers are the MCP servers the agents take tools from, listed
+	// by GET /api/mcp/v0/servers (config.Built.MCP).
+	MCPServers []MCPServer
+	// MCP, when not nil, is served at /mcp ([MCPPath]): keel's agents as
+	// an MCP server over streamable HTTP (mcpserver.Server.Handler). It
+	// is behind the same token as /api, and learns who the caller is
+	// from [CallerResource] of the request's context.
+	MCP http.Handler
 	// Metrics, when not nil, is served at GET /metrics ([MetricsPath]),
 	// such as a Prometheus handler. With Token or Users set it needs the
 	// shared Token, like /api; a user's token is 403. Nil: no route.

@@ -213,17 +213,10 @@ type studioTool struct {
 func (s *Server) listTools(w http.ResponseWriter, r *http.Request) {
 	out := map[string]studioTool{}
 	for _, a := range s.order {
-		for _, t := range a.Config().Tools {
-			d := t.Definition()
-			if _, seen := out[d.Name]; seen {
-				continue
+		for _, t := range a.Tools() {
+			if _, seen := out[t.Name]; !seen {
+				out[t.Name] = studioToolOf(t)
 			}
-			st := studioTool{ID: d.Name, Description: d.Description}
-			if schema := rawOrNil(d.InputSchema); schema != nil {
-				b, _ := json.Marshal(map[string]json.RawMessage{"json": schema})
-				st.InputSchema = string(b)
-			}
-			out[d.Name] = st
 		}
 	}
 	writeJSON(w, http.StatusOK, out)

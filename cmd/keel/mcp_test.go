@@ -285,6 +285,15 @@ func TestServeWithMCPTools(t *testing.T) {
 	if reqs := srv.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "Echo: over http") {
 		t.Errorf("Got(model calls) = %d; want 2, the second with the echo's result", len(reqs))
 	}
+	// The tool routes list the server and run its tool outside a run.
+	if code, body := call(t, "GET", s.url+"/api/mcp/v0/servers", "", ""); code != 200 ||
+		!strings.Contains(string(body), `"id":"everything"`) || !strings.Contains(string(body), `"everything_echo"`) {
+		t.Errorf("Got(GET /api/mcp/v0/servers) = %d %s; want everything with its tools", code, body)
+	}
+	if code, body := call(t, "POST", s.url+"/api/agents/assistant/tools/everything_echo/execute", "", `{"data":{"message":"direct"}}`); code != 200 ||
+		!strings.Contains(string(body), "Echo: direct") {
+		t.Errorf("Got(execute everything_echo) = %d %s; want 200 with the echo", code, body)
+	}
 	// The server's process is keel's child while keel serves, and gone
 	// once keel stopped.
 	children := childPIDs(t, s.cmd.Process.Pid)

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/console"
+	"github.com/keel-go/keel/mcp/mcpserver"
 	"github.com/keel-go/keel/server"
 	"github.com/keel-go/keel/workspace/localsandbox"
 )
@@ -81,8 +83,21 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	asks, err := mcpserver.New(mcpserver.Options{Agents: built.Agents, DefaultResource: defaultResource, Logger: logger})
+	if err != nil {
+		return err
+	}
 	cfg := server.Config{
-		Agents:       built.Agents,
+		Agents:     built.Agents,
+		MCPServers: mcpServers(built),
+		// The API's guard checks the token first; the MCP server then
+		// acts for the resource the guard found.
+		MCP: asks.Handler(mcpserver.HandlerOptions{
+			Authorize: func(r *http.Request) (mcpserver.Caller, error) {
+				return mcpserver.Caller{Resource: server.CallerResource(r.Context())}, nil
+			},
+			MaxBodyBytes: f.Server.MaxBodyBytes,
+		}),
 		Memory:       store,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,
@@ -142,6 +157,7 @@ func (c *serveCmd) announce(std stdio, addr string, built *config.Built, where s
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
 	fmt.Fprintf(std.err, "keel serve: console at http://%s/\n", addr)
+	fmt.Fprintf(std.err, "keel serve: MCP (streamable HTTP) at http://%s%s\n", addr, server.MCPPath)
 	if line := mastraStudioLine(addr, auth.CORSOrigins); line != "" {
 		fmt.Fprintf(std.err, "keel serve: %s\n", line)
 	}
@@ -182,4 +198,13 @@ func isLoopback(addr string) (bool, error) {
 		return false, nil
 	}
 	return ip.IsLoopback(), nil
+}
+
+// mcpServers are the MCP servers of built, for the server to list.
+func mcpServers(built *config.Built) []server.MCPServer {
+	out := make([]server.MCPServer, len(built.MCP))
+	for i, c := range built.MCP {
+		out[i] = c
+	}
+	return out
 }
