@@ -34,8 +34,13 @@
 //	GET    /api/auth/capabilities               {enabled:false, login:null, keel:{auth}}; no token needed
 //	GET    /api/agents/providers                keel's providers, their key variables and whether the environment holds one
 //	GET    /api/memory/status, /api/memory/config, /api/memory/threads/{tid}/working-memory
+//	GET    /api/tools/{tool}, /api/agents/{id}/tools/{tool}   a tool (built-in or an MCP server's) and its schema
+//	POST   /api/tools/{tool}/execute, /api/agents/{id}/tools/{tool}/execute
+//	                                            {data, requestContext?}: the tool's output; 500 when it fails
+//	GET    /api/mcp/v0/servers                  the MCP servers keel.yaml starts, in Mastra's registry shape
+//	POST   /mcp                                 keel's agents as MCP tools (ask_AGENT), streamable HTTP, the same auth
 //	GET    /api/tools, /api/processors, /api/system/packages
-//	GET    /api/workflows, /api/scores/scorers, /api/mcp/v0/servers, /api/workspaces, /api/channels/platforms,
+//	GET    /api/workflows, /api/scores/scorers, /api/workspaces, /api/channels/platforms,
 //	       /api/experiments/review-summary, /api/observability/feedback, /api/editor/builder/settings,
 //	       /api/editor/builder/models/available, /api/agents/{id}/voice/speakers: empty, in Mastra's shapes
 //
