@@ -41,7 +41,9 @@ var notAFileTypes = map[string]bool{
 // classify reads an error answer's status, type and message against the
 // messages the request sent.
 func classify(status int, typ, msg string, sent []anthropic.MessageParam) fault {
-	if fileGone.MatchString(msg) && (status == 404 || status == 400 || typ == "not_found_error") {
+	l := strings.ToLower(msg)
+	if (status == 404 || status == 400 || typ == "not_found_error") && strings.Contains(l, "file") &&
+		(strings.Contains(l, "not found") || strings.Contains(l, "does not exist") || strings.Contains(l, "deleted")) && fileGone.MatchString(msg) {
 		// A file ID of the Files API the request named that is not
 		// there (deleted, another workspace's): "File not found:
 		// file_011...".
@@ -50,7 +52,6 @@ func classify(status int, typ, msg string, sent []anthropic.MessageParam) fault 
 	if notAFileTypes[typ] || status == 401 || status == 403 || status == 404 || status == 429 {
 		return fault{kind: keel.FaultNotFile}
 	}
-	l := strings.ToLower(msg)
 	if strings.Contains(l, "credit balance") || strings.Contains(l, "api key") {
 		return fault{kind: keel.FaultNotFile}
 	}

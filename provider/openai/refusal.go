@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"net/http"
 	"regexp"
 	"strings"
@@ -67,19 +68,19 @@ func classify(status int, code, msg string) fault {
 		return fault{kind: keel.FaultNotFile}
 	case containsAny(lc, notAFileCodes):
 		return fault{kind: keel.FaultNotFile}
-	case status < 500 && (lc == "file_not_found" || fileGone.MatchString(msg)):
+	case status < 500 && (lc == "file_not_found" || mentionsGoneFile(lm) && fileGone.MatchString(msg)):
 		return fault{kind: keel.FaultFileGone}
 	}
 	if !strings.Contains(lm, "unsupported") || !strings.Contains(lm, "type") {
-	} else if m := unsupportedMIME.FindStringSubmatch(msg); m != nil {
+	} else if m := unsupportedMIME.FindStringSubmatch(refusal.From(msg, lm, "unsupported", 0)); m != nil {
 		return fault{kind: keel.FaultFileType, mediaType: m[1]}
 	}
 	if !strings.Contains(lm, "not supported") || !strings.Contains(lm, "/") {
-	} else if m := notSupportedType.FindStringSubmatch(msg); m != nil {
+	} else if m := notSupportedType.FindStringSubmatch(refusal.From(msg, lm, "not supported", 100)); m != nil {
 		return fault{kind: keel.FaultFileType, mediaType: m[1]}
 	}
 	if !strings.Contains(lm, "part") {
-	} else if m := partType.FindStringSubmatch(msg); m != nil {
+	} else if m := partType.FindStringSubmatch(refusal.From(msg, lm, "part", 30)); m != nil {
 		if f, ok := partTypeFault(m[1]); ok {
 			return f
 		}
@@ -94,7 +95,7 @@ func classify(status int, code, msg string) fault {
 		return fault{kind: keel.FaultFileSize, limit: refusal.SizeLimit(msg)}
 	}
 	if !strings.Contains(lm, "input") && !strings.Contains(lm, "content") || !saysUnsupported(msg) {
-	} else if m := inputKind.FindStringSubmatch(msg); m != nil {
+	} else if m := inputKind.FindStringSubmatch(refusal.From(msg, lm, cmp.Or(containing(lm, "input"), "content"), 20)); m != nil {
 		switch strings.ToLower(m[1]) {
 		case "image", "vision":
 			return fault{kind: keel.FaultFileType, class: "image/*"}
@@ -105,12 +106,12 @@ func classify(status int, code, msg string) fault {
 			return fault{kind: keel.FaultFileType, mediaType: "application/pdf"}
 		}
 	}
-	if strings.Contains(lm, "must be a string") && mustBeString.MatchString(msg) {
+	if strings.Contains(lm, "must be a string") && mustBeString.MatchString(refusal.From(msg, lm, "must be a string", 40)) {
 		// A server that takes text only: every file of the message is
 		// refused, and the message without them goes as a string.
 		return fault{kind: keel.FaultFileType, class: "*/*"}
 	}
-	if status == http.StatusNotFound || strings.Contains(lm, "model") && modelMissing.MatchString(msg) {
+	if status == http.StatusNotFound || strings.Contains(lm, "model") && modelMissing.MatchString(refusal.From(msg, lm, "model", 10)) {
 		return fault{kind: keel.FaultNotFile}
 	}
 	return fault{}
@@ -161,6 +162,22 @@ func saysTooLarge(status int, msg string) bool {
 	return (strings.Contains(l, "too large") || strings.Contains(l, "exceeds") || strings.Contains(l, "maximum")) &&
 		(strings.Contains(l, "size") || strings.Contains(l, "bytes") || strings.Contains(l, "mb") || strings.Contains(l, "payload") ||
 			strings.Contains(l, "file"))
+}
+
+// containing returns word when l holds it, else "".
+func containing(l, word string) string {
+	if strings.Contains(l, word) {
+		return word
+	}
+	return ""
+}
+
+// mentionsGoneFile reports whether a lower-case message has the words
+// fileGone needs, before that pattern runs.
+func mentionsGoneFile(l string) bool {
+	return strings.Contains(l, "file") && (strings.Contains(l, "not found") || strings.Contains(l, "does not exist") ||
+		strings.Contains(l, "expired") || strings.Contains(l, "deleted") || strings.Contains(l, "no such file") ||
+		strings.Contains(l, "invalid file id"))
 }
 
 func containsAny(s string, subs []string) bool {

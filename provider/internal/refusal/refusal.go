@@ -241,3 +241,20 @@ func HTMLTitle(body string) string {
 	}
 	return t
 }
+
+// From returns msg from a little before the first place its lower-case
+// form lower holds key: back bytes earlier, then back to a word's start,
+// so that a pattern whose words sit around key runs over a few dozen
+// bytes instead of the whole message. It returns msg whole when key is
+// not there or lower is not msg's lower case byte for byte.
+func From(msg, lower, key string, back int) string {
+	i := strings.Index(lower, key)
+	if i < 0 || len(lower) != len(msg) {
+		return msg
+	}
+	i = max(i-back, 0)
+	for i > 0 && (isLetter(msg[i-1]) || isDigit(msg[i-1]) || msg[i-1] == '_') {
+		i--
+	}
+	return msg[i:]
+}
