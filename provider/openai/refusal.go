@@ -34,11 +34,11 @@ var (
 	// partType: vLLM's "Unknown part type: file", llama.cpp's
 	// "Unsupported content part type: \"image_url\"".
 	partType = regexp.MustCompile(`(?i)(?:unknown|unsupported|invalid)\s+(?:content\s+)?part\s+type:?\s*\\?["']?([a-z_]+)`)
-	// inputKind: "image input" (Ollama's "missing data required for image
+	// inputKindPattern: "image input" (Ollama's "missing data required for image
 	// input", OpenRouter's "No endpoints found that support image input",
 	// llama.cpp's "image input is not supported"), "audio input", "file
 	// input", "PDF input".
-	inputKind = regexp.MustCompile(`(?i)\b(image|vision|audio|file|pdf|document)s?\s+(?:input|inputs|content)\b`)
+	inputKindPattern = regexp.MustCompile(`(?i)\b(image|vision|audio|file|pdf|document)s?\s+(?:input|inputs|content)\b`)
 	// mustBeString: Groq's answer to a user message whose content is a
 	// list: "('messages.1.content' : value must be a string)".
 	mustBeString = regexp.MustCompile(`(?i)content'?\s*:\s*value must be a string`)
@@ -95,7 +95,7 @@ func classify(status int, code, msg string) fault {
 		return fault{kind: keel.FaultFileSize, limit: refusal.SizeLimit(msg)}
 	}
 	if !strings.Contains(lm, "input") && !strings.Contains(lm, "content") || !saysUnsupported(msg) {
-	} else if m := inputKind.FindStringSubmatch(refusal.From(msg, lm, cmp.Or(containing(lm, "input"), "content"), 20)); m != nil {
+	} else if m := inputKind(msg, lm); m != nil {
 		switch strings.ToLower(m[1]) {
 		case "image", "vision":
 			return fault{kind: keel.FaultFileType, class: "image/*"}
@@ -162,6 +162,16 @@ func saysTooLarge(status int, msg string) bool {
 	return (strings.Contains(l, "too large") || strings.Contains(l, "exceeds") || strings.Contains(l, "maximum")) &&
 		(strings.Contains(l, "size") || strings.Contains(l, "bytes") || strings.Contains(l, "mb") || strings.Contains(l, "payload") ||
 			strings.Contains(l, "file"))
+}
+
+// inputKind finds the kind of input a message says is not taken, looking
+// first around the message's last "input" (where such words usually
+// end a message), then through the whole message.
+func inputKind(msg, lm string) []string {
+	if m := inputKindPattern.FindStringSubmatch(refusal.FromLast(msg, lm, cmp.Or(containing(lm, "input"), "content"), 20)); m != nil {
+		return m
+	}
+	return inputKindPattern.FindStringSubmatch(msg)
 }
 
 // containing returns word when l holds it, else "".

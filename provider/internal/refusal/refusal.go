@@ -248,7 +248,16 @@ func HTMLTitle(body string) string {
 // bytes instead of the whole message. It returns msg whole when key is
 // not there or lower is not msg's lower case byte for byte.
 func From(msg, lower, key string, back int) string {
-	i := strings.Index(lower, key)
+	return from(msg, lower, strings.Index(lower, key), back)
+}
+
+// FromLast is [From] from the last place lower holds key: for words
+// that end a message ("... required for image input").
+func FromLast(msg, lower, key string, back int) string {
+	return from(msg, lower, strings.LastIndex(lower, key), back)
+}
+
+func from(msg, lower string, i, back int) string {
 	if i < 0 || len(lower) != len(msg) {
 		return msg
 	}
