@@ -50,19 +50,9 @@ func (e *wasmEngine) decodeAVIF(ctx context.Context, data []byte, budget, expect
 		bytesPer = 8
 	}
 	size := width * height * bytesPer
-	out, err := in.malloc(size)
-	if err != nil || out == 0 {
-		return fail(errNoMemory(err))
-	}
-	if ok, err := decode(0, out); err != nil || !ok {
-		return fail(errDecoder(err))
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	pix, ok := in.mod.Memory().Read(out, uint32(size))
-	if !ok {
-		return fail(errDecoder(nil))
+	pix, err := in.decodeOut(ctx, size, decode)
+	if err != nil {
+		return fail(err) // ctx's error when it ended
 	}
 	img := image.NewRGBA(image.Rect(0, 0, width, height))
 	if bytesPer == 4 {

@@ -94,19 +94,9 @@ func (e *wasmEngine) decodeHEIC(ctx context.Context, data []byte, budget, expect
 	default:
 		return nil, unsupported(string(HEIC), "colour space")
 	}
-	out, err := in.malloc(size)
-	if err != nil || out == 0 {
-		return fail(errNoMemory(err))
-	}
-	if ok, err := decode(0, out); err != nil || !ok {
-		return fail(errDecoder(err))
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	pix, ok := in.mod.Memory().Read(out, uint32(size))
-	if !ok {
-		return fail(errDecoder(nil))
+	pix, err := in.decodeOut(ctx, size, decode)
+	if err != nil {
+		return fail(err) // ctx's error when it ended
 	}
 	// Copied out of the instance's memory, which is dropped on return:
 	// the picture is a fraction of what the decoder needed.

@@ -286,3 +286,26 @@ func errDecoder(err error) error {
 	}
 	return errors.New("the decoder could not decode the picture")
 }
+
+// decodeOut runs a module's second decode call into an output buffer of
+// size bytes: it allocates the buffer, calls decode with it, and reads the
+// decoded bytes back (the instance's memory, not a copy: copy what is kept
+// before the instance is released). An error comes from the module (no
+// memory, a failed decode) or from ctx.
+func (in *instance) decodeOut(ctx context.Context, size int, decode func(configOnly uint64, out uint32) (bool, error)) ([]byte, error) {
+	out, err := in.malloc(size)
+	if err != nil || out == 0 {
+		return nil, errNoMemory(err)
+	}
+	if ok, err := decode(0, out); err != nil || !ok {
+		return nil, errDecoder(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	pix, ok := in.mod.Memory().Read(out, uint32(size))
+	if !ok {
+		return nil, errDecoder(nil)
+	}
+	return pix, nil
+}
