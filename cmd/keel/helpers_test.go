@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,6 +73,7 @@ func keel(t *testing.T, dir string, environ []string, args ...string) result {
 	cmd.Dir, cmd.Env = dir, environ
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("Got(start keel %q) = %v; want nil", args, err)
 	}
@@ -121,4 +123,15 @@ func writeFile(t *testing.T, path string, data []byte) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// dieWithTest makes cmd's process get SIGKILL when the test binary dies
+// before its cleanups run (a test's time-out panics, and t.Cleanup never
+// runs): a keel serve or a Mastra Studio left behind would hold its port
+// and its CPU after the suite.
+func dieWithTest(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 }

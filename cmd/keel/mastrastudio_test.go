@@ -68,6 +68,7 @@ func driveStudio(t *testing.T, node, token string) {
 	studio.Env = env("MASTRA_TELEMETRY_DISABLED=1")
 	var studioOut strings.Builder
 	studio.Stdout, studio.Stderr = &lockedWriter{w: &studioOut}, &lockedWriter{w: &studioOut}
+	dieWithTest(studio)
 	if err := studio.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -58,6 +58,7 @@ func startServeCmd(t *testing.T, cmd *exec.Cmd) *served {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dieWithTest(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("Got(start keel serve) = %v; want nil", err)
 	}
