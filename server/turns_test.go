@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -35,6 +36,22 @@ func roles(t *testing.T, mem memory.Store, resource, thread string) []string {
 // A message accepted by send-message is in the store before the answer:
 // in the thread once its turn started, in the queue while it waits. The
 // queue keeps its bounds: past them a message is 409 and nothing is kept.
+// unqueued waits until the thread's started turn has left the queue: the
+// server takes it off beside the model's call, not before it, and the
+// bounds count the turns that wait, not one that just started.
+func unqueued(t *testing.T, mem *memory.InMemory, thread string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if _, err := mem.NextTurn(context.Background(), thread); errors.Is(err, memory.ErrNotFound) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's started turn is still queued after 10 s", thread)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 func TestStudioQueueStoredAndBounded(t *testing.T) {
 	m := &gatedModel{started: make(chan []keel.Message, 8), release: make(chan string)}
 	mem := memory.NewInMemory()
@@ -48,6 +65,7 @@ func TestStudioQueueStoredAndBounded(t *testing.T) {
 	status, body := send("t1", "first")
 	wantStatus(t, "first", status, body, http.StatusOK)
 	<-m.started // running: out of the queue, in the thread
+	unqueued(t, mem, "t1")
 	for _, text := range []string{"second", "third"} {
 		status, body = send("t1", text)
 		wantStatus(t, text, status, body, http.StatusOK)
@@ -57,6 +75,7 @@ func TestStudioQueueStoredAndBounded(t *testing.T) {
 	status, body = send("t2", "a")
 	wantStatus(t, "another thread of the resource", status, body, http.StatusOK)
 	<-m.started // t2's first runs at once
+	unqueued(t, mem, "t2")
 	status, body = send("t2", "b")
 	wantStatus(t, "a third wait of the resource", status, body, http.StatusOK)
 	status, body = send("t2", "c")
