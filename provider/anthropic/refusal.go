@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -25,13 +24,6 @@ type fault struct {
 	limit     int64
 }
 
-// partPath finds the block an answer points at: messages.N.content.M,
-// then the block's kind (image, document, pdf).
-var partPath = regexp.MustCompile(`messages\.(\d+)\.content\.(\d+)\.(image|document|pdf)\b`)
-
-// fileGone finds an answer about a file ID that is not there.
-var fileGone = regexp.MustCompile(`(?i)\bfile\b[^.]{0,80}\b(?:not found|does not exist|was deleted)|\bfile_[0-9a-z]+\b[^.]{0,40}\bnot found`)
-
 // notAFileTypes are the error types no file causes.
 var notAFileTypes = map[string]bool{
 	"authentication_error": true, "permission_error": true, "not_found_error": true, "rate_limit_error": true,
@@ -41,9 +33,8 @@ var notAFileTypes = map[string]bool{
 // classify reads an error answer's status, type and message against the
 // messages the request sent.
 func classify(status int, typ, msg string, sent []anthropic.MessageParam) fault {
-	l := strings.ToLower(msg)
-	if (status == 404 || status == 400 || typ == "not_found_error") && strings.Contains(l, "file") &&
-		(strings.Contains(l, "not found") || strings.Contains(l, "does not exist") || strings.Contains(l, "deleted")) && fileGone.MatchString(msg) {
+	l := refusal.Lower(msg)
+	if (status == 404 || status == 400 || typ == "not_found_error") && saysFileGone(l) {
 		// A file ID of the Files API the request named that is not
 		// there (deleted, another workspace's): "File not found:
 		// file_011...".
@@ -56,10 +47,10 @@ func classify(status int, typ, msg string, sent []anthropic.MessageParam) fault 
 		return fault{kind: keel.FaultNotFile}
 	}
 	var at fault
-	if m := partPath.FindStringSubmatch(msg); m != nil {
-		at.mediaType = sentType(sent, m[1], m[2])
+	if n, m, kind := partPath(msg); kind != "" {
+		at.mediaType = sentType(sent, n, m)
 		if at.mediaType == "" {
-			switch m[3] {
+			switch kind {
 			case "image":
 				at.class = "image/*"
 			default:
@@ -68,13 +59,13 @@ func classify(status int, typ, msg string, sent []anthropic.MessageParam) fault 
 		}
 	}
 	switch {
-	case refusal.SaysPages(msg):
+	case refusal.SaysPages(l):
 		// "A maximum of 100 PDF pages may be provided."
-		return fault{kind: keel.FaultFilePages, mediaType: orPDF(at.mediaType), limit: refusal.PageLimit(msg)}
+		return fault{kind: keel.FaultFilePages, mediaType: orPDF(at.mediaType), limit: refusal.PageLimit(l)}
 	case typ == "request_too_large" || status == 413 || strings.Contains(l, "exceeds") && (strings.Contains(l, "bytes") || strings.Contains(l, " mb")):
 		// "image exceeds 5 MB maximum: 7251404 bytes > 5242880 bytes",
 		// "Request exceeds the maximum allowed number of bytes."
-		at.kind, at.limit = keel.FaultFileSize, refusal.SizeLimit(msg)
+		at.kind, at.limit = keel.FaultFileSize, refusal.SizeLimit(l)
 		return at
 	case at.mediaType != "" || at.class != "":
 		// "...media_type: Input should be 'application/pdf'", "Could not
@@ -92,7 +83,7 @@ func classify(status int, typ, msg string, sent []anthropic.MessageParam) fault 
 func sentType(sent []anthropic.MessageParam, n, m string) string {
 	i, err1 := strconv.Atoi(n)
 	j, err2 := strconv.Atoi(m)
-	if err1 != nil || err2 != nil || i >= len(sent) || sent[i].OfUser == nil || j >= len(sent[i].OfUser.Content) {
+	if err1 != nil || err2 != nil || i < 0 || j < 0 || i >= len(sent) || sent[i].OfUser == nil || j >= len(sent[i].OfUser.Content) {
 		return ""
 	}
 	b := sent[i].OfUser.Content[j]

@@ -126,7 +126,7 @@ var notAFileReasons = map[string]bool{
 // ("INVALID_ARGUMENT"), its most specific code (the ErrorInfo reason when
 // it has one) and its message.
 func classify(status int, googleStatus, code, msg string) fault {
-	l := strings.ToLower(msg)
+	l := refusal.Lower(msg)
 	switch {
 	case status >= 400 && status < 500 && strings.Contains(l, "file") && (strings.Contains(l, "may not exist") || strings.Contains(l, "does not exist")):
 		// A file of the Files API the request named that expired or was
@@ -146,9 +146,9 @@ func classify(status int, googleStatus, code, msg string) fault {
 	switch {
 	case strings.Contains(l, "payload size exceeds") || strings.Contains(l, "request too large") || status == 413:
 		// "Request payload size exceeds the limit: 20971520 bytes."
-		return fault{kind: keel.FaultFileSize, limit: refusal.SizeLimit(msg)}
-	case refusal.SaysPages(msg):
-		return fault{kind: keel.FaultFilePages, mediaType: "application/pdf", limit: refusal.PageLimit(msg)}
+		return fault{kind: keel.FaultFileSize, limit: refusal.SizeLimit(l)}
+	case refusal.SaysPages(l):
+		return fault{kind: keel.FaultFilePages, mediaType: "application/pdf", limit: refusal.PageLimit(l)}
 	case strings.Contains(l, "document has no pages") || strings.Contains(l, "unable to process input document"):
 		return fault{kind: keel.FaultFileType, mediaType: "application/pdf"}
 	case strings.Contains(l, "unable to process input image") || strings.Contains(l, "provided image is not valid"):

@@ -15,142 +15,161 @@ import (
 // The readings below scan the text by hand: a regular expression for
 // "a number, then a unit" costs tens of microseconds a message in Go's
 // backtracking matcher, and every failed call is read (BenchmarkClassify
-// in each adapter).
+// in each adapter). They read the message in lower case ([Lower]).
 
-// size is a size found in an error text: the number and its unit.
+// size is a size found in an error text: the number, its unit and its
+// value in bytes.
 type size struct {
-	start     int // where the number starts
-	num, unit string
+	start int // where the number starts
+	unit  byte
+	bytes int64
 }
 
-// sizes finds up to max sizes in an error text: "20971520 bytes",
-// "5 MB", "5242880 bytes > ...": a number (digits, commas, a decimal
-// part), optional spaces, and a unit word (bytes, byte, b, kb, kib, mb,
-// mib, gb, gib, in any case) ending there.
-func sizes(msg string, max int) []size {
-	var out []size
-	for i := 0; i < len(msg) && len(out) < max; {
-		if !isDigit(msg[i]) {
+// sizes finds up to len(out) sizes in a lower-case error text: "20971520
+// bytes", "5 mb", "5242880 bytes > ...": a number (digits, commas, a
+// decimal part), optional spaces, and a unit word (bytes, byte, b, kb,
+// kib, mb, mib, gb, gib) ending there.
+func sizes(l string, out []size) []size {
+	n := 0
+	for i := 0; i < len(l) && n < len(out); {
+		if !isDigit(l[i]) {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(msg) && (isDigit(msg[j]) || msg[j] == ',') {
+		for j < len(l) && (isDigit(l[j]) || l[j] == ',') {
 			j++
 		}
-		if j+1 < len(msg) && msg[j] == '.' && isDigit(msg[j+1]) {
+		if j+1 < len(l) && l[j] == '.' && isDigit(l[j+1]) {
 			j += 2
-			for j < len(msg) && isDigit(msg[j]) {
+			for j < len(l) && isDigit(l[j]) {
 				j++
 			}
 		}
 		k := j
-		for k < len(msg) && isSpace(msg[k]) {
+		for k < len(l) && IsSpace(l[k]) {
 			k++
 		}
 		u := k
-		for u < len(msg) && isLetter(msg[u]) {
+		for u < len(l) && isLetter(l[u]) {
 			u++
 		}
-		if u > k && (u == len(msg) || !isDigit(msg[u]) && msg[u] != '_') && isUnit(msg[k:u]) {
-			out = append(out, size{start: i, num: msg[i:j], unit: msg[k:u]})
-			i = u
-			continue
+		if u > k && (u == len(l) || !isDigit(l[u]) && l[u] != '_') {
+			if mult := unitBytes(l[k:u]); mult > 0 {
+				out[n] = size{start: i, unit: l[k], bytes: parseSize(l[i:j], mult)}
+				n++
+				i = u
+				continue
+			}
 		}
 		i = j
 	}
-	return out
+	return out[:n]
 }
 
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
 
-func isUnit(w string) bool {
-	switch strings.ToLower(w) {
-	case "bytes", "byte", "b", "kb", "kib", "mb", "mib", "gb", "gib":
-		return true
+// unitBytes is the bytes in one of a lower-case unit, or 0 when w is none.
+func unitBytes(w string) float64 {
+	switch w {
+	case "bytes", "byte", "b":
+		return 1
+	case "kb":
+		return 1e3
+	case "kib":
+		return 1 << 10
+	case "mb":
+		return 1e6
+	case "mib":
+		return 1 << 20
+	case "gb":
+		return 1e9
+	case "gib":
+		return 1 << 30
 	}
-	return false
+	return 0
 }
 
 // limitWords mark the size that is the limit in a text that states
 // several ("image exceeds 5 MB maximum: 7251404 bytes > 5242880 bytes").
-var limitWords = []string{"limit", "maximum", "max", "at most", "up to", "exceeds", "exceed", "larger than", "more than", "over"}
+var limitWords = [...]string{"limit", "maximum", "max", "at most", "up to", "exceeds", "exceed", "larger than", "more than", "over"}
 
-// lastLimitWord returns where the last word saying "limit" in l (lower
-// case) ends, or -1.
-func lastLimitWord(l string) int {
-	end := -1
+// hasLimitWord reports whether l holds a word saying "limit".
+func hasLimitWord(l string) bool {
 	for _, w := range limitWords {
-		if i := strings.LastIndex(l, w); i >= 0 {
-			end = max(end, i+len(w))
+		if strings.Contains(l, w) {
+			return true
 		}
 	}
-	return end
+	return false
 }
 
-// SizeLimit returns the size limit an error text states, in bytes, or 0.
-// When the text gives several sizes, the one right after "limit",
-// "maximum", "exceeds" and the like is the limit; else the last one
-// ("7251404 bytes > 5242880 bytes").
-func SizeLimit(msg string) int64 {
-	all := sizes(msg, 8)
+// afterLimitWord reports whether the number at l[start] follows a word
+// saying "limit", with at most two other characters between besides
+// spaces ("maximum: 5 MB", "limit of 5 MB" does not).
+func afterLimitWord(l string, start int) bool {
+	k := start // where the spaces before the number start
+	for k > 0 && IsSpace(l[k-1]) {
+		k--
+	}
+	for e := start; e >= 0; e-- {
+		if e < start && !IsSpace(l[e]) && e < k-2 {
+			return false
+		}
+		for _, w := range limitWords {
+			if strings.HasSuffix(l[:e], w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SizeLimit returns the size limit a lower-case error text ([Lower])
+// states, in bytes, or 0. When the text gives several sizes, the one
+// right after "limit", "maximum", "exceeds" and the like is the limit;
+// else the last one ("7251404 bytes > 5242880 bytes").
+func SizeLimit(l string) int64 {
+	var buf [8]size
+	all := sizes(l, buf[:])
 	if len(all) == 0 {
 		return 0
 	}
 	pick := all[len(all)-1]
 	for _, m := range all {
-		// Lower case can change a text's length in bytes (ẞ is 3, ß 2):
-		// each prefix is lowered on its own, keeping its offsets.
-		before := strings.ToLower(msg[:m.start])
-		if end := lastLimitWord(before); end >= 0 && len(strings.TrimSpace(before[end:])) <= 2 {
+		if afterLimitWord(l, m.start) {
 			pick = m
 			break
 		}
 	}
-	limit := parseSize(pick.num, pick.unit)
-	// "5 MB maximum: 7251404 bytes > 5242880 bytes": the same limit in
-	// bytes is exact where "5 MB" is rounded.
+	limit := pick.bytes
+	// "5 mb maximum: 7251404 bytes > 5242880 bytes": the same limit in
+	// bytes is exact where "5 mb" is rounded.
 	for _, m := range all {
-		v := parseSize(m.num, m.unit)
-		if m.unit[0]|0x20 == 'b' && v != limit && v > limit*9/10 && v < limit*11/10 {
+		if v := m.bytes; m.unit == 'b' && v != limit && v > limit*9/10 && v < limit*11/10 {
 			return v
 		}
 	}
 	return limit
 }
 
-func parseSize(num, unit string) int64 {
-	v, err := strconv.ParseFloat(strings.ReplaceAll(num, ",", ""), 64)
+func parseSize(num string, mult float64) int64 {
+	if strings.IndexByte(num, ',') >= 0 {
+		num = strings.ReplaceAll(num, ",", "")
+	}
+	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || v < 0 || v > 1<<53 {
 		return 0
-	}
-	mult := float64(1)
-	switch strings.ToLower(unit) {
-	case "kb":
-		mult = 1e3
-	case "kib":
-		mult = 1 << 10
-	case "mb":
-		mult = 1e6
-	case "mib":
-		mult = 1 << 20
-	case "gb":
-		mult = 1e9
-	case "gib":
-		mult = 1 << 30
 	}
 	return int64(v * mult)
 }
 
-// PageLimit returns the page limit an error text states, or 0: the first
-// number followed by "pages", "page", "PDF pages" ("A maximum of 100 PDF
-// pages", "more than 1000 pages", "exceeds the limit of 100 pages").
-func PageLimit(msg string) int64 {
-	l := strings.ToLower(msg)
+// PageLimit returns the page limit a lower-case error text ([Lower])
+// states, or 0: the first number followed by "pages", "page", "pdf pages"
+// ("a maximum of 100 pdf pages", "more than 1000 pages", "exceeds the
+// limit of 100 pages").
+func PageLimit(l string) int64 {
 	for i := 0; i < len(l); {
 		if !isDigit(l[i]) {
 			i++
@@ -171,35 +190,39 @@ func PageLimit(msg string) int64 {
 // pagesAfter reads "pages" after the number l[i:j].
 func pagesAfter(l string, i, j int) (int64, bool) {
 	k := j
-	for k < len(l) && isSpace(l[k]) {
+	for k < len(l) && IsSpace(l[k]) {
 		k++
 	}
 	if k == j {
 		return 0, false
 	}
 	rest := l[k:]
-	if r, ok := strings.CutPrefix(rest, "pdf"); ok && r != "" && isSpace(r[0]) {
-		rest = strings.TrimLeft(r, " \t\n\r\f\v")
+	if r, ok := strings.CutPrefix(rest, "pdf"); ok && r != "" && IsSpace(r[0]) {
+		rest = strings.TrimLeft(r, " \t\n\r\f")
 	}
 	w, ok := strings.CutPrefix(rest, "page")
 	if !ok {
 		return 0, false
 	}
 	w = strings.TrimPrefix(w, "s")
-	if w != "" && (isLetter(w[0]) || isDigit(w[0]) || w[0] == '_') {
+	if w != "" && IsWord(w[0]) {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(strings.ReplaceAll(l[i:j], ",", ""), 10, 64)
+	num := l[i:j]
+	if strings.IndexByte(num, ',') >= 0 {
+		num = strings.ReplaceAll(num, ",", "")
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
 	if err != nil || n < 0 {
 		return 0, true
 	}
 	return n, true
 }
 
-// SaysPages reports whether an error text is about a page count.
-func SaysPages(msg string) bool {
-	l := strings.ToLower(msg)
-	return strings.Contains(l, "pages") && lastLimitWord(l) >= 0
+// SaysPages reports whether a lower-case error text ([Lower]) is about a
+// page count.
+func SaysPages(l string) bool {
+	return strings.Contains(l, "pages") && hasLimitWord(l)
 }
 
 var titlePattern = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
@@ -240,30 +263,4 @@ func HTMLTitle(body string) string {
 		t = string(r[:200])
 	}
 	return t
-}
-
-// From returns msg from a little before the first place its lower-case
-// form lower holds key: back bytes earlier, then back to a word's start,
-// so that a pattern whose words sit around key runs over a few dozen
-// bytes instead of the whole message. It returns msg whole when key is
-// not there or lower is not msg's lower case byte for byte.
-func From(msg, lower, key string, back int) string {
-	return from(msg, lower, strings.Index(lower, key), back)
-}
-
-// FromLast is [From] from the last place lower holds key: for words
-// that end a message ("... required for image input").
-func FromLast(msg, lower, key string, back int) string {
-	return from(msg, lower, strings.LastIndex(lower, key), back)
-}
-
-func from(msg, lower string, i, back int) string {
-	if i < 0 || len(lower) != len(msg) {
-		return msg
-	}
-	i = max(i-back, 0)
-	for i > 0 && (isLetter(msg[i-1]) || isDigit(msg[i-1]) || msg[i-1] == '_') {
-		i--
-	}
-	return msg[i:]
 }

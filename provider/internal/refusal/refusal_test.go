@@ -24,7 +24,7 @@ func TestSizeLimit(t *testing.T) {
 		{"", 0},
 	}
 	for _, tt := range tests {
-		if got := refusal.SizeLimit(tt.msg); got != tt.want {
+		if got := refusal.SizeLimit(refusal.Lower(tt.msg)); got != tt.want {
 			t.Errorf("SizeLimit(%q) = %d; want %d", tt.msg, got, tt.want)
 		}
 	}
@@ -45,22 +45,23 @@ func TestPageLimit(t *testing.T) {
 		{"Unknown part type: file", 0, false},
 	}
 	for _, tt := range tests {
-		if got := refusal.PageLimit(tt.msg); got != tt.want {
+		if got := refusal.PageLimit(refusal.Lower(tt.msg)); got != tt.want {
 			t.Errorf("PageLimit(%q) = %d; want %d", tt.msg, got, tt.want)
 		}
-		if got := refusal.SaysPages(tt.msg); got != tt.pages {
+		if got := refusal.SaysPages(refusal.Lower(tt.msg)); got != tt.pages {
 			t.Errorf("SaysPages(%q) = %v; want %v", tt.msg, got, tt.pages)
 		}
 	}
 }
 
-// FuzzLimits reads any text for a size and a page limit: never a panic,
+// FuzzLimits reads any text, in lower case, for a size and a page limit: never a panic,
 // never a negative limit.
 func FuzzLimits(f *testing.F) {
 	f.Add("Request payload size exceeds the limit: 20971520 bytes.")
 	f.Add("ẞẞẞ exceeds 5 MB maximum: 7251404 bytes > 5242880 bytes")
 	f.Add("A maximum of 100 PDF pages may be provided.")
 	f.Fuzz(func(t *testing.T, msg string) {
+		msg = refusal.Lower(msg)
 		if n := refusal.SizeLimit(msg); n < 0 {
 			t.Errorf("SizeLimit(%q) = %d", msg, n)
 		}
@@ -69,4 +70,20 @@ func FuzzLimits(f *testing.F) {
 		}
 		refusal.SaysPages(msg)
 	})
+}
+
+func TestLower(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", ""},
+		{"already lower", "already lower"},
+		{"Unsupported MIME Type: Image/HEIC", "unsupported mime type: image/heic"},
+		// Only ASCII letters change, so offsets hold: ẞ stays 3 bytes.
+		{"ẞ Straße MB", "ẞ straße mb"},
+	}
+	for _, tt := range tests {
+		got := refusal.Lower(tt.in)
+		if got != tt.want || len(got) != len(tt.in) {
+			t.Errorf("Lower(%q) = %q; want %q, of the same length", tt.in, got, tt.want)
+		}
+	}
 }
