@@ -81,3 +81,13 @@ func ExampleCallProgress() {
 	fmt.Println(p.Stalled(time.Now().Add(30 * time.Second)))
 	// Output: generativelanguage.googleapis.com sent no byte of its answer in 30s
 }
+
+func ExampleMediaTypeOf() {
+	fmt.Println(keel.MediaTypeOf("Q3.xlsx", nil))
+	fmt.Println(keel.MediaTypeOf("scan", []byte("%PDF-1.7\n")))
+	fmt.Println(keel.ExtensionOf("image/jpg"))
+	// Output:
+	// application/vnd.openxmlformats-officedocument.spreadsheetml.sheet
+	// application/pdf
+	// jpg
+}

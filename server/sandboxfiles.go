@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"io/fs"
-	"mime"
 	"net/http"
 	"path"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/workspace"
@@ -270,7 +270,7 @@ func (s *Server) downloadSandboxFile(w http.ResponseWriter, r *http.Request) {
 		s.sandboxError(w, r, err)
 		return
 	}
-	setAttachmentHeaders(w, mime.TypeByExtension(path.Ext(p)), path.Base(p), "")
+	setAttachmentHeaders(w, keel.MediaTypeByExtension(path.Ext(p)), path.Base(p), "")
 	if rs, ok := f.(io.ReadSeeker); ok {
 		http.ServeContent(w, r, "", info.ModTime(), rs)
 		return
@@ -305,7 +305,7 @@ func (s *Server) downloadWhole(w http.ResponseWriter, r *http.Request, sb worksp
 		s.sandboxError(w, r, err)
 		return
 	}
-	serveAttachment(w, r, data, mime.TypeByExtension(path.Ext(p)), path.Base(p), "")
+	serveAttachment(w, r, data, keel.MediaTypeByExtension(path.Ext(p)), path.Base(p), "")
 }
 
 // deleteSandboxFile answers DELETE /api/agents/{id}/sandbox/files/{path...}.

@@ -145,7 +145,10 @@ func trimDirEdges(s string) string { return strings.Trim(s, "._-") }
 // webp, csv, html, md, txt, mp4), else it gets none.
 func Extension(filename, mediaType string) string {
 	if filename == "" {
-		return mediaTypeExtensions[keel.NormalizeMediaType(mediaType)]
+		if ext := keel.ExtensionOf(mediaType); uploadExtensions[ext] {
+			return ext
+		}
+		return ""
 	}
 	base := filename
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
@@ -167,34 +170,12 @@ func Extension(filename, mediaType string) string {
 	return b.String()
 }
 
-// mediaTypeExtensions maps the normalised media types of unnamed files to
-// the extension their path gets. Aliases that senders commonly use are
-// listed beside the registered type.
-var mediaTypeExtensions = map[string]string{
-	"application/json": "json",
-	"application/pdf":  "pdf",
-	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":       "xlsx",
-	"application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
-	"application/zip":              "zip",
-	"application/x-zip-compressed": "zip",
-	"audio/mpeg":                   "mp3",
-	"audio/mp3":                    "mp3",
-	"audio/wav":                    "wav",
-	"audio/x-wav":                  "wav",
-	"audio/wave":                   "wav",
-	"audio/vnd.wave":               "wav",
-	"image/gif":                    "gif",
-	"image/jpeg":                   "jpg",
-	"image/jpg":                    "jpg",
-	"image/png":                    "png",
-	"image/svg+xml":                "svg",
-	"image/webp":                   "webp",
-	"text/csv":                     "csv",
-	"text/html":                    "html",
-	"text/markdown":                "md",
-	"text/x-markdown":              "md",
-	"text/plain":                   "txt",
-	"video/mp4":                    "mp4",
+// uploadExtensions are the extensions an unnamed file's path may get,
+// each from its media type by [keel.ExtensionOf] (aliases included, so
+// image/jpg gets jpg as image/jpeg does).
+var uploadExtensions = map[string]bool{
+	"json": true, "pdf": true, "xlsx": true, "docx": true, "zip": true, "mp3": true, "wav": true, "gif": true, "jpg": true,
+	"png": true, "svg": true, "webp": true, "csv": true, "html": true, "md": true, "txt": true, "mp4": true,
 }
 
 // relPath returns the upload path of a file, relative to the sandbox's

@@ -227,7 +227,7 @@ func (c *runCmd) message(prompt string) (keel.Message, error) {
 			return keel.Message{}, fmt.Errorf("read --file %s: %w", path, err)
 		}
 		name := filepath.Base(path)
-		msg.Parts = append(msg.Parts, keel.FilePart{Data: data, MediaType: mediaTypeOf(name, data), Filename: name})
+		msg.Parts = append(msg.Parts, keel.FilePart{Data: data, MediaType: keel.MediaTypeOf(name, data), Filename: name})
 	}
 	return msg, nil
 }

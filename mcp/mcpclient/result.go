@@ -134,22 +134,16 @@ func orOctetStream(mediaType string) string {
 	return mediaType
 }
 
-// extensions are the extensions of the types tools answer with most; the
-// system's table fills in the rest, and may differ from one machine to
-// the next.
-var extensions = map[string]string{
-	"image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "image/webp": ".webp", "image/svg+xml": ".svg",
-	"audio/wav": ".wav", "audio/x-wav": ".wav", "audio/mpeg": ".mp3", "audio/ogg": ".ogg", "audio/webm": ".webm",
-	"application/pdf": ".pdf", "application/gzip": ".gz", "application/zip": ".zip",
-}
-
+// extension is the extension of a file a tool answered with, with its
+// dot: keel's own table first ([keel.ExtensionOf]), then the system's,
+// which may differ from one machine to the next.
 func extension(mediaType string) string {
 	mt, _, err := mime.ParseMediaType(mediaType)
 	if err != nil {
 		return ""
 	}
-	if ext, ok := extensions[mt]; ok {
-		return ext
+	if ext := keel.ExtensionOf(mt); ext != "" {
+		return "." + ext
 	}
 	if exts, _ := mime.ExtensionsByType(mt); len(exts) > 0 {
 		return exts[0]

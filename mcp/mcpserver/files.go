@@ -2,9 +2,6 @@ package mcpserver
 
 import (
 	"fmt"
-	"mime"
-	"net/http"
-	"path"
 	"strings"
 
 	"github.com/keel-go/keel"
@@ -56,7 +53,7 @@ func (s *Server) decodeFiles(in []inputFile) ([]keel.FilePart, error) {
 			return nil, fmt.Errorf("%s is %d bytes, over the %d byte limit", label, len(data), s.opts.MaxFileBytes)
 		}
 		if mediaType == "" {
-			mediaType = guessType(f.Name, data)
+			mediaType = keel.MediaTypeOf(f.Name, data)
 		}
 		if err := keel.CheckMediaType(mediaType); err != nil {
 			return nil, fmt.Errorf("%s: mediaType: %v", label, err)
@@ -67,17 +64,6 @@ func (s *Server) decodeFiles(in []inputFile) ([]keel.FilePart, error) {
 }
 
 func len64(s string) int64 { return int64(len(s)) }
-
-// guessType guesses a file's media type from its name's extension, else
-// from its first bytes.
-func guessType(name string, data []byte) string {
-	if ext := path.Ext(name); ext != "" {
-		if t := mime.TypeByExtension(strings.ToLower(ext)); t != "" {
-			return t
-		}
-	}
-	return http.DetectContentType(data)
-}
 
 // baseName is the last element of a file's name, so that a name given as
 // a path ("../../etc/passwd", "C:\Users\me\a.xlsx") names a file, not

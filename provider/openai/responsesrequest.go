@@ -166,25 +166,8 @@ func (m *Model) responsesFilePart(f keel.FilePart, index int, files *inline.File
 // extensionOf names an unnamed document after its type, since the
 // Responses API reads a file's type from its name.
 func extensionOf(mt string) string {
-	switch mt {
-	case "application/pdf":
-		return ".pdf"
-	case "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
-		return ".xlsx"
-	case "application/vnd.openxmlformats-officedocument.wordprocessingml.document":
-		return ".docx"
-	case "application/vnd.openxmlformats-officedocument.presentationml.presentation":
-		return ".pptx"
-	case "text/csv":
-		return ".csv"
-	case "text/plain":
-		return ".txt"
-	case "text/markdown":
-		return ".md"
-	case "application/json":
-		return ".json"
-	case "text/html":
-		return ".html"
+	if ext := keel.ExtensionOf(mt); ext != "" {
+		return "." + ext
 	}
 	return ""
 }
