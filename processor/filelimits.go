@@ -27,21 +27,15 @@ func overLimit(run *Run, sent []keel.Message, e *keel.APICallError) []string {
 	}
 	var files []file
 	t := keel.NormalizeMediaType(e.MediaType)
-	for _, m := range sent {
-		if !carriesUserFiles(m.Role) {
+	for f := range filesOf(sent, carriesUserFiles) {
+		if !f.IsInline() || t != "" && keel.NormalizeMediaType(f.MediaType) != t {
 			continue
 		}
-		for _, p := range m.Parts {
-			f, ok := p.(keel.FilePart)
-			if !ok || !f.IsInline() || t != "" && keel.NormalizeMediaType(f.MediaType) != t {
-				continue
-			}
-			sum, data, err := run.fileDigest(f)
-			if err != nil || slices.ContainsFunc(files, func(x file) bool { return x.sum == sum }) {
-				continue
-			}
-			files = append(files, file{sum, int64(len(data))})
+		sum, data, err := run.fileDigest(f)
+		if err != nil || slices.ContainsFunc(files, func(x file) bool { return x.sum == sum }) {
+			continue
 		}
+		files = append(files, file{sum, int64(len(data))})
 	}
 	if len(files) == 0 {
 		return nil

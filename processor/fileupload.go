@@ -143,22 +143,16 @@ func (p *FileUpload) ProcessInput(ctx context.Context, in *Input) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.turn = make(map[string]bool)
-	for _, m := range in.Messages {
-		if m.Role != keel.RoleUser {
+	for f := range filesOf(in.Messages, isUser) {
+		if !f.IsInline() {
 			continue
 		}
-		for _, part := range m.Parts {
-			f, ok := part.(keel.FilePart)
-			if !ok || !f.IsInline() {
-				continue
-			}
-			c, err := p.check(in.Run, f)
-			if err != nil {
-				return err
-			}
-			if c.chosen {
-				st.turn[c.sum] = true
-			}
+		c, err := p.check(in.Run, f)
+		if err != nil {
+			return err
+		}
+		if c.chosen {
+			st.turn[c.sum] = true
 		}
 	}
 	if len(st.turn) == 0 {
@@ -283,47 +277,20 @@ func (p *FileUpload) rewrite(ctx context.Context, req *LLMRequest) ([]RecoveredF
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	var files []RecoveredFile
-	for i := range req.Prompt {
-		m := &req.Prompt[i]
-		if m.Role != keel.RoleUser {
-			continue
+	err := replaceFiles(req.Prompt, isUser, func(f keel.FilePart) ([]keel.Part, bool, error) {
+		if !f.IsInline() {
+			return nil, false, nil
 		}
-		var parts []keel.Part
-		for j, part := range m.Parts {
-			f, ok := part.(keel.FilePart)
-			if !ok || !f.IsInline() {
-				if parts != nil {
-					parts = append(parts, part)
-				}
-				continue
-			}
-			texts, file, err := p.replacement(ctx, req.Run, st, f)
-			if err != nil {
-				return files, err
-			}
-			if len(texts) == 0 {
-				if parts != nil {
-					parts = append(parts, part)
-				}
-				continue
-			}
-			if parts == nil {
-				// A new slice: parts of a prompt may be shared with the
-				// caller's messages, and a file may become two parts.
-				parts = append(make([]keel.Part, 0, len(m.Parts)+1), m.Parts[:j]...)
-			}
-			for _, t := range texts {
-				parts = append(parts, keel.TextPart{Text: t})
-			}
-			if file != nil {
-				files = append(files, *file)
-			}
+		texts, file, err := p.replacement(ctx, req.Run, st, f)
+		if err != nil || len(texts) == 0 {
+			return nil, false, err
 		}
-		if parts != nil {
-			m.Parts = parts
+		if file != nil {
+			files = append(files, *file)
 		}
-	}
-	return files, nil
+		return textParts(texts), true, nil
+	})
+	return files, err
 }
 
 // replacement returns the texts that take f's place in the prompt (none

@@ -174,24 +174,18 @@ func (h *UnsupportedFileHandler) referencePlan(ctx context.Context, req *LLMRequ
 // messages whose type is not refused, each with its digest and size.
 func inlineCandidates(req *LLMRequest, st *unsupportedFileState, remembered map[string]*RecoveryCause) []refCandidate {
 	var out []refCandidate
-	for _, m := range req.Prompt {
-		if !carriesUserFiles(m.Role) {
+	for f := range filesOf(req.Prompt, carriesUserFiles) {
+		if !f.IsInline() {
 			continue
 		}
-		for _, p := range m.Parts {
-			f, ok := p.(keel.FilePart)
-			if !ok || !f.IsInline() {
-				continue
-			}
-			if _, refused := st.selects(f, "", remembered); refused {
-				continue // refused for its type: a reference would be too
-			}
-			sum, data, err := req.Run.fileDigest(f)
-			if err != nil {
-				continue
-			}
-			out = append(out, refCandidate{f: f, sum: sum, size: inlineSize(f, data)})
+		if _, refused := st.selects(f, "", remembered); refused {
+			continue // refused for its type: a reference would be too
 		}
+		sum, data, err := req.Run.fileDigest(f)
+		if err != nil {
+			continue
+		}
+		out = append(out, refCandidate{f: f, sum: sum, size: inlineSize(f, data)})
 	}
 	return out
 }

@@ -145,15 +145,8 @@ func (h *UnsupportedFileHandler) remembered(ctx context.Context, req *LLMRequest
 			add(key)
 		}
 	}
-	for _, m := range req.Prompt {
-		if !carriesUserFiles(m.Role) {
-			continue
-		}
-		for _, p := range m.Parts {
-			if f, ok := p.(keel.FilePart); ok {
-				add(keel.NormalizeMediaType(f.MediaType))
-			}
-		}
+	for f := range filesOf(req.Prompt, carriesUserFiles) {
+		add(keel.NormalizeMediaType(f.MediaType))
 	}
 	return out, byFile
 }
@@ -224,18 +217,12 @@ func (h *UnsupportedFileHandler) ObserveResponse(ctx context.Context, r *LLMResp
 // type are left out: no entry can name them.
 func fileTypes(msgs []keel.Message, ok func(keel.FilePart) bool) []string {
 	var out []string
-	for _, m := range msgs {
-		if !carriesUserFiles(m.Role) {
+	for f := range filesOf(msgs, carriesUserFiles) {
+		if !ok(f) {
 			continue
 		}
-		for _, p := range m.Parts {
-			f, isFile := p.(keel.FilePart)
-			if !isFile || !ok(f) {
-				continue
-			}
-			if t := keel.NormalizeMediaType(f.MediaType); t != "" && !slices.Contains(out, t) {
-				out = append(out, t)
-			}
+		if t := keel.NormalizeMediaType(f.MediaType); t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
 		}
 	}
 	return out

@@ -420,22 +420,16 @@ func anyFile(keel.FilePart) bool { return true }
 
 func unreadable(f keel.FilePart) bool { return !keel.IsReadable(f.MediaType) }
 
-// carriesUserFiles reports the roles whose files the handler takes out:
-// a user's, and the files tools returned (an MCP tool's image), which
-// come in tool messages after the tool's result.
-func carriesUserFiles(role keel.Role) bool { return role == keel.RoleUser || role == keel.RoleTool }
-
 // holdsFile reports whether msgs hold a file part that ok accepts, in any
 // message or with userOnly in a user or tool message.
 func holdsFile(msgs []keel.Message, userOnly bool, ok func(keel.FilePart) bool) bool {
-	for _, m := range msgs {
-		if userOnly && !carriesUserFiles(m.Role) {
-			continue
-		}
-		for _, p := range m.Parts {
-			if f, isFile := p.(keel.FilePart); isFile && ok(f) {
-				return true
-			}
+	roles := anyRole
+	if userOnly {
+		roles = carriesUserFiles
+	}
+	for f := range filesOf(msgs, roles) {
+		if ok(f) {
+			return true
 		}
 	}
 	return false

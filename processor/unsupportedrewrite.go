@@ -47,61 +47,34 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 	// are known by their digest.
 	digests := byFile || len(st.rejectedFiles) > 0 || len(refs) > 0
 	var fresh []handledFile
-	for i := range req.Prompt {
-		m := &req.Prompt[i]
-		if !carriesUserFiles(m.Role) {
-			continue
+	_ = replaceFiles(req.Prompt, carriesUserFiles, func(f keel.FilePart) ([]keel.Part, bool, error) {
+		sum := ""
+		if digests && f.IsInline() {
+			sum, _, _ = req.Run.fileDigest(f)
 		}
-		var parts []keel.Part // the rewritten parts, once a file is replaced
-		for j, p := range m.Parts {
-			f, ok := p.(keel.FilePart)
-			var cause *RecoveryCause
-			if ok {
-				sum := ""
-				if digests && f.IsInline() {
-					sum, _, _ = req.Run.fileDigest(f)
-				}
-				if r, byRef := refs[sum]; byRef && sum != "" {
-					// The file goes by its reference in the provider's
-					// file store, in its place.
-					part, report := st.referencePart(req.Run, f, sum, r)
-					if parts == nil {
-						parts = append(make([]keel.Part, 0, len(m.Parts)), m.Parts[:j]...)
-					}
-					parts = append(parts, part)
-					if report != nil {
-						fresh = append(fresh, *report)
-					}
-					continue
-				}
-				cause, ok = st.selects(f, sum, remembered)
+		if r, byRef := refs[sum]; byRef && sum != "" {
+			// The file goes by its reference in the provider's file
+			// store, in its place.
+			part, report := st.referencePart(req.Run, f, sum, r)
+			if report != nil {
+				fresh = append(fresh, *report)
 			}
-			if !ok {
-				if parts != nil {
-					parts = append(parts, p)
-				}
-				continue
-			}
-			rep, isNew := h.replace(ctx, req, st, f, cause)
-			if parts == nil {
-				// A new slice: the prompt's parts may be shared with the
-				// caller's messages, and a file may become two parts.
-				parts = append(make([]keel.Part, 0, len(m.Parts)+1), m.Parts[:j]...)
-			}
-			for _, t := range rep.texts {
-				parts = append(parts, keel.TextPart{Text: t})
-			}
-			if rep.image != nil {
-				parts = append(parts, *rep.image)
-			}
-			if isNew {
-				fresh = append(fresh, handledFile{file: rep.file, cause: rep.cause})
-			}
+			return []keel.Part{part}, true, nil
 		}
-		if parts != nil {
-			m.Parts = parts
+		cause, ok := st.selects(f, sum, remembered)
+		if !ok {
+			return nil, false, nil
 		}
-	}
+		rep, isNew := h.replace(ctx, req, st, f, cause)
+		with := textParts(rep.texts)
+		if rep.image != nil {
+			with = append(with, *rep.image)
+		}
+		if isNew {
+			fresh = append(fresh, handledFile{file: rep.file, cause: rep.cause})
+		}
+		return with, true, nil
+	})
 	reportHandled(req.Run, UnsupportedFileHandlerID, fresh)
 	return nil
 }
