@@ -68,3 +68,48 @@ func TestThreadsShowRecoveries(t *testing.T) {
 		t.Errorf("Got(--json recoveries) = %+v; want them as stored", got)
 	}
 }
+
+// A thread's words, its files' names and its recoveries are anyone's:
+// keel threads show and list print them without the escape sequences and
+// control characters that would work the operator's terminal (retitle the
+// window, clear the screen, hide a line); --json keeps them as stored.
+func TestThreadsShowHostileText(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k.db")
+	store, err := sqlitestore.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := store.CreateThread(ctx, memory.Thread{ID: "t1", ResourceID: "default", Title: "plan\x1b[2J"}); err != nil {
+		t.Fatal(err)
+	}
+	evil := "leads\x1b]0;pwned\x07\u009b2J.xlsx"
+	user := keelmsg.Message{Role: keelmsg.RoleUser, Parts: []keelmsg.Part{keelmsg.TextPart{Text: "hi\x1b[31m red\r\x1b[1Ahidden"},
+		keelmsg.FilePart{Filename: evil, MediaType: xlsxType, Data: []byte("PK")}}}
+	recs := []processor.Recovery{{Processor: "unsupported-file-handler", Action: processor.OutcomePlaceholder,
+		Files: []processor.RecoveredFile{{Name: evil, MediaType: xlsxType, Outcome: processor.OutcomePlaceholder}}}}
+	reply := keelmsg.Message{Role: keelmsg.RoleAssistant, Parts: []keelmsg.Part{keelmsg.TextPart{Text: "ok"}},
+		Metadata: map[string]any{agent.MetadataRecoveries: recs}}
+	if _, err := store.SaveMessages(ctx, "default", "t1", []keelmsg.Message{user, reply}); err != nil {
+		t.Fatal(err)
+	}
+	store.Close()
+
+	for _, args := range [][]string{{"threads", "show", "t1", "--db", db}, {"threads", "list", "--db", db}} {
+		out := mustKeel(t, dir, env(), args...).stdout
+		if strings.ContainsAny(out, "\x1b\u009b\a\r") {
+			t.Errorf("Got(keel %s) = %q; want no escape sequence or control character", strings.Join(args, " "), out)
+		}
+	}
+	out := mustKeel(t, dir, env(), "threads", "show", "t1", "--db", db).stdout
+	for _, want := range []string{"hi redhidden", "file leads.xlsx", "keel: leads.xlsx replaced by a placeholder"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("Got(threads show) = %q; want %q", out, want)
+		}
+	}
+	th := decode[showOut](t, "threads show --json", mustKeel(t, dir, env(), "threads", "show", "t1", "--db", db, "--json").stdout)
+	if len(th.Messages) != 2 || len(th.Messages[0].Files) != 1 || th.Messages[0].Files[0].Name != evil {
+		t.Errorf("Got(--json) = %+v; want the file's name as stored", th.Messages)
+	}
+}

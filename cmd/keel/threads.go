@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/internal/cleantext"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 )
@@ -110,7 +112,7 @@ func (c *threadsListCmd) Run(ctx context.Context, args []string, std stdio) erro
 	tw := tabwriter.NewWriter(std.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tTITLE")
 	for _, t := range threads {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.ID, t.UpdatedAt.Local().Format(time.DateTime), oneLine(t.Title, agent.MaxTitleLength))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", printable(t.ID), t.UpdatedAt.Local().Format(time.DateTime), oneLine(t.Title, agent.MaxTitleLength))
 	}
 	return tw.Flush()
 }
@@ -243,43 +245,51 @@ func describeFile(f keel.FilePart) fileJSON {
 
 func printThread(w io.Writer, s showJSON) {
 	t := s.Thread
-	fmt.Fprintf(w, "thread %s (resource %s)", t.ID, t.ResourceID)
+	fmt.Fprintf(w, "thread %s (resource %s)", printable(t.ID), printable(t.ResourceID))
 	if t.Title != "" {
 		fmt.Fprintf(w, ": %s", oneLine(t.Title, 80))
 	}
 	fmt.Fprintf(w, "\ncreated %s, updated %s, %d messages\n", t.CreatedAt.Local().Format(time.DateTime), t.UpdatedAt.Local().Format(time.DateTime), len(s.Messages))
 	for _, m := range s.Messages {
-		fmt.Fprintf(w, "\n[%s] %s %s\n", m.CreatedAt.Local().Format(time.DateTime), m.Role, m.ID)
+		fmt.Fprintf(w, "\n[%s] %s %s\n", m.CreatedAt.Local().Format(time.DateTime), printable(string(m.Role)), printable(m.ID))
 		if m.Text != "" {
 			for _, line := range strings.Split(m.Text, "\n") {
-				fmt.Fprintf(w, "  %s\n", line)
+				fmt.Fprintf(w, "  %s\n", printable(line))
 			}
 		}
 		for _, name := range m.ToolCalls {
-			fmt.Fprintf(w, "  calls tool %s\n", name)
+			fmt.Fprintf(w, "  calls tool %s\n", printable(name))
 		}
 		for _, f := range m.Files {
-			name := f.Name
+			name := oneLine(f.Name, 200)
 			if name == "" {
 				name = "(unnamed)"
 			}
 			if f.URL != "" {
-				fmt.Fprintf(w, "  file %s  %s  at %s\n", name, f.MediaType, f.URL)
+				fmt.Fprintf(w, "  file %s  %s  at %s\n", name, printable(f.MediaType), printable(f.URL))
 				continue
 			}
-			fmt.Fprintf(w, "  file %s  %s  %d bytes  sha256 %s\n", name, f.MediaType, f.Size, f.SHA256)
+			fmt.Fprintf(w, "  file %s  %s  %d bytes  sha256 %s\n", name, printable(f.MediaType), f.Size, f.SHA256)
 		}
 		printRecoveries(w, m.Recoveries)
 	}
 }
 
-// oneLine shortens s to one line of at most n runes.
+// oneLine shortens s to one line of at most n runes, without the escape
+// sequences and control characters that could work the terminal it is
+// printed to (a file's name and a thread's text are anyone's words).
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = cleantext.Line(strings.Join(strings.Fields(s), " "), n+1)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// printable is s, one line of a longer text, without escape sequences and
+// control characters, a tab as a space.
+func printable(s string) string {
+	return cleantext.Line(strings.ReplaceAll(s, "\t", " "), math.MaxInt)
 }
 
 func writeJSON(w io.Writer, v any) error {
