@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/observe"
 	"github.com/keel-go/keel/processor"
 )
 
@@ -32,7 +33,7 @@ var errStopped = errors.New("agent: stream consumer stopped")
 // the model surface unchanged once the processors gave up, so errors.As
 // finds the provider's error; the turn's input is stored even then.
 func (a *Agent) Generate(ctx context.Context, input []keel.Message, opts ...RunOption) (*Result, error) {
-	res, err := a.observedRun(ctx, input, opts, nil)
+	res, err := a.run(ctx, input, opts, nil)
 	if err == nil {
 		a.titleAfterTurn(ctx, res)
 	}
@@ -58,7 +59,7 @@ func (a *Agent) Stream(ctx context.Context, input []keel.Message, opts ...RunOpt
 			}
 			return !stopped
 		}
-		res, err := a.observedRun(ctx, input, opts, emit)
+		res, err := a.run(ctx, input, opts, emit)
 		if stopped {
 			return
 		}
@@ -93,7 +94,10 @@ type runner struct {
 	pending []processor.Recovery
 }
 
-func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOption, emit func(Event) bool) (*Result, error) {
+// run is one run of the loop, an observe.Run op. Every operation of the
+// run starts its op where it begins, when an observer is there to see it
+// (see observe.go): without one nothing is made.
+func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOption, emit func(Event) bool) (res *Result, err error) {
 	var o runOptions
 	for _, fn := range optFns {
 		fn(&o)
@@ -103,6 +107,19 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	}
 	if o.runID == "" {
 		o.runID = newID("run_")
+	}
+	ctx = observe.NewContext(ctx, a.cfg.Observer) // else a server's, which ctx carries
+	if obs := observe.FromContext(ctx); obs != nil {
+		op := &observe.Op{Kind: observe.Run, Agent: a.cfg.ID, RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID,
+			Streaming: emit != nil}
+		var span observe.Span
+		ctx, span = obs.Start(ctx, op)
+		defer func() {
+			if res != nil {
+				op.Steps, op.Usage, op.FinishReason = len(res.Steps), res.Usage, res.FinishReason
+			}
+			span.End(err)
+		}()
 	}
 	if len(input) == 0 {
 		return nil, ErrNoInput
@@ -121,7 +138,10 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	}
 
 	in := &processor.Input{Run: r.run, Messages: input}
-	if err := r.processInput(ctx, in); err != nil {
+	hctx, hook := r.startHook(ctx, observe.HookInput, -1)
+	err = a.pipeline.ProcessInput(hctx, in)
+	hook.end(err)
+	if err != nil {
 		return nil, err
 	}
 	// The input is stored before the model is called, so that nothing
@@ -138,9 +158,9 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 		return nil, errStopped
 	}
 
-	res := &Result{RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID}
+	res = &Result{RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID}
 	for step := 0; ; step++ {
-		st, resp, err := r.observedStep(ctx, step)
+		st, resp, err := r.step(ctx, step)
 		if err != nil {
 			r.keepRecoveries(ctx)
 			return nil, err
@@ -173,12 +193,19 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 
 // step makes one model call, retrying as the processors decide, then runs
 // the tools it asked for.
-func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, error) {
+func (r *runner) step(ctx context.Context, step int) (st Step, resp *keel.Response, err error) {
+	if obs := observe.FromContext(ctx); obs != nil {
+		op := &observe.Op{Kind: observe.Step, Agent: r.a.cfg.ID, RunID: r.opts.runID, Step: step}
+		var span observe.Span
+		ctx, span = obs.Start(ctx, op)
+		defer func() {
+			op.Attempt, op.FinishReason, op.Usage = st.Attempts, st.FinishReason, st.Usage
+			span.End(err)
+		}()
+	}
 	if !r.send(Event{Type: EventStepStart, Step: step}) {
 		return Step{}, nil, errStopped
 	}
-	var st Step
-	var resp *keel.Response
 	for {
 		st.Attempts++
 		prompt := r.prompt()
@@ -186,7 +213,9 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step, Model: slot.model}
 		err := r.resolveLinks(ctx, lreq.Prompt, slot.model)
 		if err == nil {
-			err = r.rewrite(ctx, slot.pipeline, lreq)
+			hctx, hook := r.startHook(ctx, observe.HookLLMRequest, step)
+			err = slot.pipeline.RewriteLLMRequest(hctx, lreq)
+			hook.end(err)
 		}
 		r.flushRecoveries(step)
 		if err != nil {
@@ -197,7 +226,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		}
 		req := &keel.Request{Messages: lreq.Prompt, Tools: r.tools.defs}
 		var sent bool
-		resp, sent, err = r.observedCall(ctx, step, st.Attempts, req)
+		resp, sent, err = r.call(ctx, step, st.Attempts, req)
 		if err == nil {
 			slot.pipeline.ObserveResponse(ctx, &processor.LLMResponse{Run: r.run, Prompt: lreq.Prompt, Step: step, Model: slot.model})
 			break
@@ -205,9 +234,14 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 		if errors.Is(err, errStopped) {
 			return st, nil, err
 		}
-		d := r.handleAPIError(ctx, slot.pipeline, &processor.APIErrorEvent{
+		hctx, hook := r.startHook(ctx, observe.HookAPIError, step)
+		d := slot.pipeline.HandleAPIError(hctx, &processor.APIErrorEvent{
 			Run: r.run, Err: err, Prompt: lreq.Prompt, Step: step, OutputSent: sent, Model: slot.model,
 		})
+		if hook.op != nil {
+			hook.op.Retry, hook.op.Delay, hook.op.Decider, hook.op.OutputSent = d.Retry, d.Delay, d.Processor, sent
+		}
+		hook.end(nil)
 		if !d.Retry {
 			if next, ferr := r.fallBack(ctx, step, err, sent); ferr != nil || next {
 				if ferr != nil {
@@ -232,7 +266,7 @@ func (r *runner) step(ctx context.Context, step int) (Step, *keel.Response, erro
 	if len(st.ToolCalls) > 0 {
 		results := make([]keel.Part, 0, len(st.ToolCalls))
 		for _, call := range st.ToolCalls {
-			tr, files := r.observedTool(ctx, call)
+			tr, files := r.a.execTool(ctx, r.run, r.tools, call)
 			st.ToolResults = append(st.ToolResults, tr)
 			results = append(results, tr)
 			// A result's files follow it, so that each stays with the
@@ -268,8 +302,25 @@ func (r *runner) prompt() []keel.Message {
 
 // call makes one model call. For a stream, it forwards the output as it
 // comes and reports whether any was sent before a failure.
-func (r *runner) call(ctx context.Context, step int, req *keel.Request) (*keel.Response, bool, error) {
-	model := r.slot().model
+func (r *runner) call(ctx context.Context, step, attempt int, req *keel.Request) (resp *keel.Response, sent bool, err error) {
+	model := r.slot().model // the model this attempt calls: a fallback's, once the run moved on
+	if obs := observe.FromContext(ctx); obs != nil {
+		op := &observe.Op{Kind: observe.ModelCall, Agent: r.a.cfg.ID, RunID: r.opts.runID, Provider: model.Provider(), Model: model.Name(),
+			Step: step, Attempt: attempt, Streaming: r.emit != nil}
+		var span observe.Span
+		ctx, span = obs.Start(ctx, op)
+		defer func() {
+			if resp != nil {
+				op.ResponseModel, op.ResponseID, op.FinishReason, op.Usage = resp.ModelID, resp.ID, resp.FinishReason, resp.Usage
+			}
+			op.OutputSent = sent
+			if errors.Is(err, errStopped) {
+				span.End(context.Canceled) // the consumer left: the call was cut, it did not fail
+				return
+			}
+			span.End(err)
+		}()
+	}
 	if r.emit == nil {
 		resp, err := model.Generate(ctx, req)
 		if err == nil && resp == nil {
@@ -280,9 +331,8 @@ func (r *runner) call(ctx context.Context, step int, req *keel.Request) (*keel.R
 	var (
 		text  strings.Builder
 		calls []keel.Part
-		resp  = &keel.Response{FinishReason: keel.FinishOther}
-		sent  bool
 	)
+	resp = &keel.Response{FinishReason: keel.FinishOther}
 	for ev, err := range model.Stream(ctx, req) {
 		if err != nil {
 			return nil, sent, err

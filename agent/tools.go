@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/observe"
 	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/tool"
 )
@@ -66,7 +67,18 @@ func (a *Agent) toolbox() toolbox {
 // error, a panic, a result that is not JSON) becomes a failed tool result
 // that the model sees; the run goes on. The files of a [tool.Result] come
 // back beside the result part, for the tool message to hold after it.
+//
+// The call is an observe.ToolCall op.
 func (a *Agent) execTool(ctx context.Context, run *processor.Run, tools toolbox, call keel.ToolCallPart) (tr keel.ToolResultPart, files []keel.FilePart) {
+	if obs := observe.FromContext(ctx); obs != nil {
+		op := &observe.Op{Kind: observe.ToolCall, Agent: a.cfg.ID, RunID: run.ID, Tool: call.Name, ToolCallID: call.ID}
+		var span observe.Span
+		ctx, span = obs.Start(ctx, op)
+		defer func() {
+			op.ToolFailed = tr.IsError
+			span.End(nil)
+		}()
+	}
 	tr = keel.ToolResultPart{CallID: call.ID, Name: call.Name}
 	fail := func(msg string) (keel.ToolResultPart, []keel.FilePart) {
 		out, _ := json.Marshal(msg)

@@ -152,10 +152,25 @@ func (r *Run) Report(rec Recovery) {
 }
 
 // Recoveries returns the recoveries reported so far, in order.
-func (r *Run) Recoveries() []Recovery {
+func (r *Run) Recoveries() []Recovery { return r.RecoveriesSince(0) }
+
+// RecoveriesSince returns a copy of the recoveries reported after the
+// first n, in order; with [Run.NumRecoveries] before an operation, those
+// it reported.
+func (r *Run) RecoveriesSince(n int) []Recovery {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Recovery(nil), r.recoveries...)
+	if n >= len(r.recoveries) {
+		return nil
+	}
+	return append([]Recovery(nil), r.recoveries[max(n, 0):]...)
+}
+
+// NumRecoveries returns how many recoveries the run reported so far.
+func (r *Run) NumRecoveries() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.recoveries)
 }
 
 // StateOf returns processor p's state of type T for run r, made (zero) on

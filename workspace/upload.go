@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/keel-go/keel/observe"
 )
 
 // MaxUploadSize is the largest file, in decoded bytes, that [Upload]
@@ -140,8 +142,36 @@ func Upload(ctx context.Context, sb Sandbox, threadID, resourceID string, f File
 	return u.Upload(ctx, threadID, resourceID, f)
 }
 
-// upload is [Uploader.Upload] without its report.
-func (u *Uploader) upload(ctx context.Context, threadID, resourceID string, f File) (Uploaded, error) {
+// Upload writes f at uploads/<UploadDir(threadID, resourceID)>/
+// <sha256>.<ext> (see [UploadDir] and [Extension]) and says where it went,
+// reported as an observe.Upload op to the observer ctx carries, if any.
+//
+// The file is written to PATH.<8 hex>.part and renamed over PATH, so a
+// reader never sees half a file and two uploads of the same file at once
+// leave one intact copy. A regular file of the same size already at PATH
+// is the same content, since the name is its digest: nothing is written and
+// Written is false. When a step fails, the part file is removed, even if
+// ctx was cancelled.
+//
+// A [FileSystem] sandbox gets f.Data as is, without a copy. Otherwise the
+// [CommandRunner] gets the data as base64 in commands of at most 96,000
+// characters of it, decoded by base64 -d inside the sandbox; every value in
+// those commands is quoted with [ShellQuote], and only one chunk is encoded
+// at a time.
+//
+// A file over [MaxUploadSize] gives an error wrapping a
+// *[FileTooLargeError], and nothing is written. Errors from the sandbox are
+// wrapped; errors.Is finds context.Canceled when ctx ended the upload.
+func (u *Uploader) Upload(ctx context.Context, threadID, resourceID string, f File) (up Uploaded, err error) {
+	if obs := observe.FromContext(ctx); obs != nil {
+		op := &observe.Op{Kind: observe.Upload, Sandbox: u.id, Size: int64(len(f.Data)), ThreadID: threadID, ResourceID: resourceID}
+		var span observe.Span
+		ctx, span = obs.Start(ctx, op)
+		defer func() {
+			op.Path, op.Written = up.Path, up.Written
+			span.End(err)
+		}()
+	}
 	if err := ctx.Err(); err != nil {
 		return Uploaded{}, fmt.Errorf("workspace: upload: %w", err)
 	}
@@ -157,7 +187,7 @@ func (u *Uploader) upload(ctx context.Context, threadID, resourceID string, f Fi
 	case !isHexDigest(digest):
 		return Uploaded{}, fmt.Errorf("workspace: upload: SHA256 %q is not 64 lower-case hex digits", digest)
 	}
-	up := Uploaded{
+	up = Uploaded{
 		RelPath: relPath(UploadDir(threadID, resourceID), digest, Extension(f.Name, f.MediaType)),
 		Size:    size,
 		SHA256:  digest,
@@ -168,7 +198,6 @@ func (u *Uploader) upload(ctx context.Context, threadID, resourceID string, f Fi
 		up.Path = workDir + "/" + up.RelPath
 	}
 
-	var err error
 	if u.fsys != nil && !viaCommands {
 		up.Written, err = writeFS(ctx, u.fsys, up.RelPath, f.Data)
 	} else {
