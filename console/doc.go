@@ -5,7 +5,10 @@
 // # What it shows
 //
 //   - Agents: id, name, models, tools, how sandboxes are shared, the
-//     processors in the order their hooks run.
+//     processors in the order their hooks run; an agent whose model
+//     cannot answer (none configured, no API key) is marked with the
+//     server's reason, which names what to set, here and in its chat,
+//     before anyone sends it a message.
 //   - Threads of a resource (typed at the top of the page): title, last
 //     update, message count; /threads/{id} opens one.
 //   - A thread: its messages in order, text as Markdown, tool calls and
@@ -20,7 +23,9 @@
 //   - The sandbox of a resource (or thread): its files, to download or
 //     delete.
 //   - Remembered refusals: which model refused which file type, since
-//     when, until when and on what evidence; each can be forgotten.
+//     when, until when and on what evidence; each can be forgotten. The
+//     evidence (links, ids) breaks anywhere, so that Forget stays in view;
+//     on a narrow screen each refusal is a card.
 //
 // # How it is built
 //

@@ -6,6 +6,7 @@ import * as api from "./api.js";
 import { h, clear, bytes, when, errorBox, status, field, loaded } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
 import { renderRecoveries, storedRecoveries, outcomeText, causeText } from "./recovery.js";
+import { modelWarning } from "./agents.js";
 
 function newThreadId() {
   const b = new Uint8Array(8);
@@ -258,6 +259,11 @@ function composer(ctx, agents, activity, activityBox, root) {
     h("option", { value: id, selected: id === ctx.agentId }, (a.name || id) + " (" + id + ")")));
   const send = h("button", { type: "submit" }, "Send");
   const errorLine = h("p", { class: "error", role: "alert" });
+  // An agent that cannot answer says so before anything is sent.
+  const warning = h("div", { class: "agent-warning" });
+  const warn = () => warning.replaceChildren(...[agents[agentSelect.value] && modelWarning(agents[agentSelect.value])].filter(Boolean));
+  agentSelect.addEventListener("change", warn);
+  warn();
 
   const showChosen = () => {
     clear(chosen);
@@ -268,7 +274,7 @@ function composer(ctx, agents, activity, activityBox, root) {
   picker.addEventListener("change", () => { add(picker.files); picker.value = ""; });
 
   const form = h("form", { class: "composer", "aria-label": "Send a message" },
-    field("Agent", agentSelect),
+    field("Agent", agentSelect), warning,
     field("Message", text),
     h("div", { class: "drop" }, field("Attach files (or drop them here)", picker), chosen),
     h("p", {}, send), errorLine);
