@@ -16,10 +16,14 @@
 //     download, and on the turn where keel acted, what happened to each
 //     file (uploaded to the sandbox at PATH, converted to text, with the
 //     text the model read shown on demand, a placeholder) and why: the
-//     recoveries stored with the turn.
+//     recoveries stored with the turn. Each is shown once, on the card of
+//     the file it concerns (found by SHA-256 among the turn's files); one
+//     that concerns no file of the turn, such as a file of an earlier
+//     turn handled again, is listed on the turn's message.
 //   - Chat: a message with files (picker, drag and drop, several at once),
 //     the answer streamed from the agent's stream route, keel's recovery
-//     events shown as they arrive.
+//     events shown as they arrive, on the files' cards as once stored (the
+//     stored list is the one the stream sent).
 //   - The sandbox of a resource (or thread): its files, to download or
 //     delete.
 //   - Remembered refusals: which model refused which file type, since

@@ -5,7 +5,7 @@
 import * as api from "./api.js";
 import { h, clear, bytes, when, errorBox, status, field, loaded } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
-import { renderRecoveries, storedRecoveries, outcomeText, causeText } from "./recovery.js";
+import { renderRecoveries, storedRecoveries, fileRecovery, unplaced } from "./recovery.js";
 import { modelWarning } from "./agents.js";
 
 function newThreadId() {
@@ -21,9 +21,9 @@ export async function threadView({ threadId, agentId, resourceId, signal, fresh,
   const title = h("h1", { id: "thread-title" }, fresh ? "New chat" : "Thread");
   const meta = h("p", { class: "muted small" }, "Thread ", h("code", {}, tid), resource ? [" of resource ", h("code", {}, resource)] : null);
   const transcript = h("ol", { class: "transcript", "aria-label": "Messages" });
-  const activity = h("ol", { class: "activity", role: "log", "aria-live": "polite", "aria-label": "What keel did, live" });
+  const activity = h("ol", { class: "activity", role: "log", "aria-live": "polite", "aria-label": "Retries and failures, live" });
   const activityBox = h("section", { class: "activity-box", hidden: true, "aria-labelledby": "activity-title" },
-    h("h2", { id: "activity-title" }, "Live: what keel did"), activity);
+    h("h2", { id: "activity-title" }, "Live: retries and failures"), activity);
   root.append(title, meta, transcript);
 
   const ctx = { tid, resource, signal, transcript, title, agentId };
@@ -75,23 +75,33 @@ async function load(ctx, root) {
   }
 }
 
-// renderMessages shows stored messages. The files of a turn's user
-// messages are marked with what keel did with them on that turn, found by
-// their SHA-256 in the turn's recoveries.
+// renderMessages shows stored messages. What keel did with a file on a
+// turn is shown on the file's card, found by its SHA-256 among the turn's
+// files (the first card of those bytes); what concerns no file of the
+// turn, on the message that stores it.
 export function renderMessages(ctx, messages) {
   clear(ctx.transcript);
   if (messages.length === 0) ctx.transcript.append(h("li", { class: "empty muted" }, "No messages yet."));
   const frag = document.createDocumentFragment();
   let turn = [];
   const flush = () => {
+    const digests = new Set();
+    for (const m of turn) {
+      for (const p of (m.content && m.content.parts) || []) if (p.type === "file" && p.sha256) digests.add(p.sha256);
+    }
+    const placed = (f) => Boolean(f.sha256) && digests.has(f.sha256);
     const byDigest = new Map();
     for (const m of turn) {
       for (const rec of storedRecoveries(m)) {
-        for (const f of rec.files || []) if (f.sha256) byDigest.set(f.sha256, { f, cause: rec.cause });
+        for (const f of rec.files || []) {
+          if (!placed(f)) continue;
+          if (!byDigest.has(f.sha256)) byDigest.set(f.sha256, []);
+          byDigest.get(f.sha256).push({ f, rec });
+        }
       }
     }
     for (const m of turn) {
-      const item = messageItem(ctx, m, byDigest, shown);
+      const item = messageItem(ctx, m, byDigest, placed, shown);
       if (item) frag.append(item);
     }
     turn = [];
@@ -130,13 +140,16 @@ function roleLabel(role) {
   return role === "user" ? "You" : role === "assistant" ? "Agent" : role;
 }
 
-function messageItem(ctx, m, byDigest, shown) {
+function messageItem(ctx, m, byDigest, placed, shown) {
   const body = h("div", { class: "body" });
   let fileIndex = 0;
   for (const p of (m.content && m.content.parts) || []) {
     if (p.type === "text") body.append(h("div", { class: "md" }, renderMarkdown(p.text)));
-    else if (p.type === "file") body.append(fileItem(ctx, m, p, fileIndex++, byDigest.get(p.sha256)));
-    else if (p.type === "tool-invocation") {
+    else if (p.type === "file") {
+      const acted = byDigest.get(p.sha256);
+      byDigest.delete(p.sha256); // shown on this card, not again on another of the same bytes
+      body.append(fileItem(ctx, m, p, fileIndex++, acted));
+    } else if (p.type === "tool-invocation") {
       const inv = p.toolInvocation || {};
       if (inv.toolCallId && shown.has(inv.toolCallId)) continue;
       if (inv.toolCallId) shown.add(inv.toolCallId);
@@ -144,7 +157,10 @@ function messageItem(ctx, m, byDigest, shown) {
     }
   }
   const recs = storedRecoveries(m);
-  if (recs.length) body.append(renderRecoveries(recs, m.role === "user" ? "What keel did (the run failed)" : "What keel did on this turn"));
+  const rest = unplaced(recs, placed);
+  if (rest.length) body.append(renderRecoveries(rest, "What keel did on this turn"));
+  // A run's recoveries are stored on its input only when it failed.
+  if (recs.length && m.role === "user") body.append(h("p", { class: "run-failed muted small" }, "The run failed after keel handled this turn's files: no answer was stored."));
   if (!body.hasChildNodes()) return null;
   return h("li", { class: "msg " + m.role, "data-id": m.id || "" },
     h("div", { class: "who" }, h("span", { class: "role" }, roleLabel(m.role)), " ", m.createdAt ? when(m.createdAt) : null),
@@ -160,7 +176,7 @@ function toolItem(inv) {
 }
 
 // fileItem shows a stored file: name, type, exact size, SHA-256, a
-// download, and what keel did with it on this turn.
+// download, and what keel did with it on this turn (acted: [{f, rec}]).
 function fileItem(ctx, m, p, n, acted) {
   const name = p.filename || "(unnamed)";
   const facts = h("dl", { class: "facts small" },
@@ -185,11 +201,8 @@ function fileItem(ctx, m, p, n, acted) {
     });
     el.append(btn);
   }
-  if (acted) {
-    const p2 = h("p", { class: "acted" }, "keel: ", outcomeText(acted.f), h("br"), h("span", { class: "muted" }, "Why: ", causeText(acted.cause)));
-    el.append(p2);
-    if (acted.f.outcome === "converted" && m.id && ctx.agentId) el.append(textViewer(ctx, m, n, name));
-  }
+  for (const { f, rec } of acted || []) el.append(fileRecovery(f, rec));
+  if ((acted || []).some(({ f }) => f.outcome === "converted") && m.id && ctx.agentId) el.append(textViewer(ctx, m, n, name));
   return el;
 }
 
@@ -320,13 +333,29 @@ async function sendTurn(ctx, message, files, activity, activityBox) {
   }
   const empty = ctx.transcript.querySelector(".empty");
   if (empty) empty.remove();
-  const userBody = h("div", { class: "body" }, message ? h("div", { class: "md" }, renderMarkdown(message)) : null,
-    files.map((f) => h("div", { class: "file", role: "group", "aria-label": "File " + f.name }, h("div", { class: "file-name" }, f.name),
-      h("p", { class: "small muted" }, typeOf(f) + ", " + bytes(f.size)))));
+  const cards = files.map((f) => ({ f, el: h("div", { class: "file", role: "group", "aria-label": "File " + f.name }, h("div", { class: "file-name" }, f.name),
+    h("p", { class: "small muted" }, typeOf(f) + ", " + bytes(f.size))) }));
+  const userBody = h("div", { class: "body" }, message ? h("div", { class: "md" }, renderMarkdown(message)) : null, cards.map((c) => c.el));
   ctx.transcript.append(h("li", { class: "msg user live" }, h("div", { class: "who" }, h("span", { class: "role" }, "You")), userBody));
   const answer = h("div", { class: "streaming", "aria-live": "polite" });
   const botBody = h("div", { class: "body" }, answer);
   ctx.transcript.append(h("li", { class: "msg assistant live", "aria-busy": "true" }, h("div", { class: "who" }, h("span", { class: "role" }, "Agent"), " ", h("span", { class: "muted" }, "answering…")), botBody));
+  // What keel did with a file goes on its card, as once stored; the rest
+  // in one list on the answer.
+  const rest = [];
+  let restBox = null;
+  const placeRecovery = (rec) => {
+    const left = unplaced([rec], (f) => {
+      const card = cards.find((c) => c.f.name === f.name && c.f.size === f.size);
+      if (card) card.el.append(fileRecovery(f, rec));
+      return Boolean(card);
+    });
+    if (left.length === 0) return;
+    rest.push(...left);
+    const box = renderRecoveries(rest, "What keel did on this turn");
+    if (restBox) restBox.replaceWith(box); else botBody.append(box);
+    restBox = box;
+  };
   const body = { messages: [{ role: "user", content }], memory: { thread: ctx.tid } };
   if (ctx.resource) body.memory.resource = ctx.resource;
   let failed = null;
@@ -341,9 +370,7 @@ async function sendTurn(ctx, message, files, activity, activityBox) {
         note(activity, activityBox, "The model call failed after it began to answer; its output is void and the call is tried again.");
         break;
       case "data-keel-recovery":
-        botBody.append(renderRecoveries([p], "What keel did, live"));
-        activityBox.hidden = false;
-        activity.append(h("li", {}, renderRecoveries([p], "At " + new Date().toLocaleTimeString())));
+        placeRecovery(p);
         break;
       case "tool-call":
         botBody.append(toolItem({ toolName: p.toolName, args: p.args, state: "call" }));
