@@ -23,7 +23,12 @@
 //   - Chat: a message with files (picker, drag and drop, several at once),
 //     the answer streamed from the agent's stream route, keel's recovery
 //     events shown as they arrive, on the files' cards as once stored (the
-//     stored list is the one the stream sent).
+//     stored list is the one the stream sent). A turn the server refuses
+//     before running it (503 no model, 401 a refused token, 413 too large)
+//     ends at once with the status and the server's message, and the
+//     message and files go back to the composer to be sent again; a 401
+//     also asks for the token, and a token for the same caller keeps the
+//     page as it is.
 //   - The sandbox of a resource (or thread): its files, to download or
 //     delete.
 //   - Remembered refusals: which model refused which file type, since

@@ -307,16 +307,29 @@ function composer(ctx, agents, activity, activityBox, root) {
     const message = text.value;
     if (!message.trim() && files.length === 0) { errorLine.textContent = "Write a message or attach a file."; return; }
     ctx.agentId = agentSelect.value;
+    // A turn that was not sent is in the composer again: its marks in
+    // the transcript go.
+    for (const el of ctx.transcript.querySelectorAll(".msg.live.unsent")) el.remove();
+    const sending = files.splice(0);
+    showChosen();
     send.disabled = true;
     try {
-      await sendTurn(ctx, message, files.splice(0), activity, activityBox);
+      const stopped = await sendTurn(ctx, message, sending, activity, activityBox);
       text.value = "";
-      showChosen();
       history.replaceState(null, "", `/threads/${encodeURIComponent(ctx.tid)}` + api.query({ agentId: ctx.agentId, resourceId: ctx.resource === api.resource() ? "" : ctx.resource }));
       window.dispatchEvent(new Event("keel:path")); // the page's own path changed
-      await load(ctx, root);
+      // An answer cut off keeps what it showed, and why it stopped.
+      if (!stopped) await load(ctx, root);
     } catch (err) {
-      if (!ctx.signal.aborted) errorLine.textContent = err.message;
+      if (ctx.signal.aborted) return;
+      if (err instanceof NotSent) {
+        // Nothing was sent: the message is still in its box, and the
+        // files go back to theirs.
+        files.unshift(...sending);
+        showChosen();
+      } else {
+        errorLine.textContent = err.message;
+      }
     } finally {
       send.disabled = false;
     }
@@ -324,7 +337,40 @@ function composer(ctx, agents, activity, activityBox, root) {
   return form;
 }
 
-// sendTurn streams one turn, showing it live.
+// NotSent is a turn the server refused before running it (no model,
+// a refused token, a body too large) or that never reached it: nothing
+// of it was stored, and it can be sent again as it is.
+class NotSent extends Error {
+  constructor(cause) {
+    super(cause.message);
+    this.cause = cause;
+  }
+}
+
+// failure says what the server answered, or that it did not.
+function failure(err) {
+  if (err instanceof api.ApiError) return `the server answered ${err.status}${err.statusText ? " " + err.statusText : ""}: ${err.message}`;
+  return `the connection to the server failed (${err.message})`;
+}
+
+// nextStep says what to do about a turn the server refused.
+function nextStep(err) {
+  const back = "Your message and files are back in the box below";
+  switch (err instanceof api.ApiError ? err.status : 0) {
+    case 401:
+      return back + ": give a token the server accepts (the form at the top), then send again.";
+    case 413:
+      return back + ": send fewer or smaller files.";
+    case 503:
+      return back + ": send them again once the server can answer.";
+    default:
+      return back + ": send them again.";
+  }
+}
+
+// sendTurn streams one turn, showing it live. It throws NotSent when the
+// server refused the turn before running it, and returns true when the
+// answer stopped midway (shown in its place), false when it ended.
 async function sendTurn(ctx, message, files, activity, activityBox) {
   const content = [];
   if (message.trim()) content.push({ type: "text", text: message });
@@ -336,10 +382,13 @@ async function sendTurn(ctx, message, files, activity, activityBox) {
   const cards = files.map((f) => ({ f, el: h("div", { class: "file", role: "group", "aria-label": "File " + f.name }, h("div", { class: "file-name" }, f.name),
     h("p", { class: "small muted" }, typeOf(f) + ", " + bytes(f.size))) }));
   const userBody = h("div", { class: "body" }, message ? h("div", { class: "md" }, renderMarkdown(message)) : null, cards.map((c) => c.el));
-  ctx.transcript.append(h("li", { class: "msg user live" }, h("div", { class: "who" }, h("span", { class: "role" }, "You")), userBody));
+  const userWho = h("div", { class: "who" }, h("span", { class: "role" }, "You"));
+  const userItem = h("li", { class: "msg user live" }, userWho, userBody);
   const answer = h("div", { class: "streaming", "aria-live": "polite" });
   const botBody = h("div", { class: "body" }, answer);
-  ctx.transcript.append(h("li", { class: "msg assistant live", "aria-busy": "true" }, h("div", { class: "who" }, h("span", { class: "role" }, "Agent"), " ", h("span", { class: "muted" }, "answering…")), botBody));
+  const botState = h("span", { class: "muted" }, "answering…");
+  const botItem = h("li", { class: "msg assistant live", "aria-busy": "true" }, h("div", { class: "who" }, h("span", { class: "role" }, "Agent"), " ", botState), botBody);
+  ctx.transcript.append(userItem, botItem);
   // What keel did with a file goes on its card, as once stored; the rest
   // in one list on the answer.
   const rest = [];
@@ -359,7 +408,8 @@ async function sendTurn(ctx, message, files, activity, activityBox) {
   const body = { messages: [{ role: "user", content }], memory: { thread: ctx.tid } };
   if (ctx.resource) body.memory.resource = ctx.resource;
   let failed = null;
-  await api.stream(ctx.agentId, body, (ev) => {
+  let opened = false;
+  const events = (ev) => {
     const p = ev.payload || {};
     switch (ev.type) {
       case "text-delta":
@@ -383,9 +433,32 @@ async function sendTurn(ctx, message, files, activity, activityBox) {
         botBody.append(h("p", { class: "error", role: "alert" }, "The run failed: ", failed));
         break;
     }
-  }, ctx.signal);
+  };
+  try {
+    await api.stream(ctx.agentId, body, events, ctx.signal, () => { opened = true; });
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    botItem.removeAttribute("aria-busy");
+    botItem.classList.add("failed");
+    if (opened) {
+      botState.textContent = "stopped";
+      botBody.append(h("p", { class: "error", role: "alert" }, "The answer stopped: ", failure(err)));
+      status("The answer stopped.");
+      return true;
+    }
+    // Refused before it ran: nothing of it was stored.
+    userItem.classList.add("unsent");
+    botItem.classList.add("unsent");
+    userWho.append(" ", h("span", { class: "muted" }, "not sent"));
+    botState.textContent = "did not answer";
+    botBody.replaceChildren(h("p", { class: "error send-error", role: "alert" }, "Not sent: ", failure(err)), h("p", { class: "small" }, nextStep(err)));
+    status("Not sent.");
+    if (err instanceof api.ApiError && err.status === 401) api.needToken("The server refused the token: give one it accepts, then send again.");
+    throw new NotSent(err);
+  }
   if (failed) note(activity, activityBox, "The run failed: " + failed);
   status(failed ? "The run failed." : "Answer received.");
+  return false;
 }
 
 function note(activity, box, text) {
