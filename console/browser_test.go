@@ -67,11 +67,7 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "keel.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t)
 	ws := workspace.NewResolved(localsandbox.NewResolver(t.TempDir(), localsandbox.PerResource, localsandbox.Options{Logger: quiet}))
 	// As keel serve makes it: converters on, refusals remembered.
 	refusals, err := processor.NewRememberedRefusals(store, processor.RefusalOptions{})
@@ -84,12 +80,33 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 	if err != nil {
 		t.Fatal(err)
 	}
+	hs := serveKeel(t, server.Config{Agents: []*agent.Agent{a}, Memory: store, Logger: quiet}, configure)
+	return &keelEnv{url: hs.URL, token: testToken, mem: store, gemini: gem, http: hs}
+}
+
+// openStore opens a SQLite store in a new file, closed when the test ends.
+func openStore(t testing.TB) *sqlitestore.Store {
+	t.Helper()
+	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "keel.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
+}
+
+// testToken is the shared token of the test servers.
+const testToken = "console-test-token"
+
+// serveKeel starts the keel server of cfg, with the console and
+// testToken, changed by configure (when not nil) before it starts.
+func serveKeel(t testing.TB, cfg server.Config, configure func(*server.Config)) *httptest.Server {
+	t.Helper()
 	ui, err := console.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	const token = "console-test-token"
-	cfg := server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Console: ui, Logger: quiet}
+	cfg.Console, cfg.Token = ui, testToken
 	if configure != nil {
 		configure(&cfg)
 	}
@@ -99,11 +116,11 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	return &keelEnv{url: hs.URL, token: token, mem: store, gemini: gem, http: hs}
+	return hs
 }
 
-// get calls the API with the token and returns the status.
-func (k *keelEnv) get(t testing.TB, path string) int {
+// call calls the API with the token; the caller closes the body.
+func (k *keelEnv) call(t testing.TB, path string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest("GET", k.url+path, nil)
 	if err != nil {
@@ -114,6 +131,13 @@ func (k *keelEnv) get(t testing.TB, path string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp
+}
+
+// get calls the API with the token and returns the status.
+func (k *keelEnv) get(t testing.TB, path string) int {
+	t.Helper()
+	resp := k.call(t, path)
 	resp.Body.Close()
 	return resp.StatusCode
 }
@@ -190,11 +214,7 @@ func startKeelYAML(t *testing.T, yaml string) *keelEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "keel.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t)
 	quiet := slog.New(slog.DiscardHandler)
 	built, err := f.Build(config.BuildOptions{
 		// As keel serve resolves a model: a missing key does not stop it.
@@ -211,16 +231,6 @@ func startKeelYAML(t *testing.T, yaml string) *keelEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { built.Close() })
-	ui, err := console.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const token = "console-test-token"
-	srv, err := server.New(server.Config{Agents: built.Agents, Memory: store, Token: token, Console: ui, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(hs.Close)
-	return &keelEnv{url: hs.URL, token: token, mem: store, http: hs}
+	hs := serveKeel(t, server.Config{Agents: built.Agents, Memory: store, Logger: quiet}, nil)
+	return &keelEnv{url: hs.URL, token: testToken, mem: store, http: hs}
 }

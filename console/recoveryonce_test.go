@@ -29,12 +29,10 @@ func TestConsoleRecoveryShownOnce(t *testing.T) {
 	dir := t.TempDir()
 	book := officetest.Workbook(t, "Leads", [][]any{{"Name", "City"}, {"Ada", "Berlin"}})
 	writeFile(t, filepath.Join(dir, "leads.xlsx"), book)
-	k.signIn(tb, "/")
-	tb.WaitFor("the agents", `document.querySelector("[data-agent]") !== null`)
+	k.signInHome(tb)
 	for _, sc := range phoneAndDesktop {
 		t.Run(sc.name, func(t *testing.T) {
-			emulate(tb, sc)
-			tb.Do("open a chat", chromedp.Navigate(k.url+"/agents/assistant/chat"), chromedp.WaitVisible(chromedp.CSS("textarea")))
+			k.openChat(tb, sc)
 			browsertest.Eval[chromedp.Void](tb, watchRecoveries)
 			tb.Do("write and attach", chromedp.SendKeys(chromedp.CSS("textarea"), "Read this"),
 				chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{filepath.Join(dir, "leads.xlsx")}))

@@ -29,6 +29,18 @@ func emulate(tb *browsertest.Tab, sc screen) {
 	tb.Do("emulate "+sc.name, chromedp.EmulateViewport(sc.width, sc.height, sc.opts...))
 }
 
+// signInHome opens the Agents page and gives the token.
+func (k *keelEnv) signInHome(tb *browsertest.Tab) {
+	k.signIn(tb, "/")
+	tb.WaitFor("the agents", `document.querySelector("[data-agent]") !== null`)
+}
+
+// openChat opens a new chat with the assistant in a window sized as sc.
+func (k *keelEnv) openChat(tb *browsertest.Tab, sc screen) {
+	emulate(tb, sc)
+	tb.Do("open a chat", chromedp.Navigate(k.url+"/agents/assistant/chat"), chromedp.WaitVisible(chromedp.CSS("textarea")))
+}
+
 // sideways reports the document's scroll width and the width of the
 // window's content: a page that scrolls sideways has the first wider.
 const sideways = `[document.documentElement.scrollWidth, document.documentElement.clientWidth]`
@@ -50,15 +62,7 @@ const reachableJS = `((sel) => [...document.querySelectorAll(sel)].map((e) => {
 // getJSON calls the API with the token and decodes its JSON answer.
 func (k *keelEnv) getJSON(t testing.TB, path string, v any) {
 	t.Helper()
-	req, err := http.NewRequest("GET", k.url+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+k.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := k.call(t, path)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("Got(GET %s) = %d; want 200", path, resp.StatusCode)

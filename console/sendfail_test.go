@@ -81,12 +81,10 @@ func TestConsoleSendRefused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			k := c.start(t)
 			tb := newTab(t)
-			k.signIn(tb, "/")
-			tb.WaitFor("the agents", `document.querySelector("[data-agent]") !== null`)
+			k.signInHome(tb)
 			for _, sc := range phoneAndDesktop {
 				t.Run(sc.name, func(t *testing.T) {
-					emulate(tb, sc)
-					tb.Do("open the chat", chromedp.Navigate(k.url+"/agents/assistant/chat"), chromedp.WaitVisible(chromedp.CSS("textarea")))
+					k.openChat(tb, sc)
 					if c.before != nil {
 						c.before(tb, k)
 					}
@@ -174,12 +172,10 @@ func TestConsoleAnswerStopped(t *testing.T) {
 		return providertest.Reply{ContentType: "text/event-stream", Stall: true}, true
 	}})
 	tb := newTab(t)
-	k.signIn(tb, "/")
-	tb.WaitFor("the agents", `document.querySelector("[data-agent]") !== null`)
+	k.signInHome(tb)
 	for _, sc := range phoneAndDesktop {
 		t.Run(sc.name, func(t *testing.T) {
-			emulate(tb, sc)
-			tb.Do("open a chat", chromedp.Navigate(k.url+"/agents/assistant/chat"), chromedp.WaitVisible(chromedp.CSS("textarea")))
+			k.openChat(tb, sc)
 			before := len(k.gemini.Requests())
 			tb.Do("send", chromedp.SendKeys(chromedp.CSS("textarea"), "Hello"), chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
 			for deadline := time.Now().Add(30 * time.Second); len(k.gemini.Requests()) == before; {
