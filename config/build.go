@@ -66,6 +66,10 @@ type BuildOptions struct {
 	// LookupEnv reads the environment variables that MCP servers' env
 	// and headers name; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+
+	// extraTools are given to every agent built, after its own: the
+	// tools of [AgentOptions], which a keel.yaml cannot name.
+	extraTools []tool.Tool
 }
 
 // Built is what [File.Build] made.
@@ -195,6 +199,7 @@ func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, e
 		if warn != "" && !slices.Contains(out.Warnings, warn) {
 			out.Warnings = append(out.Warnings, warn)
 		}
+		cfg.Tools = append(cfg.Tools, opts.extraTools...)
 		cfg.Files = processor.UnsupportedFileOptions{Converters: f.converters(a), Images: f.images(a), DescribeWith: describer,
 			Refusals: out.Refusals, BlameReadableFiles: f.blamesReadable(a), ProviderFiles: f.providerFiles(a, opts)}
 		if cfg.ToolSets, err = f.toolSets(i, cfg.Tools, clients); err != nil {

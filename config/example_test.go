@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/tool"
 )
 
 func ExampleParse() {
@@ -120,4 +123,39 @@ func ExampleNewAgent() {
 	}
 	fmt.Println(a.ID(), len(a.Config().Tools), res.Text)
 	// Output: assistant 3 Hello.
+}
+
+// An agent with a tool of its own besides the sandbox tools.
+func ExampleNewAgent_tools() {
+	root, _ := os.MkdirTemp("", "sandbox")
+	defer os.RemoveAll(root)
+	clock := tool.Tool{
+		Name:        "current_time",
+		Description: "Returns the current date and time in UTC, in RFC 3339 form.",
+		Execute: func(context.Context, tool.Call) (any, error) {
+			return time.Date(2025, 5, 1, 9, 30, 0, 0, time.UTC).Format(time.RFC3339), nil
+		},
+	}
+	model := keeltest.NewModel(
+		keeltest.Reply{ToolCalls: []keel.ToolCallPart{{ID: "1", Name: "current_time", Input: []byte(`{}`)}}},
+		keeltest.Reply{Text: "It is 09:30 UTC."})
+	a, err := config.NewAgent(config.AgentOptions{Model: model, Tools: []tool.Tool{clock}, SandboxRoot: root})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := a.Generate(context.Background(), []keel.Message{keel.UserText("What time is it?")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var names []string
+	for _, tl := range a.Config().Tools {
+		names = append(names, tl.Name)
+	}
+	fmt.Println(strings.Join(names, " "))
+	fmt.Println(res.Text)
+	// Output:
+	// run_command read_file list_files current_time
+	// It is 09:30 UTC.
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/tool"
 )
 
 // AgentOptions are what [NewAgent] needs. Only Model is required.
@@ -19,6 +20,11 @@ type AgentOptions struct {
 	// Instructions are the system message of every call; "" means
 	// [DefaultInstructions], which tell the model about its sandbox tools.
 	Instructions string
+	// Tools are the agent's own tools, given to the model after the
+	// sandbox tools (run_command, read_file, list_files), which the agent
+	// has either way. A tool named as one of those, or two tools with one
+	// name, is an error: a model cannot tell them apart.
+	Tools []tool.Tool
 	// Memory keeps the agent's threads and what each model refused; nil
 	// means runs have no history and every turn pays a refusal again.
 	Memory memory.Store
@@ -38,7 +44,7 @@ type AgentOptions struct {
 // NewAgent builds one agent as keel run and keel serve build theirs
 // without a keel.yaml: the [Default] agent, through [File.Build], on the
 // given model. It has the sandbox tools run_command, read_file and
-// list_files over a sandbox per resource, instructions that tell the model
+// list_files over a sandbox per resource (then [AgentOptions].Tools), instructions that tell the model
 // of them, the converters that give the model the text of a file it
 // refused (spreadsheets, documents, archives), images turned into a form
 // the model takes, and refusals remembered in Memory so that a later turn
@@ -68,6 +74,7 @@ func NewAgent(opts AgentOptions) (*agent.Agent, error) {
 		SandboxRoot:     opts.SandboxRoot,
 		AllowUnisolated: opts.AllowUnisolated,
 		Logger:          opts.Logger,
+		extraTools:      opts.Tools,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("config: new agent: %w", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/provider/google"
 	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/tool"
 )
 
 // TestNewAgent checks that the one call builds what keel run builds: on a
@@ -84,6 +85,57 @@ func TestNewAgentOptions(t *testing.T) {
 	}
 	if _, err := config.NewAgent(config.AgentOptions{Model: model, ID: "bad id/", SandboxRoot: t.TempDir()}); err == nil {
 		t.Error("Got(NewAgent with a bad ID) no error; want one")
+	}
+}
+
+// TestNewAgentTools checks that the agent's own tools come after the
+// sandbox tools, that the model is offered them all and a call of one
+// runs it, and that a tool named as a sandbox tool, or twice, is refused.
+func TestNewAgentTools(t *testing.T) {
+	var ran []string
+	stamp := tool.Tool{Name: "stamp", Description: "Returns a fixed stamp.",
+		Execute: func(_ context.Context, c tool.Call) (any, error) {
+			ran = append(ran, string(c.Input))
+			return "2025-01-02", nil
+		}}
+	model := keeltest.NewModel(
+		keeltest.Reply{ToolCalls: []keel.ToolCallPart{{ID: "c1", Name: "stamp", Input: []byte(`{}`)}}},
+		keeltest.Reply{Text: "It is 2025-01-02."})
+	a, err := config.NewAgent(config.AgentOptions{Model: model, Tools: []tool.Tool{stamp}, SandboxRoot: t.TempDir(),
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range a.Config().Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); got != "run_command,read_file,list_files,stamp" {
+		t.Errorf("Got(tools) = %s; want the sandbox tools, then stamp", got)
+	}
+	res, err := a.Generate(context.Background(), []keel.Message{keel.UserText("What is the stamp?")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offered []string
+	for _, d := range model.Requests()[0].Tools {
+		offered = append(offered, d.Name)
+	}
+	if res.Text != "It is 2025-01-02." || len(ran) != 1 || strings.Join(offered, ",") != "run_command,read_file,list_files,stamp" {
+		t.Errorf("Got(answer %q, stamp ran %d times, offered %q); want the tool's answer, one run, all four offered", res.Text, len(ran), offered)
+	}
+	for _, tt := range []struct {
+		name  string
+		tools []tool.Tool
+	}{
+		{"a sandbox tool's name", []tool.Tool{{Name: "read_file", Execute: stamp.Execute}}},
+		{"one name twice", []tool.Tool{stamp, stamp}},
+	} {
+		_, err := config.NewAgent(config.AgentOptions{Model: keeltest.NewModel(), Tools: tt.tools, SandboxRoot: t.TempDir(),
+			Logger: slog.New(slog.DiscardHandler)})
+		if err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("Got(NewAgent with %s) error %v; want the tool given twice", tt.name, err)
+		}
 	}
 }
 

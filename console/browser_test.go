@@ -12,15 +12,20 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/console"
 	"github.com/keel-go/keel/convert"
 	"github.com/keel-go/keel/internal/browsertest"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/memory/sqlitestore"
 	"github.com/keel-go/keel/processor"
+	"github.com/keel-go/keel/provider"
+	"github.com/keel-go/keel/provider/anthropic"
 	"github.com/keel-go/keel/provider/google"
 	"github.com/keel-go/keel/provider/google/googletest"
+	"github.com/keel-go/keel/provider/openai"
 	"github.com/keel-go/keel/server"
 	"github.com/keel-go/keel/tool"
 	"github.com/keel-go/keel/workspace"
@@ -37,6 +42,7 @@ type keelEnv struct {
 	url, token string
 	mem        memory.Store
 	gemini     *googletest.Server
+	http       *httptest.Server
 }
 
 func startKeel(t testing.TB, answer string) *keelEnv {
@@ -61,11 +67,7 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "keel.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := openStore(t)
 	ws := workspace.NewResolved(localsandbox.NewResolver(t.TempDir(), localsandbox.PerResource, localsandbox.Options{Logger: quiet}))
 	// As keel serve makes it: converters on, refusals remembered.
 	refusals, err := processor.NewRememberedRefusals(store, processor.RefusalOptions{})
@@ -78,12 +80,33 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 	if err != nil {
 		t.Fatal(err)
 	}
+	hs := serveKeel(t, server.Config{Agents: []*agent.Agent{a}, Memory: store, Logger: quiet}, configure)
+	return &keelEnv{url: hs.URL, token: testToken, mem: store, gemini: gem, http: hs}
+}
+
+// openStore opens a SQLite store in a new file, closed when the test ends.
+func openStore(t testing.TB) *sqlitestore.Store {
+	t.Helper()
+	store, err := sqlitestore.Open(filepath.Join(t.TempDir(), "keel.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
+}
+
+// testToken is the shared token of the test servers.
+const testToken = "console-test-token"
+
+// serveKeel starts the keel server of cfg, with the console and
+// testToken, changed by configure (when not nil) before it starts.
+func serveKeel(t testing.TB, cfg server.Config, configure func(*server.Config)) *httptest.Server {
+	t.Helper()
 	ui, err := console.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	const token = "console-test-token"
-	cfg := server.Config{Agents: []*agent.Agent{a}, Memory: store, Token: token, Console: ui, Logger: quiet}
+	cfg.Console, cfg.Token = ui, testToken
 	if configure != nil {
 		configure(&cfg)
 	}
@@ -93,11 +116,11 @@ func startKeelConfig(t testing.TB, opts googletest.Options, configure func(*serv
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	return &keelEnv{url: hs.URL, token: token, mem: store, gemini: gem}
+	return hs
 }
 
-// get calls the API with the token and returns the status.
-func (k *keelEnv) get(t testing.TB, path string) int {
+// call calls the API with the token; the caller closes the body.
+func (k *keelEnv) call(t testing.TB, path string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest("GET", k.url+path, nil)
 	if err != nil {
@@ -108,6 +131,13 @@ func (k *keelEnv) get(t testing.TB, path string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp
+}
+
+// get calls the API with the token and returns the status.
+func (k *keelEnv) get(t testing.TB, path string) int {
+	t.Helper()
+	resp := k.call(t, path)
 	resp.Body.Close()
 	return resp.StatusCode
 }
@@ -168,4 +198,39 @@ func groupDigits(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// startKeelYAML is a keel server whose agents the keel.yaml text makes,
+// built as keel serve builds them, with no provider's key and no
+// KEEL_MODEL in the environment: an agent without a model, or whose
+// model's key is missing, is built all the same and answers every call
+// with what to set.
+func startKeelYAML(t *testing.T, yaml string) *keelEnv {
+	t.Helper()
+	for _, v := range []string{provider.EnvModel, openai.EnvAPIKey, anthropic.EnvAPIKey, google.EnvAPIKey, google.EnvGoogleAPIKey, google.EnvGeminiAPIKey} {
+		t.Setenv(v, "")
+	}
+	f, err := config.Parse([]byte(yaml), "keel.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := openStore(t)
+	quiet := slog.New(slog.DiscardHandler)
+	built, err := f.Build(config.BuildOptions{
+		// As keel serve resolves a model: a missing key does not stop it.
+		ResolveModel: func(s string) (keel.Model, error) {
+			m, err := provider.Resolve(s, provider.Options{})
+			if provider.IsConfigError(err) {
+				return nil, fmt.Errorf("%w: %w", config.ErrModelUnavailable, err)
+			}
+			return m, err
+		},
+		Memory: store, SandboxRoot: t.TempDir(), Logger: quiet,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { built.Close() })
+	hs := serveKeel(t, server.Config{Agents: built.Agents, Memory: store, Logger: quiet}, nil)
+	return &keelEnv{url: hs.URL, token: testToken, mem: store, http: hs}
 }

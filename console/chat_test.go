@@ -44,7 +44,7 @@ const factsJS = `({
 	sizes: [...document.querySelectorAll(".msg.user .file .size")].map((e) => e.textContent),
 	digests: [...document.querySelectorAll(".msg.user .file .digest")].map((e) => e.textContent),
 	acted: [...document.querySelectorAll(".msg.user .file .acted")].map((e) => e.textContent),
-	stored: document.querySelector(".msg.assistant .keel-acted")?.textContent ?? "",
+	stored: document.querySelector(".keel-acted")?.textContent ?? "",
 	answer: document.querySelector(".msg.assistant .md")?.textContent ?? "",
 	hostile: ` + hostileDOM + `,
 	pwned: window.pwned === 1,
@@ -97,6 +97,7 @@ func TestConsoleChatWithFiles(t *testing.T) {
 	browsertest.Eval[chromedp.Void](tb, `window.__streamed = ""; new MutationObserver(() => {
 		for (const el of document.querySelectorAll(".streaming")) if (el.textContent.length > window.__streamed.length) window.__streamed = el.textContent;
 	}).observe(document.getElementById("main"), {subtree: true, childList: true, characterData: true}); 0`)
+	browsertest.Eval[chromedp.Void](tb, watchRecoveries)
 	tb.Do("write and attach",
 		chromedp.SendKeys(chromedp.CSS("textarea"), "Read these"),
 		chromedp.SetUploadFiles(chromedp.CSS(`input[type=file]`), []string{filepath.Join(dir, "leads.xlsx"), filepath.Join(dir, hostileName)}))
@@ -114,7 +115,7 @@ func TestConsoleChatWithFiles(t *testing.T) {
 	tb.WaitFor("two files again", `document.querySelectorAll(".chosen li").length === 2`)
 	tb.Shot("chat-attached")
 	tb.Do("send", chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
-	tb.WaitFor("the live recovery", `document.querySelector(".activity .recovery") !== null`)
+	tb.WaitFor("the live recovery", `window.__live.length > 0`)
 	tb.WaitFor("the stored thread", `location.pathname.startsWith("/threads/") && document.querySelector(".msg.assistant:not(.live)") !== null`)
 	tb.Shot("chat-answered")
 
@@ -122,7 +123,8 @@ func TestConsoleChatWithFiles(t *testing.T) {
 	if !strings.Contains(streamed, "<script>window.pwned=1;alert(2)</script>") || !strings.HasSuffix(streamed, "Done.") {
 		t.Errorf("Got(streamed answer) = %q; want the model's whole answer, as text", streamed)
 	}
-	live := browsertest.Eval[string](tb, `document.querySelector(".activity").textContent`)
+	// What keel did, live, on the cards of the files it concerns.
+	live := browsertest.Eval[string](tb, `window.__live.map((e) => e.closest(".file").textContent).join("\n")`)
 	sumLeads, sumHostile := sha256.Sum256(leads), sha256.Sum256(hostile)
 	for _, want := range []string{
 		"leads.xlsx", hostileName, "uploaded to the sandbox at /home/user/uploads/", `converted to text (CSV, sheet "Leads"`,
@@ -170,8 +172,9 @@ func TestConsoleChatWithFiles(t *testing.T) {
 	if !strings.Contains(text, `# Sheet "Leads": 401 rows × 3 columns`) || !strings.Contains(text, "Lead 0,Berlin,<b>bold?</b>") {
 		t.Errorf("Got(converted text) = %.300q; want the sheet as CSV, markup as text", text)
 	}
-	if !strings.Contains(f.Stored, "What keel did on this turn") || !strings.Contains(f.Stored, hostileName) {
-		t.Errorf("Got(stored recoveries) = %q; want the turn's recoveries", f.Stored)
+	// Each recovery is on its file's card, and nowhere else.
+	if f.Stored != "" || len(f.Acted) != 2 || browsertest.Eval[int](tb, `document.querySelectorAll(".recovery").length`) != 2 {
+		t.Errorf("Got(recoveries besides the file cards) = %q; want none: one on each card", f.Stored)
 	}
 	if !strings.Contains(f.Answer, "<script>window.pwned=1;alert(2)</script>") || !strings.Contains(f.Answer, "<img src=x onerror=alert(3)>") {
 		t.Errorf("Got(answer) = %q; want its markup shown as text", f.Answer)

@@ -5,7 +5,10 @@
 // # What it shows
 //
 //   - Agents: id, name, models, tools, how sandboxes are shared, the
-//     processors in the order their hooks run.
+//     processors in the order their hooks run; an agent whose model
+//     cannot answer (none configured, no API key) is marked with the
+//     server's reason, which names what to set, here and in its chat,
+//     before anyone sends it a message.
 //   - Threads of a resource (typed at the top of the page): title, last
 //     update, message count; /threads/{id} opens one.
 //   - A thread: its messages in order, text as Markdown, tool calls and
@@ -13,14 +16,25 @@
 //     download, and on the turn where keel acted, what happened to each
 //     file (uploaded to the sandbox at PATH, converted to text, with the
 //     text the model read shown on demand, a placeholder) and why: the
-//     recoveries stored with the turn.
+//     recoveries stored with the turn. Each is shown once, on the card of
+//     the file it concerns (found by SHA-256 among the turn's files); one
+//     that concerns no file of the turn, such as a file of an earlier
+//     turn handled again, is listed on the turn's message.
 //   - Chat: a message with files (picker, drag and drop, several at once),
 //     the answer streamed from the agent's stream route, keel's recovery
-//     events shown as they arrive.
+//     events shown as they arrive, on the files' cards as once stored (the
+//     stored list is the one the stream sent). A turn the server refuses
+//     before running it (503 no model, 401 a refused token, 413 too large)
+//     ends at once with the status and the server's message, and the
+//     message and files go back to the composer to be sent again; a 401
+//     also asks for the token, and a token for the same caller keeps the
+//     page as it is.
 //   - The sandbox of a resource (or thread): its files, to download or
 //     delete.
 //   - Remembered refusals: which model refused which file type, since
-//     when, until when and on what evidence; each can be forgotten.
+//     when, until when and on what evidence; each can be forgotten. The
+//     evidence (links, ids) breaks anywhere, so that Forget stays in view;
+//     on a narrow screen each refusal is a card.
 //
 // # How it is built
 //

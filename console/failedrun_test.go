@@ -29,13 +29,16 @@ func TestConsoleFailedRun(t *testing.T) {
 	tb.Do("send", chromedp.Click(chromedp.CSS(`.composer button[type=submit]`)))
 	tb.WaitFor("the failure told", `document.querySelector(".activity")?.textContent.includes("The run failed")`)
 	tb.WaitFor("the stored thread", `location.pathname.startsWith("/threads/") && document.querySelector(".msg.user:not(.live)") !== null`)
-	tb.Do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".msg.user .keel-acted")))
+	tb.Do("reload", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(".msg.user .file .recovery")))
 	tb.Shot("failed-run")
-	acted := browsertest.Eval[string](tb, `document.querySelector(".msg.user .keel-acted").textContent`)
-	for _, want := range []string{"What keel did (the run failed)", "leads.xlsx", "uploaded to the sandbox at /home/user/uploads/", "google answered 400 INVALID_ARGUMENT"} {
+	acted := browsertest.Eval[string](tb, `document.querySelector(".msg.user").textContent`)
+	for _, want := range []string{"The run failed after keel handled this turn's files", "leads.xlsx", "uploaded to the sandbox at /home/user/uploads/", "google answered 400 INVALID_ARGUMENT"} {
 		if !strings.Contains(acted, want) {
 			t.Errorf("Got(what keel did on the failed turn) = %q; want %q", acted, want)
 		}
+	}
+	if n := browsertest.Eval[int](tb, `document.querySelectorAll(".recovery").length`); n != 1 {
+		t.Errorf("Got(recoveries shown) = %d; want 1, on the file's card", n)
 	}
 	if n := browsertest.Eval[int](tb, `document.querySelectorAll(".msg.assistant").length`); n != 0 {
 		t.Errorf("Got(assistant messages) = %d; want none: the run failed", n)

@@ -25,6 +25,11 @@ type wireAgentKeel struct {
 type wireAgentModel struct {
 	Provider string `json:"provider"`
 	ModelID  string `json:"modelId"`
+	// Unavailable, when set, is why no call of this model can succeed
+	// (no model configured, no API key), in the words of the error every
+	// call answers with: they say what to set. A client shows it before
+	// anyone sends a message that can only fail.
+	Unavailable string `json:"unavailable,omitempty"`
 }
 
 // wireAgentProcessor is a processor and the hooks it implements:
@@ -47,8 +52,16 @@ func (s *Server) agentKeel(a *agent.Agent) wireAgentKeel {
 	cfg := a.Config()
 	k := wireAgentKeel{Models: []wireAgentModel{}, Tools: make([]string, 0, len(cfg.Tools)),
 		Sandbox: sandboxMode(a), Memory: cfg.Memory != nil}
-	if m := cfg.Model; m != nil {
-		k.Models = append(k.Models, wireAgentModel{Provider: m.Provider(), ModelID: m.Name()})
+	models := cfg.Models
+	if len(models) == 0 && cfg.Model != nil {
+		models = []agent.ModelEntry{{Model: cfg.Model}}
+	}
+	for _, e := range models {
+		w := wireAgentModel{Provider: e.Model.Provider(), ModelID: e.Model.Name()}
+		if err := unavailable(e.Model); err != nil {
+			w.Unavailable = err.Error()
+		}
+		k.Models = append(k.Models, w)
 	}
 	for _, t := range cfg.Tools {
 		k.Tools = append(k.Tools, t.Name)

@@ -153,10 +153,13 @@
 // # keel's additions
 //
 // Fields are only ever added to Mastra's shapes, so its client passes
-// them through. An agent object has "keel": {models, tools, sandbox (how
-// its sandboxes are shared, as its workspace says:
-// [workspace.Workspace.Sharing]), memory, processors:[{id,
-// hooks}] in the order their hooks run}. A stored file part has "size" and
+// them through. An agent object has "keel": {models:[{provider, modelId,
+// unavailable}] in the order the agent tries them (unavailable, set only
+// for a model that cannot answer, such as none configured or no API key,
+// is the error every call answers with: it says what to set), tools,
+// sandbox (how its sandboxes are shared, as its workspace says:
+// [workspace.Workspace.Sharing]), memory, processors:[{id, hooks}] in the
+// order their hooks run}. A stored file part has "size" and
 // "sha256" of its bytes; with fileData=false the messages route leaves the
 // bytes out (data "") and the download route gives them, with the file's
 // type, Content-Disposition: attachment, X-Content-Type-Options: nosniff

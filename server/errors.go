@@ -140,8 +140,12 @@ type modelUnavailable interface{ ModelUnavailable() bool }
 
 // unavailableModel returns the error of the agent's model when it is one
 // that cannot answer any call, and nil otherwise.
-func unavailableModel(a *agent.Agent) error {
-	if m, ok := a.Config().Model.(interface{ Unavailable() error }); ok {
+func unavailableModel(a *agent.Agent) error { return unavailable(a.Config().Model) }
+
+// unavailable returns the error of m when it is a model that cannot
+// answer any call, and nil otherwise.
+func unavailable(m keel.Model) error {
+	if m, ok := m.(interface{ Unavailable() error }); ok {
 		if err := m.Unavailable(); err != nil {
 			var u modelUnavailable
 			if errors.As(err, &u) && u.ModelUnavailable() {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/keeltest"
 	"github.com/keel-go/keel/memory"
@@ -432,6 +433,55 @@ func TestNoModelConfigured(t *testing.T) {
 		Err: fmt.Errorf("%w: set OPENAI_API_KEY", config.ErrModelUnavailable)}}, config: noRetries})
 	status, body := hidden.do("POST", "/api/agents/support/generate", `{"messages":"hi"}`)
 	wantError(t, "generate with a model that fails as unavailable", status, body, http.StatusServiceUnavailable, "OPENAI_API_KEY")
+}
+
+// The agent routes tell a model that cannot answer before anyone sends
+// a message: keel.models[].unavailable holds the error its calls answer
+// with, which says what to set; a usable model has none. Every model of
+// an agent's list is listed, in order.
+func TestAgentModelUnavailable(t *testing.T) {
+	missing := &config.UnavailableModel{Model: "openai/gpt-4o", Err: fmt.Errorf("%w: set OPENAI_API_KEY", config.ErrModelUnavailable)}
+	tests := []struct {
+		name   string
+		models []agent.ModelEntry
+		want   string
+	}{
+		{"no model", []agent.ModelEntry{{Model: &config.UnavailableModel{Err: config.ErrNoModel}}},
+			"none/unconfigured: " + config.ErrNoModel.Error()},
+		{"no key", []agent.ModelEntry{{Model: missing}}, "openai/gpt-4o: config: model unavailable: set OPENAI_API_KEY"},
+		{"usable, then no key", []agent.ModelEntry{{Model: keeltest.NewModel()}, {Model: missing}},
+			"keeltest/scripted, openai/gpt-4o: config: model unavailable: set OPENAI_API_KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := agent.New(agent.Config{ID: "support", Models: tt.models})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := newEnv(t, envOptions{model: keeltest.NewModel(), config: func(c *server.Config) { c.Agents = []*agent.Agent{a} }})
+			status, body := e.do("GET", "/api/agents/support", nil)
+			wantStatus(t, "agent", status, body, http.StatusOK)
+			var v struct {
+				Keel struct {
+					Models []struct{ Provider, ModelID, Unavailable string }
+				}
+			}
+			if err := json.Unmarshal(body, &v); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range v.Keel.Models {
+				s := m.Provider + "/" + m.ModelID
+				if m.Unavailable != "" {
+					s += ": " + m.Unavailable
+				}
+				got = append(got, s)
+			}
+			if strings.Join(got, ", ") != tt.want {
+				t.Errorf("Got(keel.models) = %q; want %q", strings.Join(got, ", "), tt.want)
+			}
+		})
+	}
 }
 
 // Each file a recovery concerns is one log line: the thread, the file, the

@@ -23,9 +23,37 @@ export async function agentsView({ signal }) {
   return root;
 }
 
+// modelsOf returns the agent's models in the order it tries them.
+function modelsOf(a) {
+  const k = a.keel || {};
+  return k.models && k.models.length ? k.models : [{ provider: a.provider, modelId: a.modelId }];
+}
+
+// modelName writes a model for people; a model keel could not make
+// because none was configured is "none".
+function modelName(m) {
+  return m.provider === "none" && m.modelId === "unconfigured" ? "none" : `${m.provider}/${m.modelId}`;
+}
+
+// modelWarning warns, before anything is sent, of an agent whose
+// models cannot answer (none configured, no API key): what is missing, in
+// the server's words, which name what to set, and where to set it. It is
+// null when every model can answer.
+export function modelWarning(a) {
+  const broken = modelsOf(a).filter((m) => m.unavailable);
+  if (broken.length === 0) return null;
+  const all = broken.length === modelsOf(a).length;
+  return h("div", { class: "warning model-warning", role: "note" },
+    h("p", {}, h("strong", {}, all ? "This agent cannot answer: every message gets an error." : "Some of this agent's models cannot answer.")),
+    h("ul", {}, broken.map((m) => h("li", {},
+      m.provider === "none" ? null : [h("code", {}, modelName(m)), ": "], m.unavailable))),
+    h("p", { class: "small" }, "Set the API key or ", h("code", {}, "KEEL_MODEL"), " it names in the environment keel serve runs in, ",
+      "or give the agent a model in keel.yaml (", h("code", {}, "model: google/gemini-2.5-flash"), ", say, with that provider's key set); then start keel serve again."));
+}
+
 function agentCard(id, a) {
   const k = a.keel || {};
-  const models = k.models && k.models.length ? k.models : [{ provider: a.provider, modelId: a.modelId }];
+  const models = modelsOf(a);
   const tools = k.tools || Object.keys(a.tools || {});
   const procs = k.processors || [];
   const enc = encodeURIComponent(id);
@@ -33,9 +61,10 @@ function agentCard(id, a) {
   return h("article", { class: "card agent", "aria-labelledby": titleId, "data-agent": id },
     h("h2", { id: titleId }, a.name || id, " ", h("code", { class: "muted" }, id)),
     a.description ? h("p", {}, a.description) : null,
+    modelWarning(a),
     h("dl", { class: "facts" },
       h("dt", {}, models.length > 1 ? "Models" : "Model"),
-      h("dd", {}, models.map((m, i) => [i ? ", then " : "", h("code", {}, `${m.provider}/${m.modelId}`)])),
+      h("dd", {}, models.map((m, i) => [i ? ", then " : "", h("code", {}, modelName(m)), m.unavailable ? h("span", { class: "warn-text" }, " (cannot answer)") : null])),
       h("dt", {}, "Tools"),
       h("dd", {}, tools.length ? tools.map((t, i) => [i ? ", " : "", h("code", {}, t)]) : "none"),
       h("dt", {}, "Sandbox"),

@@ -62,11 +62,13 @@ export function recentResources() {
   }
 }
 
-// ApiError is a failed call: its status and the server's message.
+// ApiError is a failed call: its status (and its text, "" over HTTP/2)
+// and the server's message.
 export class ApiError extends Error {
-  constructor(status, message, body) {
+  constructor(status, message, body, statusText = "") {
     super(message);
     this.status = status;
+    this.statusText = statusText;
     this.body = body;
   }
 }
@@ -74,6 +76,10 @@ export class ApiError extends Error {
 // Whoever shows the token form; it resolves once a token was given.
 let askToken = null;
 export function onTokenNeeded(fn) { askToken = fn; }
+
+// needToken shows the token form, saying why, and resolves once a token
+// was given.
+export function needToken(why) { return askToken ? askToken(why) : Promise.resolve(); }
 
 // query builds "?a=1&b=2" from the values that are set.
 export function query(params) {
@@ -86,7 +92,8 @@ export function query(params) {
 }
 
 // request calls the API; a 401 asks for the token and tries again once
-// it is given.
+// it is given, unless opts.once is set: then the 401 is thrown as any
+// other failure (a run is not sent twice behind its caller's back).
 export async function request(method, path, body, opts = {}) {
   for (;;) {
     const headers = { ...(opts.headers || {}) };
@@ -97,7 +104,7 @@ export async function request(method, path, body, opts = {}) {
       method, headers, body: body === undefined ? undefined : JSON.stringify(body),
       signal: opts.signal, cache: "no-store", credentials: "same-origin",
     });
-    if (resp.status === 401 && askToken) {
+    if (resp.status === 401 && askToken && !opts.once) {
       await askToken(t ? "That token was refused." : "");
       continue;
     }
@@ -110,7 +117,7 @@ export async function request(method, path, body, opts = {}) {
       // again on the next view.
       if (resp.status === 403) forgetCaller();
       const msg = data && data.error ? data.error : `${method} ${path}: ${resp.status} ${resp.statusText}`;
-      throw new ApiError(resp.status, msg, data);
+      throw new ApiError(resp.status, msg, data, resp.statusText);
     }
     return data;
   }
@@ -145,8 +152,12 @@ export async function fetchText(path) {
 // stream posts a run and calls onEvent with each event of its SSE answer
 // ({type, payload, ...}); it resolves when the stream ends. The format is
 // strict: "data: <json>\n\n" blocks, ": ping" comments, "data: [DONE]".
-export async function stream(agentId, body, onEvent, signal) {
-  const resp = await request("POST", `/api/agents/${encodeURIComponent(agentId)}/stream`, body, { raw: true, signal });
+// A run the server refuses (any status but 200, a 401 too) throws an
+// ApiError before onOpen is called; onOpen tells that the server took
+// the run, so that a failure after it is one midway.
+export async function stream(agentId, body, onEvent, signal, onOpen) {
+  const resp = await request("POST", `/api/agents/${encodeURIComponent(agentId)}/stream`, body, { raw: true, once: true, signal });
+  if (onOpen) onOpen();
   const reader = resp.body.getReader();
   const decoder = new TextDecoder();
   let buf = "";

@@ -115,16 +115,21 @@ api.onTokenNeeded((why) => {
       panel.hidden = false;
       tokenInput.value = "";
       tokenInput.focus();
-      tokenForm.onsubmit = (e) => {
+      tokenForm.onsubmit = async (e) => {
         e.preventDefault();
-        const again = api.caller() !== null; // a view was shown with another token
+        const before = api.caller(); // who the page was shown for, if it was
         api.setToken(tokenInput.value.trim());
         panel.hidden = true;
         tokenButton.hidden = false;
         waiting = null;
         resolve();
-        // The new token may be another user's: show the page anew for it.
-        if (again) render();
+        if (before === null) return;
+        // The new token may be another user's: show the page anew for
+        // them. The same caller keeps the page as it is, a message being
+        // written in it too.
+        let now = null;
+        try { now = await api.whoAmI(); } catch { /* shown by the render */ }
+        if (!now || now.user !== before.user || now.resourceId !== before.resourceId || now.canForgetRefusals !== before.canForgetRefusals) render();
       };
     });
   }

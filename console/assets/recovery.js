@@ -71,12 +71,47 @@ export function causeText(c) {
   }
 }
 
+// Each thing keel did with a file is shown once, in one place: on the
+// card of the file it concerns when the turn's message holds it (live,
+// matched by name and size; stored, by SHA-256), else in a "What keel
+// did" list on the turn's message. A turn shows the same live as once
+// stored, since the stored list is the one the stream sent.
+
+// processorName names the processor that acted.
+function processorName(rec) {
+  return PROCESSORS[rec.processor] || rec.processor || "a processor";
+}
+
+// fileRecovery shows, on a file's card, one thing keel did with the file:
+// what the model got in its place, why, and which processor acted.
+export function fileRecovery(f, rec) {
+  return h("div", { class: "acted recovery", "data-outcome": f.outcome || rec.action || "" },
+    h("div", {}, "keel: ", outcomeText(f)),
+    h("div", { class: "cause" }, "Why: ", causeText(rec.cause)),
+    h("div", { class: "muted small" }, "By " + processorName(rec)));
+}
+
+// unplaced returns recs less the files placed(f) is true of; a recovery
+// left with no file is dropped, one that named none is kept.
+export function unplaced(recs, placed) {
+  const out = [];
+  for (const rec of recs || []) {
+    if (!rec.files || rec.files.length === 0) {
+      out.push(rec);
+      continue;
+    }
+    const files = rec.files.filter((f) => !placed(f));
+    if (files.length) out.push({ ...rec, files });
+  }
+  return out;
+}
+
 // renderRecoveries shows recoveries as a labelled list, one item per
-// file. title tells whether they are live or stored.
+// file: those no file card of the turn shows.
 export function renderRecoveries(recs, title) {
   const list = h("ul", { class: "recoveries" });
   for (const rec of recs || []) {
-    const who = PROCESSORS[rec.processor] || rec.processor || "a processor";
+    const who = processorName(rec);
     const files = rec.files && rec.files.length ? rec.files : [{ name: "(no file)", outcome: rec.action }];
     for (const f of files) {
       list.append(h("li", { class: "recovery", "data-outcome": f.outcome || rec.action || "" },

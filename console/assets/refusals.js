@@ -5,6 +5,8 @@
 import * as api from "./api.js";
 import { h, clear, when, status, view, loaded } from "./dom.js";
 
+const COLUMNS = ["Model", "Type", "Learned", "Until", "Evidence"];
+
 export async function refusalsView({ signal }) {
   const root = view("refusals-title", "Remembered refusals");
   root.append(h("p", { class: "muted" }, "When a model refuses a file type, keel remembers it for a while and handles such files before calling it again. Forget one to send the next file of that type to the model."));
@@ -35,17 +37,19 @@ export async function refusalsView({ signal }) {
           status("Forget failed: " + err.message);
         }
       });
+      // Each cell is labelled for the narrow layout, where a refusal is
+      // a card and the table's head is not shown.
       body.append(h("tr", { class: r.expired ? "expired" : "" },
-        h("td", {}, h("code", {}, `${r.provider}/${r.model}`)),
-        h("td", {}, h("code", {}, r.mediaType)),
-        h("td", {}, when(r.learnedAt)),
-        h("td", {}, when(r.expiresAt), r.expired ? " (expired)" : ""),
-        h("td", {}, r.status ? String(r.status) + " " : "", r.reason || ""),
-        canForget ? h("td", {}, forget) : null));
+        h("td", { "data-label": COLUMNS[0], class: "model" }, h("code", {}, `${r.provider}/${r.model}`)),
+        h("td", { "data-label": COLUMNS[1], class: "type" }, h("code", {}, r.mediaType)),
+        h("td", { "data-label": COLUMNS[2], class: "date" }, when(r.learnedAt)),
+        h("td", { "data-label": COLUMNS[3], class: "date" }, when(r.expiresAt), r.expired ? " (expired)" : ""),
+        h("td", { "data-label": COLUMNS[4], class: "evidence" }, r.status ? String(r.status) + " " : "", r.reason || ""),
+        canForget ? h("td", { class: "action" }, forget) : null));
     }
-    out.append(h("div", { class: "table" }, h("table", {},
+    out.append(h("div", { class: "table" }, h("table", { class: "refusals" },
       h("caption", { class: "sr-only" }, "Remembered refusals"),
-      h("thead", {}, h("tr", {}, ["Model", "Type", "Learned", "Until", "Evidence", ...(canForget ? ["Action"] : [])].map((c) => h("th", { scope: "col" }, c)))), body)));
+      h("thead", {}, h("tr", {}, [...COLUMNS, ...(canForget ? ["Action"] : [])].map((c) => h("th", { scope: "col" }, c)))), body)));
   };
   await list();
   return root;

@@ -5,7 +5,8 @@
 import * as api from "./api.js";
 import { h, clear, bytes, when, errorBox, status, field, loaded } from "./dom.js";
 import { renderMarkdown } from "./markdown.js";
-import { renderRecoveries, storedRecoveries, outcomeText, causeText } from "./recovery.js";
+import { renderRecoveries, storedRecoveries, fileRecovery, unplaced } from "./recovery.js";
+import { modelWarning } from "./agents.js";
 
 function newThreadId() {
   const b = new Uint8Array(8);
@@ -20,9 +21,9 @@ export async function threadView({ threadId, agentId, resourceId, signal, fresh,
   const title = h("h1", { id: "thread-title" }, fresh ? "New chat" : "Thread");
   const meta = h("p", { class: "muted small" }, "Thread ", h("code", {}, tid), resource ? [" of resource ", h("code", {}, resource)] : null);
   const transcript = h("ol", { class: "transcript", "aria-label": "Messages" });
-  const activity = h("ol", { class: "activity", role: "log", "aria-live": "polite", "aria-label": "What keel did, live" });
+  const activity = h("ol", { class: "activity", role: "log", "aria-live": "polite", "aria-label": "Retries and failures, live" });
   const activityBox = h("section", { class: "activity-box", hidden: true, "aria-labelledby": "activity-title" },
-    h("h2", { id: "activity-title" }, "Live: what keel did"), activity);
+    h("h2", { id: "activity-title" }, "Live: retries and failures"), activity);
   root.append(title, meta, transcript);
 
   const ctx = { tid, resource, signal, transcript, title, agentId };
@@ -74,23 +75,33 @@ async function load(ctx, root) {
   }
 }
 
-// renderMessages shows stored messages. The files of a turn's user
-// messages are marked with what keel did with them on that turn, found by
-// their SHA-256 in the turn's recoveries.
+// renderMessages shows stored messages. What keel did with a file on a
+// turn is shown on the file's card, found by its SHA-256 among the turn's
+// files (the first card of those bytes); what concerns no file of the
+// turn, on the message that stores it.
 export function renderMessages(ctx, messages) {
   clear(ctx.transcript);
   if (messages.length === 0) ctx.transcript.append(h("li", { class: "empty muted" }, "No messages yet."));
   const frag = document.createDocumentFragment();
   let turn = [];
   const flush = () => {
+    const digests = new Set();
+    for (const m of turn) {
+      for (const p of (m.content && m.content.parts) || []) if (p.type === "file" && p.sha256) digests.add(p.sha256);
+    }
+    const placed = (f) => Boolean(f.sha256) && digests.has(f.sha256);
     const byDigest = new Map();
     for (const m of turn) {
       for (const rec of storedRecoveries(m)) {
-        for (const f of rec.files || []) if (f.sha256) byDigest.set(f.sha256, { f, cause: rec.cause });
+        for (const f of rec.files || []) {
+          if (!placed(f)) continue;
+          if (!byDigest.has(f.sha256)) byDigest.set(f.sha256, []);
+          byDigest.get(f.sha256).push({ f, rec });
+        }
       }
     }
     for (const m of turn) {
-      const item = messageItem(ctx, m, byDigest, shown);
+      const item = messageItem(ctx, m, byDigest, placed, shown);
       if (item) frag.append(item);
     }
     turn = [];
@@ -129,13 +140,16 @@ function roleLabel(role) {
   return role === "user" ? "You" : role === "assistant" ? "Agent" : role;
 }
 
-function messageItem(ctx, m, byDigest, shown) {
+function messageItem(ctx, m, byDigest, placed, shown) {
   const body = h("div", { class: "body" });
   let fileIndex = 0;
   for (const p of (m.content && m.content.parts) || []) {
     if (p.type === "text") body.append(h("div", { class: "md" }, renderMarkdown(p.text)));
-    else if (p.type === "file") body.append(fileItem(ctx, m, p, fileIndex++, byDigest.get(p.sha256)));
-    else if (p.type === "tool-invocation") {
+    else if (p.type === "file") {
+      const acted = byDigest.get(p.sha256);
+      byDigest.delete(p.sha256); // shown on this card, not again on another of the same bytes
+      body.append(fileItem(ctx, m, p, fileIndex++, acted));
+    } else if (p.type === "tool-invocation") {
       const inv = p.toolInvocation || {};
       if (inv.toolCallId && shown.has(inv.toolCallId)) continue;
       if (inv.toolCallId) shown.add(inv.toolCallId);
@@ -143,7 +157,10 @@ function messageItem(ctx, m, byDigest, shown) {
     }
   }
   const recs = storedRecoveries(m);
-  if (recs.length) body.append(renderRecoveries(recs, m.role === "user" ? "What keel did (the run failed)" : "What keel did on this turn"));
+  const rest = unplaced(recs, placed);
+  if (rest.length) body.append(renderRecoveries(rest, "What keel did on this turn"));
+  // A run's recoveries are stored on its input only when it failed.
+  if (recs.length && m.role === "user") body.append(h("p", { class: "run-failed muted small" }, "The run failed after keel handled this turn's files: no answer was stored."));
   if (!body.hasChildNodes()) return null;
   return h("li", { class: "msg " + m.role, "data-id": m.id || "" },
     h("div", { class: "who" }, h("span", { class: "role" }, roleLabel(m.role)), " ", m.createdAt ? when(m.createdAt) : null),
@@ -159,7 +176,7 @@ function toolItem(inv) {
 }
 
 // fileItem shows a stored file: name, type, exact size, SHA-256, a
-// download, and what keel did with it on this turn.
+// download, and what keel did with it on this turn (acted: [{f, rec}]).
 function fileItem(ctx, m, p, n, acted) {
   const name = p.filename || "(unnamed)";
   const facts = h("dl", { class: "facts small" },
@@ -184,11 +201,8 @@ function fileItem(ctx, m, p, n, acted) {
     });
     el.append(btn);
   }
-  if (acted) {
-    const p2 = h("p", { class: "acted" }, "keel: ", outcomeText(acted.f), h("br"), h("span", { class: "muted" }, "Why: ", causeText(acted.cause)));
-    el.append(p2);
-    if (acted.f.outcome === "converted" && m.id && ctx.agentId) el.append(textViewer(ctx, m, n, name));
-  }
+  for (const { f, rec } of acted || []) el.append(fileRecovery(f, rec));
+  if ((acted || []).some(({ f }) => f.outcome === "converted") && m.id && ctx.agentId) el.append(textViewer(ctx, m, n, name));
   return el;
 }
 
@@ -258,6 +272,11 @@ function composer(ctx, agents, activity, activityBox, root) {
     h("option", { value: id, selected: id === ctx.agentId }, (a.name || id) + " (" + id + ")")));
   const send = h("button", { type: "submit" }, "Send");
   const errorLine = h("p", { class: "error", role: "alert" });
+  // An agent that cannot answer says so before anything is sent.
+  const warning = h("div", { class: "agent-warning" });
+  const warn = () => warning.replaceChildren(...[agents[agentSelect.value] && modelWarning(agents[agentSelect.value])].filter(Boolean));
+  agentSelect.addEventListener("change", warn);
+  warn();
 
   const showChosen = () => {
     clear(chosen);
@@ -268,7 +287,7 @@ function composer(ctx, agents, activity, activityBox, root) {
   picker.addEventListener("change", () => { add(picker.files); picker.value = ""; });
 
   const form = h("form", { class: "composer", "aria-label": "Send a message" },
-    field("Agent", agentSelect),
+    field("Agent", agentSelect), warning,
     field("Message", text),
     h("div", { class: "drop" }, field("Attach files (or drop them here)", picker), chosen),
     h("p", {}, send), errorLine);
@@ -288,16 +307,29 @@ function composer(ctx, agents, activity, activityBox, root) {
     const message = text.value;
     if (!message.trim() && files.length === 0) { errorLine.textContent = "Write a message or attach a file."; return; }
     ctx.agentId = agentSelect.value;
+    // A turn that was not sent is in the composer again: its marks in
+    // the transcript go.
+    for (const el of ctx.transcript.querySelectorAll(".msg.live.unsent")) el.remove();
+    const sending = files.splice(0);
+    showChosen();
     send.disabled = true;
     try {
-      await sendTurn(ctx, message, files.splice(0), activity, activityBox);
+      const stopped = await sendTurn(ctx, message, sending, activity, activityBox);
       text.value = "";
-      showChosen();
       history.replaceState(null, "", `/threads/${encodeURIComponent(ctx.tid)}` + api.query({ agentId: ctx.agentId, resourceId: ctx.resource === api.resource() ? "" : ctx.resource }));
       window.dispatchEvent(new Event("keel:path")); // the page's own path changed
-      await load(ctx, root);
+      // An answer cut off keeps what it showed, and why it stopped.
+      if (!stopped) await load(ctx, root);
     } catch (err) {
-      if (!ctx.signal.aborted) errorLine.textContent = err.message;
+      if (ctx.signal.aborted) return;
+      if (err instanceof NotSent) {
+        // Nothing was sent: the message is still in its box, and the
+        // files go back to theirs.
+        files.unshift(...sending);
+        showChosen();
+      } else {
+        errorLine.textContent = err.message;
+      }
     } finally {
       send.disabled = false;
     }
@@ -305,7 +337,40 @@ function composer(ctx, agents, activity, activityBox, root) {
   return form;
 }
 
-// sendTurn streams one turn, showing it live.
+// NotSent is a turn the server refused before running it (no model,
+// a refused token, a body too large) or that never reached it: nothing
+// of it was stored, and it can be sent again as it is.
+class NotSent extends Error {
+  constructor(cause) {
+    super(cause.message);
+    this.cause = cause;
+  }
+}
+
+// failure says what the server answered, or that it did not.
+function failure(err) {
+  if (err instanceof api.ApiError) return `the server answered ${err.status}${err.statusText ? " " + err.statusText : ""}: ${err.message}`;
+  return `the connection to the server failed (${err.message})`;
+}
+
+// nextStep says what to do about a turn the server refused.
+function nextStep(err) {
+  const back = "Your message and files are back in the box below";
+  switch (err instanceof api.ApiError ? err.status : 0) {
+    case 401:
+      return back + ": give a token the server accepts (the form at the top), then send again.";
+    case 413:
+      return back + ": send fewer or smaller files.";
+    case 503:
+      return back + ": send them again once the server can answer.";
+    default:
+      return back + ": send them again.";
+  }
+}
+
+// sendTurn streams one turn, showing it live. It throws NotSent when the
+// server refused the turn before running it, and returns true when the
+// answer stopped midway (shown in its place), false when it ended.
 async function sendTurn(ctx, message, files, activity, activityBox) {
   const content = [];
   if (message.trim()) content.push({ type: "text", text: message });
@@ -314,17 +379,37 @@ async function sendTurn(ctx, message, files, activity, activityBox) {
   }
   const empty = ctx.transcript.querySelector(".empty");
   if (empty) empty.remove();
-  const userBody = h("div", { class: "body" }, message ? h("div", { class: "md" }, renderMarkdown(message)) : null,
-    files.map((f) => h("div", { class: "file", role: "group", "aria-label": "File " + f.name }, h("div", { class: "file-name" }, f.name),
-      h("p", { class: "small muted" }, typeOf(f) + ", " + bytes(f.size)))));
-  ctx.transcript.append(h("li", { class: "msg user live" }, h("div", { class: "who" }, h("span", { class: "role" }, "You")), userBody));
+  const cards = files.map((f) => ({ f, el: h("div", { class: "file", role: "group", "aria-label": "File " + f.name }, h("div", { class: "file-name" }, f.name),
+    h("p", { class: "small muted" }, typeOf(f) + ", " + bytes(f.size))) }));
+  const userBody = h("div", { class: "body" }, message ? h("div", { class: "md" }, renderMarkdown(message)) : null, cards.map((c) => c.el));
+  const userWho = h("div", { class: "who" }, h("span", { class: "role" }, "You"));
+  const userItem = h("li", { class: "msg user live" }, userWho, userBody);
   const answer = h("div", { class: "streaming", "aria-live": "polite" });
   const botBody = h("div", { class: "body" }, answer);
-  ctx.transcript.append(h("li", { class: "msg assistant live", "aria-busy": "true" }, h("div", { class: "who" }, h("span", { class: "role" }, "Agent"), " ", h("span", { class: "muted" }, "answering…")), botBody));
+  const botState = h("span", { class: "muted" }, "answering…");
+  const botItem = h("li", { class: "msg assistant live", "aria-busy": "true" }, h("div", { class: "who" }, h("span", { class: "role" }, "Agent"), " ", botState), botBody);
+  ctx.transcript.append(userItem, botItem);
+  // What keel did with a file goes on its card, as once stored; the rest
+  // in one list on the answer.
+  const rest = [];
+  let restBox = null;
+  const placeRecovery = (rec) => {
+    const left = unplaced([rec], (f) => {
+      const card = cards.find((c) => c.f.name === f.name && c.f.size === f.size);
+      if (card) card.el.append(fileRecovery(f, rec));
+      return Boolean(card);
+    });
+    if (left.length === 0) return;
+    rest.push(...left);
+    const box = renderRecoveries(rest, "What keel did on this turn");
+    if (restBox) restBox.replaceWith(box); else botBody.append(box);
+    restBox = box;
+  };
   const body = { messages: [{ role: "user", content }], memory: { thread: ctx.tid } };
   if (ctx.resource) body.memory.resource = ctx.resource;
   let failed = null;
-  await api.stream(ctx.agentId, body, (ev) => {
+  let opened = false;
+  const events = (ev) => {
     const p = ev.payload || {};
     switch (ev.type) {
       case "text-delta":
@@ -335,9 +420,7 @@ async function sendTurn(ctx, message, files, activity, activityBox) {
         note(activity, activityBox, "The model call failed after it began to answer; its output is void and the call is tried again.");
         break;
       case "data-keel-recovery":
-        botBody.append(renderRecoveries([p], "What keel did, live"));
-        activityBox.hidden = false;
-        activity.append(h("li", {}, renderRecoveries([p], "At " + new Date().toLocaleTimeString())));
+        placeRecovery(p);
         break;
       case "tool-call":
         botBody.append(toolItem({ toolName: p.toolName, args: p.args, state: "call" }));
@@ -350,9 +433,32 @@ async function sendTurn(ctx, message, files, activity, activityBox) {
         botBody.append(h("p", { class: "error", role: "alert" }, "The run failed: ", failed));
         break;
     }
-  }, ctx.signal);
+  };
+  try {
+    await api.stream(ctx.agentId, body, events, ctx.signal, () => { opened = true; });
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    botItem.removeAttribute("aria-busy");
+    botItem.classList.add("failed");
+    if (opened) {
+      botState.textContent = "stopped";
+      botBody.append(h("p", { class: "error", role: "alert" }, "The answer stopped: ", failure(err)));
+      status("The answer stopped.");
+      return true;
+    }
+    // Refused before it ran: nothing of it was stored.
+    userItem.classList.add("unsent");
+    botItem.classList.add("unsent");
+    userWho.append(" ", h("span", { class: "muted" }, "not sent"));
+    botState.textContent = "did not answer";
+    botBody.replaceChildren(h("p", { class: "error send-error", role: "alert" }, "Not sent: ", failure(err)), h("p", { class: "small" }, nextStep(err)));
+    status("Not sent.");
+    if (err instanceof api.ApiError && err.status === 401) api.needToken("The server refused the token: give one it accepts, then send again.");
+    throw new NotSent(err);
+  }
   if (failed) note(activity, activityBox, "The run failed: " + failed);
   status(failed ? "The run failed." : "Answer received.");
+  return false;
 }
 
 function note(activity, box, text) {

@@ -5,12 +5,19 @@
 //	export ANTHROPIC_API_KEY=...
 //	go run ./examples/anthropic -model claude-sonnet-4-5 "What is in these?" report.pdf leads.xlsx
 //
-// The agent has one tool, current_time, so a question about the date or
-// time shows a tool round trip. Files are sent with their media type
-// guessed from the extension. Claude reads images, PDFs and plain text; the
-// adapter refuses any other type before sending, and the agent's default
-// unsupported-file handler puts a placeholder in its place, so the answer
-// still comes, and the recovery is reported on standard error.
+// The agent is config.NewAgent's, the one keel run builds, with one tool
+// of its own besides the sandbox tools (list_files, read_file,
+// run_command): current_time, so a question about the date or time shows
+// a tool round trip. Files are sent with their media type guessed from the
+// extension. Claude reads images, PDFs and plain text; the adapter refuses
+// any other type before sending, and the agent's unsupported-file handler
+// puts such a file in the agent's sandbox, tells the model where it is and
+// gives it the file's text (a spreadsheet's cells as CSV, a document's
+// paragraphs), so the answer still comes from what the file holds. Its
+// sandboxes are kept in a directory, -sandbox, by default a new one
+// removed at exit; commands run in bubblewrap, and without it they are off
+// (the model is told so) while files still work. What keel did is printed
+// on standard error.
 package main
 
 import (
@@ -29,6 +36,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
+	"github.com/keel-go/keel/config"
 	"github.com/keel-go/keel/provider/anthropic"
 	"github.com/keel-go/keel/tool"
 )
@@ -44,12 +52,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("anthropic", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	model := fs.String("model", "claude-sonnet-4-5", "Claude model name")
-	system := fs.String("system", "You are a helpful assistant. Be concise.", "system instructions")
+	system := fs.String("system", config.DefaultInstructions+" Be concise.", "system instructions")
+	dir := fs.String("sandbox", "", "the directory that holds the sandboxes (default: a new one, removed at exit)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "usage: anthropic [-model name] [-system text] question [file ...]")
+		fmt.Fprintln(stderr, "usage: anthropic [-model name] [-system text] [-sandbox dir] question [file ...]")
 		return 2
 	}
 	m, err := anthropic.New(*model, anthropic.Options{})
@@ -57,15 +66,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	a, err := agent.New(agent.Config{
-		ID:           "assistant",
-		Instructions: *system,
+	if *dir == "" {
+		tmp, err := os.MkdirTemp("", "keel-example-sandbox")
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		defer os.RemoveAll(tmp)
+		*dir = filepath.Join(tmp, "sandbox")
+	}
+	a, err := config.NewAgent(config.AgentOptions{
 		Model:        m,
+		Instructions: *system,
 		Tools:        []tool.Tool{currentTime},
-		// The agent has no sandbox, so a refused file becomes a
-		// placeholder, which the handler also logs as a warning: the
-		// recoveries printed below say it already.
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		SandboxRoot:  *dir,
+		Logger:       slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -80,7 +95,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		user.Parts = append(user.Parts, keel.FilePart{Data: data, MediaType: mediaType(path), Filename: filepath.Base(path)})
 	}
-	for ev, err := range a.Stream(ctx, []keel.Message{user}) {
+	// The agent keeps a sandbox per resource (a user); one is named here.
+	for ev, err := range a.Stream(ctx, []keel.Message{user}, agent.WithResource("example")) {
 		if err != nil {
 			var api *keel.APICallError
 			if errors.As(err, &api) && api.StatusCode != 0 {
@@ -97,7 +113,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "[tool %s %s]\n", ev.ToolCall.Name, ev.ToolCall.Input)
 		case agent.EventRecovery:
 			for _, f := range ev.Recovery.Files {
-				fmt.Fprintf(stderr, "[%s: %s %s]\n", ev.Recovery.Processor, ev.Recovery.Action, f.Name)
+				switch {
+				case f.Path != "":
+					fmt.Fprintf(stderr, "[%s: %s %s to %s]\n", ev.Recovery.Processor, f.Outcome, f.Name, f.Path)
+				case f.Reason != "":
+					fmt.Fprintf(stderr, "[%s: %s %s: %s]\n", ev.Recovery.Processor, f.Outcome, f.Name, f.Reason)
+				default:
+					fmt.Fprintf(stderr, "[%s: %s %s]\n", ev.Recovery.Processor, f.Outcome, f.Name)
+				}
 			}
 		case agent.EventRetry:
 			fmt.Fprintf(stderr, "[retrying: %v]\n", ev.Err)

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keel-go/keel/internal/officetest"
 	"github.com/keel-go/keel/provider/providertest"
+	"github.com/keel-go/keel/workspace/localsandbox"
+	"github.com/keel-go/keel/workspace/sandboxtest"
 )
 
 const answer = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":11,\"output_tokens\":1}}}\n\n" +
@@ -20,7 +23,11 @@ const answer = "event: message_start\ndata: {\"type\":\"message_start\",\"messag
 	"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 
 // TestRun runs the example against a local server speaking the Messages
-// API, found through the environment as a real key and URL would be.
+// API, found through the environment as a real key and URL would be. A
+// PDF goes to Claude as it is; a spreadsheet, which the adapter refuses
+// before sending, reaches the model as its text and a note of where it is
+// in the sandbox, in the one call made. The model is offered the sandbox
+// tools and the example's own current_time.
 func TestRun(t *testing.T) {
 	srv := providertest.NewServer(t, providertest.Reply{Body: answer, ContentType: "text/event-stream"})
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test")
@@ -28,21 +35,25 @@ func TestRun(t *testing.T) {
 	dir := t.TempDir()
 	pdf := filepath.Join(dir, "report.pdf")
 	xlsx := filepath.Join(dir, "leads.xlsx")
-	for _, p := range []string{pdf, xlsx} {
-		if err := os.WriteFile(p, []byte("content"), 0o600); err != nil {
+	book := officetest.Workbook(t, "Leads", [][]any{{"Name", "City"}, {"Ada", "Berlin"}})
+	for p, data := range map[string][]byte{pdf: []byte("%PDF-1.4 content"), xlsx: book} {
+		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
+	sandbox := filepath.Join(sandboxtest.ReachableTempDir(t), "sandbox")
+	const done = "A short report.\n[stop, 11 tokens in, 7 out]\n"
 	tests := []struct {
 		name     string
 		args     []string
 		code     int
 		out, err string
-		sent     string
+		sent     []string
 	}{
-		{"pdf", []string{"What is this?", pdf}, 0, "A short report.\n[stop, 11 tokens in, 7 out]\n", "", `"media_type":"application/pdf"`},
-		{"xlsx refused before sending", []string{"What is this?", xlsx}, 0, "A short report.\n[stop, 11 tokens in, 7 out]\n", "[unsupported-file-handler: placeholder leads.xlsx]", "[Attachment unavailable: leads.xlsx]"},
-		{"no question", nil, 2, "", "usage:", ""},
+		{"pdf", []string{"What is this?", pdf}, 0, done, "", []string{`"media_type":"application/pdf"`}},
+		{"xlsx refused before sending, converted", []string{"-sandbox", sandbox, "What is this?", xlsx}, 0, done,
+			"[unsupported-file-handler: converted leads.xlsx to /home/user/uploads/example/", []string{"[File uploaded to the sandbox]", "Ada,Berlin"}},
+		{"no question", nil, 2, "", "usage:", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,16 +66,28 @@ func TestRun(t *testing.T) {
 			if strings.Contains(stderr.String(), "WARN") {
 				t.Errorf("Got(stderr) = %q; want no warning in normal use", stderr.String())
 			}
-			if tt.sent == "" {
+			if tt.sent == nil {
 				return
 			}
 			reqs := srv.Requests()
 			if len(reqs) != before+1 {
 				t.Fatalf("Got(requests) = %d; want 1", len(reqs)-before)
 			}
-			if body := string(reqs[before].Body); !strings.Contains(body, tt.sent) || !strings.Contains(body, `"current_time"`) {
-				t.Errorf("Got(request body) = %s; want it to hold %s and the current_time tool", body, tt.sent)
+			body := string(reqs[before].Body)
+			for _, want := range append(tt.sent, `"current_time"`, `"read_file"`, `"list_files"`, `"run_command"`) {
+				if !strings.Contains(body, want) {
+					t.Errorf("Got(request body) = %.600s; want it to hold %s", body, want)
+				}
 			}
 		})
+	}
+	// The refused spreadsheet is in the sandbox given, under the run's
+	// resource, "example", where the model's tools find it.
+	uploaded, _ := filepath.Glob(filepath.Join(sandbox, "resource-"+localsandbox.DirName("example"), "uploads", "example", "*.xlsx"))
+	if len(uploaded) != 1 {
+		t.Fatalf("Got(uploads in the sandbox) = %q; want leads.xlsx", uploaded)
+	}
+	if data, _ := os.ReadFile(uploaded[0]); !bytes.Equal(data, book) {
+		t.Errorf("Got(the uploaded file) = %d bytes; want the %d sent", len(data), len(book))
 	}
 }
