@@ -27,11 +27,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/keel-go/keel"
@@ -93,7 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
-		user.Parts = append(user.Parts, keel.FilePart{Data: data, MediaType: mediaType(path), Filename: filepath.Base(path)})
+		user.Parts = append(user.Parts, keel.FilePart{Data: data, MediaType: keel.MediaTypeOf(path, data), Filename: filepath.Base(path)})
 	}
 	// The agent keeps a sandbox per resource (a user); one is named here.
 	for ev, err := range a.Stream(ctx, []keel.Message{user}, agent.WithResource("example")) {
@@ -139,23 +137,4 @@ var currentTime = tool.Tool{
 	Execute: func(context.Context, tool.Call) (any, error) {
 		return time.Now().UTC().Format(time.RFC3339), nil
 	},
-}
-
-// officeTypes covers the files people send most whose types the system's
-// MIME table may lack.
-var officeTypes = map[string]string{
-	".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-	".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-	".csv":  "text/csv",
-	".md":   "text/markdown",
-	".txt":  "text/plain",
-}
-
-func mediaType(path string) string {
-	ext := strings.ToLower(filepath.Ext(path))
-	if t, ok := officeTypes[ext]; ok {
-		return t
-	}
-	return mime.TypeByExtension(ext)
 }
