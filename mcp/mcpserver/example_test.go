@@ -21,7 +21,12 @@ func ExampleServer_Handler() {
 		fmt.Println(err)
 		return
 	}
-	ts := httptest.NewServer(srv.Handler(mcpserver.HandlerOptions{}))
+	h, err := srv.Handler(mcpserver.HandlerOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ts := httptest.NewServer(h)
 	defer ts.Close()
 
 	sess, err := sdk.NewClient(&sdk.Implementation{Name: "example", Version: "1"}, nil).
