@@ -44,7 +44,7 @@ test('the tools are listed with their schemas', async () => {
   const schema = JSON.parse(echo.inputSchema).json;
   assert.equal(schema.properties.message.type, 'string');
   const details = await agent.details();
-  assert.equal(details.tools['everything_get-sum'].inputSchema.properties.a.type, 'number');
+  assert.equal(JSON.parse(details.tools['everything_get-sum'].inputSchema).json.properties.a.type, 'number');
 });
 
 test('Tool.execute runs MCP tools', async () => {
