@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keel-go/keel/internal/mcptest"
 	"github.com/keel-go/keel/provider/google/googletest"
 	"github.com/keel-go/keel/workspace/localsandbox"
 )
@@ -83,17 +81,7 @@ func TestMastraClientTools(t *testing.T) {
 	node := clientSetup(t)
 	srv := googletest.NewServer(t, googletest.Options{})
 	dir := t.TempDir()
-	everything := mcptest.Everything(t)
-	args, _ := json.Marshal(everything.Args)
-	writeFile(t, filepath.Join(dir, "keel.yaml"), []byte(`mcp:
-  everything:
-    command: `+everything.Path+`
-    args: `+string(args)+`
-agents:
-  - id: assistant
-    model: `+geminiModel+`
-    tools: [run_command, list_files, everything/echo, everything/get-sum, everything/get-tiny-image]
-`))
+	mcpConfig(t, dir, "run_command", "list_files", "everything/echo", "everything/get-sum", "everything/get-tiny-image")
 	s := startServe(t, dir, geminiEnv(srv), loopback...)
 	runClientTest(t, node, s, "tools.test.mjs")
 	// The tools ran on their own: no model was called.

@@ -62,11 +62,7 @@ func driveStudio(t *testing.T, node, token string) {
 	}
 	waitText := func(what string, texts ...string) {
 		t.Helper()
-		var conds []string
-		for _, s := range texts {
-			conds = append(conds, fmt.Sprintf("document.body.innerText.includes(%q)", s))
-		}
-		tab.WaitFor(what, strings.Join(conds, " && "))
+		waitTexts(tab, what, texts...)
 	}
 
 	// The agents page lists keel's agent.
@@ -107,6 +103,23 @@ func driveStudio(t *testing.T, node, token string) {
 	}
 	tab.Shot(name + "-reloaded")
 
+	studioClean(t, tab, calls, studioOut, s)
+}
+
+// waitTexts waits until the tab's page shows each of texts.
+func waitTexts(tab *browsertest.Tab, what string, texts ...string) {
+	var conds []string
+	for _, s := range texts {
+		conds = append(conds, fmt.Sprintf("document.body.innerText.includes(%q)", s))
+	}
+	tab.WaitFor(what, strings.Join(conds, " && "))
+}
+
+// studioClean fails the test for each page error the tab saw and each
+// call to keel that failed, and then logs what Studio and keel serve
+// said.
+func studioClean(t *testing.T, tab *browsertest.Tab, calls *keelCalls, studioOut *strings.Builder, s *served) {
+	t.Helper()
 	for _, e := range tab.ConsoleErrors() {
 		t.Errorf("Got(console) %s; want no page error", e)
 	}

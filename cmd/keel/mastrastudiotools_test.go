@@ -1,17 +1,13 @@
 package main_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
 	"github.com/keel-go/keel/internal/browsertest"
-	"github.com/keel-go/keel/internal/mcptest"
 	"github.com/keel-go/keel/provider/google/googletest"
 )
 
@@ -29,18 +25,7 @@ func TestMastraStudioTools(t *testing.T) {
 	port := freePort(t)
 	studioOrigin := "http://localhost:" + port
 	dir := t.TempDir()
-	everything := mcptest.Everything(t)
-	args, _ := json.Marshal(everything.Args)
-	writeFile(t, filepath.Join(dir, "keel.yaml"), []byte(`mcp:
-  everything:
-    command: `+everything.Path+`
-    args: `+string(args)+`
-agents:
-  - id: assistant
-    name: Assistant
-    model: `+geminiModel+`
-    tools: [list_files, everything/echo, everything/get-tiny-image]
-`))
+	mcpConfig(t, dir, "list_files", "everything/echo", "everything/get-tiny-image")
 	s := startServe(t, dir, geminiEnv(gem, "KEEL_CORS_ORIGINS="+studioOrigin), loopback...)
 	studioOut := startStudio(t, node, s, port)
 
@@ -65,11 +50,7 @@ agents:
 	}
 	waitText := func(what string, texts ...string) {
 		t.Helper()
-		var conds []string
-		for _, s := range texts {
-			conds = append(conds, fmt.Sprintf("document.body.innerText.includes(%q)", s))
-		}
-		tab.WaitFor(what, strings.Join(conds, " && "))
+		waitTexts(tab, what, texts...)
 	}
 
 	tab.Do("open the tools page", chromedp.Navigate(studioOrigin+"/tools"))
@@ -98,13 +79,5 @@ agents:
 		`"output": "Here's the image you requested:\nThe image above is the MCP logo."`)
 	tab.Shot("mastra-studio-mcp-tool-image")
 
-	for _, e := range tab.ConsoleErrors() {
-		t.Errorf("Got(console) %s; want no page error", e)
-	}
-	for _, p := range calls.Problems() {
-		t.Errorf("Got(page) %s; want every call to keel answered", p)
-	}
-	if t.Failed() {
-		t.Logf("mastra studio:\n%s\nkeel serve:\n%s", studioOut.String(), s.Stderr())
-	}
+	studioClean(t, tab, calls, studioOut, s)
 }
