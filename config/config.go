@@ -243,6 +243,8 @@ type Server struct {
 	// Metrics configures the Prometheus metrics at /metrics: on by
 	// default, behind the API's auth.
 	Metrics Metrics `yaml:"metrics"`
+	// MCP configures /mcp, where keel's agents answer as MCP tools.
+	MCP ServerMCP `yaml:"mcp"`
 }
 
 // DefaultInstructions are the instructions of the agent of [Default].

@@ -21,6 +21,8 @@
 //	      leeway: 30s
 //	  cors:
 //	    origins: [https://app.example.com]       # KEEL_CORS_ORIGINS (comma-separated) replaces them
+//	  mcp:
+//	    allowedHosts: [keel.example.com]         # /mcp through a reverse proxy on this machine (see ServerMCP)
 //	files:
 //	  convert: true             # a refused file's text for the model; false: the note alone
 //	  maxChars: 100000          # the cap on one file's text

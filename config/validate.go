@@ -116,6 +116,7 @@ func (f *File) validate(root *yaml.Node) error {
 	}
 	validateAuth(s, belowServer)
 	validateMetrics(s.Metrics, belowServer)
+	validateServerMCP(s.MCP, belowServer)
 	if s.MaxBodyBytes < 0 {
 		add("server.maxBodyBytes", []any{"server", "maxBodyBytes"}, "%d: use a positive number of bytes, or leave it out for 50 MiB", s.MaxBodyBytes)
 	}

@@ -10,30 +10,24 @@ import (
 // wireAgent is an agent as the client lists it. The empty collections are
 // there because the client and Mastra's studio read them without checking.
 type wireAgent struct {
-	ID               string              `json:"id"`
-	Name             string              `json:"name"`
-	Description      string              `json:"description"`
-	Instructions     string              `json:"instructions"`
-	Tools            map[string]wireTool `json:"tools"`
-	Agents           struct{}            `json:"agents"`
-	Workflows        struct{}            `json:"workflows"`
-	Skills           []struct{}          `json:"skills"`
-	WorkspaceTools   []struct{}          `json:"workspaceTools"`
-	InputProcessors  []wireProcessor     `json:"inputProcessors"`
-	OutputProcessors []wireProcessor     `json:"outputProcessors"`
-	Provider         string              `json:"provider"`
-	ModelID          string              `json:"modelId"`
-	ModelVersion     string              `json:"modelVersion"`
-	SupportsMemory   bool                `json:"supportsMemory"`
-	DefaultOptions   struct{}            `json:"defaultOptions"`
-	Source           string              `json:"source"`
-	Keel             *wireAgentKeel      `json:"keel,omitempty"`
-}
-
-type wireTool struct {
-	ID          string          `json:"id"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	ID               string                `json:"id"`
+	Name             string                `json:"name"`
+	Description      string                `json:"description"`
+	Instructions     string                `json:"instructions"`
+	Tools            map[string]studioTool `json:"tools"`
+	Agents           struct{}              `json:"agents"`
+	Workflows        struct{}              `json:"workflows"`
+	Skills           []struct{}            `json:"skills"`
+	WorkspaceTools   []struct{}            `json:"workspaceTools"`
+	InputProcessors  []wireProcessor       `json:"inputProcessors"`
+	OutputProcessors []wireProcessor       `json:"outputProcessors"`
+	Provider         string                `json:"provider"`
+	ModelID          string                `json:"modelId"`
+	ModelVersion     string                `json:"modelVersion"`
+	SupportsMemory   bool                  `json:"supportsMemory"`
+	DefaultOptions   struct{}              `json:"defaultOptions"`
+	Source           string                `json:"source"`
+	Keel             *wireAgentKeel        `json:"keel,omitempty"`
 }
 
 type wireProcessor struct {
@@ -44,7 +38,7 @@ func toWireAgent(a *agent.Agent) wireAgent {
 	cfg := a.Config()
 	w := wireAgent{
 		ID: a.ID(), Name: cfg.Name, Description: cfg.Description, Instructions: cfg.Instructions,
-		Tools:            map[string]wireTool{},
+		Tools:            map[string]studioTool{},
 		Skills:           []struct{}{},
 		WorkspaceTools:   []struct{}{},
 		InputProcessors:  make([]wireProcessor, 0, len(cfg.InputProcessors)),
@@ -56,10 +50,11 @@ func toWireAgent(a *agent.Agent) wireAgent {
 	if cfg.Model != nil {
 		w.Provider, w.ModelID = cfg.Model.Provider(), cfg.Model.Name()
 	}
-	// The tools a run starting now has: MCP servers' among them.
+	// The tools a run starting now has, MCP servers' among them, their
+	// schemas serialised as in GET /api/tools (Studio's tool pages parse
+	// an agent's as they parse those).
 	for _, t := range a.Tools() {
-		d := t.Definition()
-		w.Tools[d.Name] = wireTool{ID: d.Name, Description: d.Description, InputSchema: rawOrNil(d.InputSchema)}
+		w.Tools[t.Name] = studioToolOf(t)
 	}
 	for _, p := range cfg.InputProcessors {
 		w.InputProcessors = append(w.InputProcessors, wireProcessor{ID: p.ID()})

@@ -36,8 +36,13 @@
 //	GET    /api/memory/status, /api/memory/config, /api/memory/threads/{tid}/working-memory
 //	GET    /api/tools/{tool}, /api/agents/{id}/tools/{tool}   a tool (built-in or an MCP server's) and its schema
 //	POST   /api/tools/{tool}/execute, /api/agents/{id}/tools/{tool}/execute
-//	                                            {data, requestContext?}: the tool's output; 500 when it fails
+//	                                            {data, requestContext?}: the tool's output; 500 when it fails;
+//	                                            with files: {output, files:[{type:"file", data:"data:...", mimeType, filename}]}
 //	GET    /api/mcp/v0/servers                  the MCP servers keel.yaml starts, in Mastra's registry shape
+//	GET    /api/mcp/v0/servers/{id}             one of them; unknown: 404
+//	GET    /api/mcp/{server}/tools              {tools:[{id, name, description, inputSchema, toolType}]}: the server's tools an agent has
+//	GET    /api/mcp/{server}/tools/{tool}       one, by the server's name for it ("echo", not "everything_echo")
+//	POST   /api/mcp/{server}/tools/{tool}/execute   {data}: {result}, result as the execute routes above answer
 //	POST   /mcp                                 keel's agents as MCP tools (ask_AGENT), streamable HTTP, the same auth
 //	GET    /api/tools, /api/processors, /api/system/packages
 //	GET    /api/workflows, /api/scores/scorers, /api/workspaces, /api/channels/platforms,
@@ -232,6 +237,17 @@
 // call, /api/auth/capabilities, needs no token, so that Studio loads and
 // can be given one in its request headers; it tells only the auth mode
 // ("none", "token" or "users").
+//
+// Studio's Tools page runs a tool with POST /api/tools/{tool}/execute, an
+// agent's tool page with the agent's route, and its MCP pages list the
+// servers of Config.MCPServers (servers keel takes tools from: the
+// addresses Studio shows for connecting to them are Mastra's, which keel
+// does not serve) and run their tools by the servers' names for them. A
+// tool run this way acts for a resource as a run would (a user's token:
+// its own), and a tool that needs the sandbox gets the one a run would
+// get. A result with files (an MCP tool's image, audio or embedded file)
+// answers {output, files}: output is what a model reads, and each file is
+// a file part as stored messages hold one, its bytes in a data: URL.
 //
 // # Turns
 //

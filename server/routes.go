@@ -29,7 +29,7 @@ func (s *Server) routes() http.Handler {
 	// Mastra Studio (the mastra CLI's "mastra studio"): its chat, on
 	// Mastra's agent signals, and what its pages read besides the client
 	// API, with keel's data in the shapes of Mastra's server. What keel
-	// has none of (workflows, scorers, MCP servers, workspaces, voice...)
+	// has none of (workflows, scorers, workspaces, voice...)
 	// is an empty list in the shape Studio reads, never a 404, which
 	// Studio shows as a broken page.
 	mux.HandleFunc("POST /api/agents/{id}/threads/subscribe", s.subscribeThread)     // studiochat.go
@@ -51,7 +51,11 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/agents/{id}/voice/speakers", s.voiceSpeakers)           // studio.go
 	mux.HandleFunc("GET /api/workflows", emptyJSON(`{}`))
 	mux.HandleFunc("GET /api/scores/scorers", emptyJSON(`{}`))
-	mux.HandleFunc("GET /api/mcp/v0/servers", s.listMCPServers) // mcpservers.go
+	mux.HandleFunc("GET /api/mcp/v0/servers", s.listMCPServers)                           // mcpservers.go
+	mux.HandleFunc("GET /api/mcp/v0/servers/{id}", s.getMCPServer)                        // mcpservers.go
+	mux.HandleFunc("GET /api/mcp/{server}/tools", s.listMCPServerTools)                   // mcpservertools.go
+	mux.HandleFunc("GET /api/mcp/{server}/tools/{tool}", s.getMCPServerTool)              // mcpservertools.go
+	mux.HandleFunc("POST /api/mcp/{server}/tools/{tool}/execute", s.executeMCPServerTool) // mcpservertools.go
 	mux.HandleFunc("GET /api/workspaces", emptyJSON(`{"workspaces":[]}`))
 	mux.HandleFunc("GET /api/channels/platforms", emptyJSON(`[]`))
 	mux.HandleFunc("GET /api/experiments/review-summary", emptyJSON(`{"counts":[]}`))

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/tool"
@@ -92,7 +93,7 @@ func (s *Server) executeTool(w http.ResponseWriter, r *http.Request) {
 		toolNotFound(w, name)
 		return
 	}
-	s.runTool(w, r, a, t)
+	s.runTool(w, r, a, t, false)
 }
 
 // executeAgentTool answers POST /api/agents/{id}/tools/{tool}/execute.
@@ -106,7 +107,7 @@ func (s *Server) executeAgentTool(w http.ResponseWriter, r *http.Request) {
 		toolNotFound(w, r.PathValue("tool"))
 		return
 	}
-	s.runTool(w, r, a, t)
+	s.runTool(w, r, a, t, false)
 }
 
 // wireToolBody is the body of an execute route, as Mastra's client sends
@@ -117,9 +118,10 @@ type wireToolBody struct {
 }
 
 // runTool runs t of agent a with the request's input and answers with the
-// tool's output as JSON, as Mastra's server does. A tool that fails is
-// 500 with its error, as in Mastra.
-func (s *Server) runTool(w http.ResponseWriter, r *http.Request, a *agent.Agent, t tool.Tool) {
+// tool's output as JSON, as Mastra's server does, under "result" when
+// inResult is set (Mastra's MCP routes). A tool that fails is 500 with
+// its error, as in Mastra.
+func (s *Server) runTool(w http.ResponseWriter, r *http.Request, a *agent.Agent, t tool.Tool, inResult bool) {
 	body, e := s.readBody(w, r)
 	var in wireToolBody
 	if e == nil {
@@ -171,24 +173,57 @@ func (s *Server) runTool(w http.ResponseWriter, r *http.Request, a *agent.Agent,
 		writeError(w, http.StatusInternalServerError, "tool "+t.Name+" failed: "+err.Error())
 		return
 	}
-	switch res := out.(type) {
-	case tool.Result:
-		out = res.Output
-	case *tool.Result:
-		out = nil
-		if res != nil {
-			out = res.Output
-		}
-	}
-	if raw, ok := out.(json.RawMessage); ok && json.Valid(raw) {
-		writeJSON(w, http.StatusOK, raw)
-		return
-	}
-	if _, err := json.Marshal(out); err != nil {
+	answer, err := toolAnswer(out)
+	if err != nil {
 		writeError(w, http.StatusInternalServerError, "tool "+t.Name+" returned a result that is not JSON: "+err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	if inResult {
+		writeJSON(w, http.StatusOK, struct {
+			Result json.RawMessage `json:"result"`
+		}{answer})
+		return
+	}
+	writeJSON(w, http.StatusOK, answer)
+}
+
+// wireToolFiles is the answer of a tool whose result carries files (an
+// MCP tool's image, audio or embedded file): Output is what the model
+// reads, Files the files, each a file part as stored messages hold them
+// (a data: URL of the bytes in base64, its media type and its name).
+type wireToolFiles struct {
+	Output json.RawMessage `json:"output"`
+	Files  []wireFilePart  `json:"files"`
+}
+
+// toolAnswer is the JSON a tool route answers for out, a tool's result:
+// its output alone, or with its files (wireToolFiles).
+func toolAnswer(out any) (json.RawMessage, error) {
+	var files []keel.FilePart
+	switch res := out.(type) {
+	case tool.Result:
+		out, files = res.Output, res.Files
+	case *tool.Result:
+		out = nil
+		if res != nil {
+			out, files = res.Output, res.Files
+		}
+	}
+	b, ok := out.(json.RawMessage)
+	if !ok || !json.Valid(b) {
+		var err error
+		if b, err = json.Marshal(out); err != nil {
+			return nil, err
+		}
+	}
+	if len(files) == 0 {
+		return b, nil
+	}
+	wf := wireToolFiles{Output: b, Files: make([]wireFilePart, len(files))}
+	for i, f := range files {
+		wf.Files[i] = toWireFile(f, true)
+	}
+	return json.Marshal(wf)
 }
 
 // safeExecute runs t, a panic becoming an error as in a run.

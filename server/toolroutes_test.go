@@ -62,7 +62,7 @@ func TestToolRoutes(t *testing.T) {
 	}{
 		{"get tool", "GET", "/api/tools/lookup", nil, backend, 200, `"inputSchema":"{\"json\":{\"type\":\"object\",\"properties\":{\"word\":{\"type\":\"string\"}}}}"`},
 		{"get agent tool", "GET", "/api/agents/support/tools/who", nil, alice, 200, `"id":"who"`},
-		{"agent lists tools with schemas", "GET", "/api/agents/support", nil, alice, 200, `"who":{"id":"who","description":"says whose call it is","inputSchema":{"type":"object"`},
+		{"agent lists tools with schemas", "GET", "/api/agents/support", nil, alice, 200, `"who":{"id":"who","description":"says whose call it is","inputSchema":"{\"json\":{\"type\":\"object\"`},
 		{"tools list", "GET", "/api/tools", nil, alice, 200, `"who":{"id":"who"`},
 		{"execute", "POST", "/api/tools/lookup/execute", `{"data":{"word":"hi"}}`, backend, 200, `{"meaning":"a greeting"}`},
 		{"agent execute", "POST", "/api/agents/support/tools/lookup/execute", `{"data":{"word":"hi"}}`, alice, 200, `{"meaning":"a greeting"}`},

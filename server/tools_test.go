@@ -153,18 +153,27 @@ func TestAgentListsItsTools(t *testing.T) {
 		return c.Input, nil
 	}}
 	e := newEnv(t, envOptions{model: keeltest.NewModel(), config: withTools(lookupTool, other)})
+	// A schema is a string, {"json": schema}, as Mastra's server
+	// serialises it (superjson) and Studio's tool pages parse it.
 	type wireTool struct {
 		ID, Description string
-		InputSchema     map[string]any
+		InputSchema     string
+	}
+	schemaOf := func(tl wireTool) map[string]any {
+		var s struct{ JSON map[string]any }
+		if err := json.Unmarshal([]byte(tl.InputSchema), &s); err != nil {
+			t.Errorf("Got(%s's inputSchema) = %q, %v; want {\"json\": schema} as a string", tl.ID, tl.InputSchema, err)
+		}
+		return s.JSON
 	}
 	check := func(what string, tools map[string]wireTool) {
 		t.Helper()
 		l, o := tools["lookup"], tools["echo"]
-		props, _ := l.InputSchema["properties"].(map[string]any)
+		props, _ := schemaOf(l)["properties"].(map[string]any)
 		if len(tools) != 2 || l.ID != "lookup" || l.Description != "looks a word up" || props["word"] == nil {
 			t.Errorf("Got(%s lookup) = %+v of %d tools; want lookup with its description and schema", what, l, len(tools))
 		}
-		if o.ID != "echo" || o.Description != "says it back" || o.InputSchema["type"] != "object" {
+		if o.ID != "echo" || o.Description != "says it back" || schemaOf(o)["type"] != "object" {
 			t.Errorf("Got(%s echo) = %+v; want echo, its description and the default object schema", what, o)
 		}
 	}

@@ -72,6 +72,27 @@ func TestMastraClient(t *testing.T) {
 	})
 }
 
+// TestMastraClientTools runs test/mastra-client/tools.test.mjs: the real
+// client runs the agent's tools through keel serve (Tool.execute,
+// Agent.executeTool and the MCP registry API), those of a real
+// server-everything over stdio and the built-in sandbox tools, and reads
+// a tool's image as a file.
+func TestMastraClientTools(t *testing.T) {
+	node := clientSetup(t)
+	srv := googletest.NewServer(t, googletest.Options{})
+	dir := t.TempDir()
+	mcpConfig(t, dir, "run_command", "list_files", "everything/echo", "everything/get-sum", "everything/get-tiny-image")
+	s := startServe(t, dir, geminiEnv(srv), loopback...)
+	runClientTest(t, node, s, "tools.test.mjs")
+	// The tools ran on their own: no model was called.
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("Got(model calls) = %d; want none: the client ran the tools itself", n)
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+}
+
 // clientSetup returns node, with the client installed from the lockfile.
 func clientSetup(t *testing.T) string {
 	t.Helper()

@@ -53,30 +53,7 @@ func driveStudio(t *testing.T, node, token string) {
 	}
 	s := startServe(t, t.TempDir(), environ, loopback...)
 
-	// The command keel serve prints, with the installed CLI for npx.
-	_, line, ok := strings.Cut(s.Stderr(), "keel serve: Mastra Studio: npx mastra ")
-	if !ok {
-		t.Fatalf("Got(keel serve's start-up) = %s; want the command that starts Mastra Studio", s.Stderr())
-	}
-	line, _, _ = strings.Cut(line, " (then open")
-	args := append([]string{filepath.Join("node_modules", "mastra", "dist", "index.js")}, strings.Fields(line)...)
-	if !strings.Contains(line, "--port "+port) {
-		t.Fatalf("Got(studio command) = %q; want Studio on port %s, the allowed origin's", line, port)
-	}
-	studio := exec.Command(node, args...)
-	studio.Dir = studioDir
-	studio.Env = env("MASTRA_TELEMETRY_DISABLED=1")
-	var studioOut strings.Builder
-	studio.Stdout, studio.Stderr = &lockedWriter{w: &studioOut}, &lockedWriter{w: &studioOut}
-	dieWithTest(studio)
-	if err := studio.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = studio.Process.Kill()
-		_ = studio.Wait()
-	})
-	waitHTTP(t, studioOrigin+"/", 90*time.Second)
+	studioOut := startStudio(t, node, s, port)
 
 	calls := &keelCalls{keelURL: s.url, urls: map[network.RequestID]string{}, missing: map[string]bool{}}
 	tab := browsertest.New(t, browsertest.Options{Width: 1400, Height: 900, Expected: calls.expected})
@@ -85,11 +62,7 @@ func driveStudio(t *testing.T, node, token string) {
 	}
 	waitText := func(what string, texts ...string) {
 		t.Helper()
-		var conds []string
-		for _, s := range texts {
-			conds = append(conds, fmt.Sprintf("document.body.innerText.includes(%q)", s))
-		}
-		tab.WaitFor(what, strings.Join(conds, " && "))
+		waitTexts(tab, what, texts...)
 	}
 
 	// The agents page lists keel's agent.
@@ -130,6 +103,23 @@ func driveStudio(t *testing.T, node, token string) {
 	}
 	tab.Shot(name + "-reloaded")
 
+	studioClean(t, tab, calls, studioOut, s)
+}
+
+// waitTexts waits until the tab's page shows each of texts.
+func waitTexts(tab *browsertest.Tab, what string, texts ...string) {
+	var conds []string
+	for _, s := range texts {
+		conds = append(conds, fmt.Sprintf("document.body.innerText.includes(%q)", s))
+	}
+	tab.WaitFor(what, strings.Join(conds, " && "))
+}
+
+// studioClean fails the test for each page error the tab saw and each
+// call to keel that failed, and then logs what Studio and keel serve
+// said.
+func studioClean(t *testing.T, tab *browsertest.Tab, calls *keelCalls, studioOut *strings.Builder, s *served) {
+	t.Helper()
 	for _, e := range tab.ConsoleErrors() {
 		t.Errorf("Got(console) %s; want no page error", e)
 	}
@@ -139,6 +129,39 @@ func driveStudio(t *testing.T, node, token string) {
 	if t.Failed() {
 		t.Logf("mastra studio:\n%s\nkeel serve:\n%s", studioOut.String(), s.Stderr())
 	}
+}
+
+// startStudio starts Mastra Studio, with the command keel serve s
+// printed (the installed CLI for npx), on port, and waits until it
+// answers. It returns what Studio prints; Studio is stopped when the
+// test ends.
+func startStudio(t *testing.T, node string, s *served, port string) *strings.Builder {
+	t.Helper()
+	// The command keel serve prints, with the installed CLI for npx.
+	_, line, ok := strings.Cut(s.Stderr(), "keel serve: Mastra Studio: npx mastra ")
+	if !ok {
+		t.Fatalf("Got(keel serve's start-up) = %s; want the command that starts Mastra Studio", s.Stderr())
+	}
+	line, _, _ = strings.Cut(line, " (then open")
+	args := append([]string{filepath.Join("node_modules", "mastra", "dist", "index.js")}, strings.Fields(line)...)
+	if !strings.Contains(line, "--port "+port) {
+		t.Fatalf("Got(studio command) = %q; want Studio on port %s, the allowed origin's", line, port)
+	}
+	studio := exec.Command(node, args...)
+	studio.Dir = studioDir
+	studio.Env = env("MASTRA_TELEMETRY_DISABLED=1")
+	var studioOut strings.Builder
+	studio.Stdout, studio.Stderr = &lockedWriter{w: &studioOut}, &lockedWriter{w: &studioOut}
+	dieWithTest(studio)
+	if err := studio.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = studio.Process.Kill()
+		_ = studio.Wait()
+	})
+	waitHTTP(t, "http://localhost:"+port+"/", 90*time.Second)
+	return &studioOut
 }
 
 // studioSetup returns node, with Studio installed from its lockfile. Its

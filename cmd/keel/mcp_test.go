@@ -21,10 +21,14 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// mcpConfig writes a keel.yaml whose agent takes two tools of
-// server-everything, over stdio, and returns its path.
-func mcpConfig(t *testing.T, dir string) string {
+// mcpConfig writes a keel.yaml whose agent, assistant, takes tools (by
+// default two tools of server-everything, which runs over stdio), and
+// returns its path.
+func mcpConfig(t *testing.T, dir string, tools ...string) string {
 	t.Helper()
+	if len(tools) == 0 {
+		tools = []string{"everything/echo", "everything/get-tiny-image"}
+	}
 	cmd := mcptest.Everything(t)
 	args, _ := json.Marshal(cmd.Args)
 	path := filepath.Join(dir, "keel.yaml")
@@ -35,7 +39,7 @@ func mcpConfig(t *testing.T, dir string) string {
 agents:
   - id: assistant
     model: `+geminiModel+`
-    tools: [everything/echo, everything/get-tiny-image]
+    tools: [`+strings.Join(tools, ", ")+`]
 `))
 	return path
 }

@@ -87,17 +87,22 @@ func (c *serveCmd) Run(ctx context.Context, args []string, std stdio) error {
 	if err != nil {
 		return err
 	}
+	// The API's guard checks the token first; the MCP server then acts
+	// for the resource the guard found.
+	mcpHandler, err := asks.Handler(mcpserver.HandlerOptions{
+		Authorize: func(r *http.Request) (mcpserver.Caller, error) {
+			return mcpserver.Caller{Resource: server.CallerResource(r.Context())}, nil
+		},
+		MaxBodyBytes: f.Server.MaxBodyBytes,
+		AllowedHosts: f.Server.MCP.AllowedHosts,
+	})
+	if err != nil {
+		return err
+	}
 	cfg := server.Config{
-		Agents:     built.Agents,
-		MCPServers: mcpServers(built),
-		// The API's guard checks the token first; the MCP server then
-		// acts for the resource the guard found.
-		MCP: asks.Handler(mcpserver.HandlerOptions{
-			Authorize: func(r *http.Request) (mcpserver.Caller, error) {
-				return mcpserver.Caller{Resource: server.CallerResource(r.Context())}, nil
-			},
-			MaxBodyBytes: f.Server.MaxBodyBytes,
-		}),
+		Agents:       built.Agents,
+		MCPServers:   mcpServers(built),
+		MCP:          mcpHandler,
 		Memory:       store,
 		MaxBodyBytes: f.Server.MaxBodyBytes,
 		Logger:       logger,

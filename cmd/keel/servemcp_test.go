@@ -3,7 +3,9 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -109,5 +111,54 @@ func TestServeMCP(t *testing.T) {
 	}
 	if err := s.stop(t); err != nil {
 		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+}
+
+// keel.yaml's server.mcp.allowedHosts lets /mcp answer under a name a
+// reverse proxy on the machine forwards, such as keel.example.com; other
+// names that reach loopback stay refused, against DNS rebinding.
+func TestServeMCPAllowedHosts(t *testing.T) {
+	srv := googletest.NewServer(t, googletest.Options{})
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "keel.yaml"), []byte("server:\n  mcp:\n    allowedHosts: [keel.example.com]\nagents:\n  - id: assistant\n    model: "+geminiModel+"\n"))
+	s := startServe(t, dir, geminiEnv(srv), loopback...)
+	for _, tt := range []struct {
+		host string
+		code int
+	}{
+		{"keel.example.com", http.StatusOK},
+		{"keel.example.com:443", http.StatusOK},
+		{"evil.example", http.StatusForbidden},
+		{"", http.StatusOK}, // the address itself, 127.0.0.1:port
+	} {
+		req, err := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.host != "" {
+			req.Host = tt.host
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.code || (tt.code == http.StatusOK && !strings.Contains(string(body), "ask_assistant")) {
+			t.Errorf("Got(POST /mcp as Host %q) = %d %s; want %d", tt.host, resp.StatusCode, body, tt.code)
+		}
+	}
+	if err := s.stop(t); err != nil {
+		t.Errorf("Got(exit after SIGTERM) = %v; want 0", err)
+	}
+
+	// A URL where a host belongs is an error at its line, before keel
+	// listens.
+	writeFile(t, filepath.Join(dir, "keel.yaml"), []byte("server:\n  mcp:\n    allowedHosts:\n      - https://keel.example.com\nagents:\n  - id: assistant\n    model: "+geminiModel+"\n"))
+	res := keel(t, dir, geminiEnv(srv), "serve")
+	if res.code == 0 || !strings.Contains(res.stderr, `keel.yaml:4: server.mcp.allowedHosts[0]: "https://keel.example.com": give the host alone, without a scheme`) {
+		t.Errorf("Got(keel serve with a URL for a host) = %d, %q; want the mistake at its line", res.code, res.stderr)
 	}
 }

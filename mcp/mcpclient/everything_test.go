@@ -66,6 +66,20 @@ func TestEverythingServer(t *testing.T) {
 					t.Errorf("Got(tools) = %v; want %s among them", got, want)
 				}
 			}
+			// ServerTools names each tool the server's way and the model's.
+			sts := c.ServerTools()
+			if len(sts) != len(got) {
+				t.Errorf("Got(ServerTools) = %d tools; want the %d of Tools", len(sts), len(got))
+			}
+			for i, st := range sts {
+				if st.Tool.Name != got[i] || mcpclient.ToolName("everything", st.Name) != st.Tool.Name {
+					t.Errorf("Got(ServerTools()[%d]) = %q as %q; want the server's name of %s", i, st.Name, st.Tool.Name, got[i])
+				}
+			}
+			if i := slices.IndexFunc(sts, func(st mcpclient.ServerTool) bool { return st.Name == "get-tiny-image" }); i < 0 ||
+				sts[i].Tool.Name != "everything_get-tiny-image" {
+				t.Errorf("Got(ServerTools) = %+v; want get-tiny-image as everything_get-tiny-image", sts)
+			}
 			if st := c.Status(); st.ServerName != "mcp-servers/everything" || st.Transport != transport {
 				t.Errorf("Got(Status) = %+v; want server-everything over %s", st, transport)
 			}

@@ -105,6 +105,29 @@ func (c *Client) refresh(sess *sdk.ClientSession) {
 	c.logger.Info("mcp server changed its tools", "server", c.cfg.Name, "tools", len(list.tools))
 }
 
+// ServerTool is a tool a server offers, under the server's name for it
+// and as the model sees it.
+type ServerTool struct {
+	// Name is the server's name for the tool, such as "echo": what
+	// keel.yaml's "SERVER/TOOL" names.
+	Name string
+	// Tool is the keel tool; its Name is the model's, "everything_echo".
+	Tool tool.Tool
+}
+
+// ServerTools returns the tools the server offers now, in its order, each
+// with the server's name for it.
+func (c *Client) ServerTools() []ServerTool {
+	c.mu.Lock()
+	l := c.tools
+	c.mu.Unlock()
+	out := make([]ServerTool, len(l.tools))
+	for i, t := range l.tools {
+		out[i] = ServerTool{Name: l.mcp[i], Tool: t}
+	}
+	return out
+}
+
 // Only returns a [tool.Set] of the server's tools that the server names
 // as names (not as the model sees them), as they are now: a tool the
 // server stops offering leaves the set, and comes back with the server.

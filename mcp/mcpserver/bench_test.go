@@ -33,7 +33,7 @@ func BenchmarkHandlerAsk(b *testing.B) {
 		c    mcpserver.Caller
 	}{{"trusted", mcpserver.Caller{}}, {"user", mcpserver.Caller{Resource: "alice"}}} {
 		b.Run(caller.name, func(b *testing.B) {
-			ts := httptest.NewServer(srv.Handler(mcpserver.HandlerOptions{Authorize: func(*http.Request) (mcpserver.Caller, error) {
+			ts := httptest.NewServer(handler(b, srv, mcpserver.HandlerOptions{Authorize: func(*http.Request) (mcpserver.Caller, error) {
 				return caller.c, nil
 			}}))
 			defer ts.Close()

@@ -23,7 +23,11 @@
 // error. [Server.Handler] serves streamable HTTP, for mounting on a
 // server at a path such as /mcp. It serves each request on its own,
 // without sessions (the protocol's stateless mode), so that each
-// request's asks act for the caller that request carries.
+// request's asks act for the caller that request carries. A request that
+// reached a loopback address under a host name that is not loopback's is
+// refused (403), against DNS rebinding, unless
+// [HandlerOptions].AllowedHosts names it, as a reverse proxy on the same
+// machine needs.
 //
 // # Whose conversations
 //

@@ -21,7 +21,12 @@ func ExampleServer_Handler() {
 		fmt.Println(err)
 		return
 	}
-	ts := httptest.NewServer(srv.Handler(mcpserver.HandlerOptions{}))
+	h, err := srv.Handler(mcpserver.HandlerOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ts := httptest.NewServer(h)
 	defer ts.Close()
 
 	sess, err := sdk.NewClient(&sdk.Implementation{Name: "example", Version: "1"}, nil).
@@ -39,4 +44,16 @@ func ExampleServer_Handler() {
 	}
 	fmt.Println(srv.Tools(), res.Content[0].(*sdk.TextContent).Text)
 	// Output: [ask_assistant] Berlin has 3 leads.
+}
+
+// The names a handler may allow besides loopback's: a URL, or a host
+// with its port, is refused.
+func ExampleCheckHost() {
+	for _, h := range []string{"keel.example.com", "*.example.com", "https://keel.example.com"} {
+		fmt.Println(h, mcpserver.CheckHost(h) == nil)
+	}
+	// Output:
+	// keel.example.com true
+	// *.example.com true
+	// https://keel.example.com false
 }

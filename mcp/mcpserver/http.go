@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,12 +33,20 @@ type HandlerOptions struct {
 	// file of the server's MaxFileBytes in base64.
 	MaxBodyBytes int64
 	// AllowAnyHost serves requests that reached a loopback address under
-	// another host name. By default they are refused (403), as the MCP
-	// SDK does against DNS rebinding: a page on another site must not
-	// reach a server on the user's machine through its own name. Set it
-	// when a reverse proxy on the same machine forwards a public name to
-	// keel.
+	// any host name. By default those under a name that is not
+	// loopback's ("localhost", 127.0.0.1, [::1]) are refused (403), as
+	// the MCP SDK does against DNS rebinding: a page on another site must
+	// not reach a server on the user's machine through its own name.
+	// AllowedHosts allows a few names instead of any.
 	AllowAnyHost bool
+	// AllowedHosts are the host names, besides loopback's, under which a
+	// request that reached a loopback address is served: the name a
+	// reverse proxy on the same machine forwards to keel, such as
+	// "keel.example.com" (any port), "*.example.com" (any name below it),
+	// or "*" (any, as AllowAnyHost). Each must pass [CheckHost]. Requests
+	// that reached another address are not checked: the attack needs a
+	// server on the browser's machine.
+	AllowedHosts []string
 }
 
 // callerKey carries a request's Caller from the auth check to the SDK's
@@ -48,8 +57,14 @@ type callerKey struct{}
 // mounting at a path such as /mcp. Each request is served on its own,
 // without a session (the protocol's stateless mode, where it is going):
 // a request's asks act for the caller Authorize returns for that request,
-// so no session can be taken over by another caller.
-func (s *Server) Handler(opts HandlerOptions) http.Handler {
+// so no session can be taken over by another caller. An entry of
+// opts.AllowedHosts that [CheckHost] refuses is an error wrapping
+// [ErrHost].
+func (s *Server) Handler(opts HandlerOptions) (http.Handler, error) {
+	hosts, err := newHostCheck(opts.AllowedHosts, opts.AllowAnyHost)
+	if err != nil {
+		return nil, err
+	}
 	maxBody := opts.MaxBodyBytes
 	if maxBody <= 0 {
 		maxBody = (s.opts.MaxFileBytes/3+1)*4 + 1<<20
@@ -70,9 +85,15 @@ func (s *Server) Handler(opts HandlerOptions) http.Handler {
 		MaxRequestBodyBytes: maxBody,
 		// A client that goes away stops its ask's run.
 		PropagateRequestCancellation: true,
-		DisableLocalhostProtection:   opts.AllowAnyHost,
+		// hosts makes the SDK's check, with a list of names.
+		DisableLocalhostProtection: true,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !hosts.allows(r) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q: a request that reached loopback must name loopback "+
+				"or an allowed host (keel.yaml: server.mcp.allowedHosts)", r.Host), http.StatusForbidden)
+			return
+		}
 		caller := Caller{}
 		if opts.Authorize != nil {
 			var err error
@@ -90,5 +111,5 @@ func (s *Server) Handler(opts HandlerOptions) http.Handler {
 			}
 		}
 		sdkHandler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), callerKey{}, caller)))
-	})
+	}), nil
 }

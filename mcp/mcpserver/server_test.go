@@ -5,9 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -153,7 +155,7 @@ func TestAskOverEachTransport(t *testing.T) {
 			f := newFixture(t, refusingModel())
 			var sess *sdk.ClientSession
 			if transport == "http" {
-				sess = connectHTTP(t, f.srv.Handler(mcpserver.HandlerOptions{}), nil)
+				sess = connectHTTP(t, handler(t, f.srv, mcpserver.HandlerOptions{}), nil)
 			} else {
 				sess = connectStdio(t, f.srv)
 			}
@@ -193,7 +195,7 @@ func TestAskOverEachTransport(t *testing.T) {
 // says how.
 func TestAskWithRefusedFile(t *testing.T) {
 	f := newFixture(t, refusingModel())
-	sess := connectHTTP(t, f.srv.Handler(mcpserver.HandlerOptions{}), nil)
+	sess := connectHTTP(t, handler(t, f.srv, mcpserver.HandlerOptions{}), nil)
 	sheet := []byte("PK\x03\x04 spreadsheet bytes")
 	text, out, isErr := ask(t, sess, map[string]any{"message": "Sum column B", "files": []map[string]any{
 		{"name": "../../leads.xlsx", "data": base64.StdEncoding.EncodeToString(sheet)},
@@ -229,7 +231,7 @@ func TestAskRefusesBadInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess := connectHTTP(t, srv.Handler(mcpserver.HandlerOptions{}), nil)
+	sess := connectHTTP(t, handler(t, srv, mcpserver.HandlerOptions{}), nil)
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	tests := []struct {
 		name string
@@ -276,7 +278,7 @@ func (unavailable) AuthUnavailable() bool { return true }
 // Authorize decides who calls; a user's asks act for its resource only.
 func TestHandlerAuth(t *testing.T) {
 	f := newFixture(t, refusingModel())
-	h := f.srv.Handler(mcpserver.HandlerOptions{Authorize: func(r *http.Request) (mcpserver.Caller, error) {
+	h := handler(t, f.srv, mcpserver.HandlerOptions{Authorize: func(r *http.Request) (mcpserver.Caller, error) {
 		switch r.Header.Get("Authorization") {
 		case "Bearer backend":
 			return mcpserver.Caller{}, nil
@@ -348,7 +350,7 @@ func TestCancelStopsTheRun(t *testing.T) {
 			blocking.reset()
 			var sess *sdk.ClientSession
 			if transport == "http" {
-				sess = connectHTTP(t, srv.Handler(mcpserver.HandlerOptions{}), nil)
+				sess = connectHTTP(t, handler(t, srv, mcpserver.HandlerOptions{}), nil)
 			} else {
 				sess = connectStdio(t, srv)
 			}
@@ -397,28 +399,131 @@ func (m *blockingModel) Stream(ctx context.Context, req *keel.Request) iter.Seq2
 	}
 }
 
-// A request that reached loopback under another host name is refused
-// unless the handler allows any host, as behind a reverse proxy.
+// A request that reached loopback under a host name that is not
+// loopback's is refused unless the handler allows that name, or any, as
+// behind a reverse proxy on the same machine; loopback's own names always
+// pass.
 func TestHandlerHostCheck(t *testing.T) {
 	f := newFixture(t, refusingModel())
-	for _, tt := range []struct {
+	tests := []struct {
+		name  string
+		opts  mcpserver.HandlerOptions
+		host  string
 		allow bool
+	}{
+		{"another name", mcpserver.HandlerOptions{}, "keel.example.com", false},
+		{"any host", mcpserver.HandlerOptions{AllowAnyHost: true}, "keel.example.com", true},
+		{"star", mcpserver.HandlerOptions{AllowedHosts: []string{"*"}}, "evil.example", true},
+		{"listed", mcpserver.HandlerOptions{AllowedHosts: []string{"keel.example.com"}}, "keel.example.com", true},
+		{"listed, other case and a port", mcpserver.HandlerOptions{AllowedHosts: []string{"Keel.Example.com"}}, "KEEL.example.com:8443", true},
+		{"listed with a final dot", mcpserver.HandlerOptions{AllowedHosts: []string{"keel.example.com"}}, "keel.example.com.", true},
+		{"not listed", mcpserver.HandlerOptions{AllowedHosts: []string{"keel.example.com"}}, "evil.example", false},
+		{"a name ending like a listed one", mcpserver.HandlerOptions{AllowedHosts: []string{"example.com"}}, "evil-example.com", false},
+		{"below a wildcard", mcpserver.HandlerOptions{AllowedHosts: []string{"*.example.com"}}, "keel.eu.example.com", true},
+		{"a wildcard's own name", mcpserver.HandlerOptions{AllowedHosts: []string{"*.example.com"}}, "example.com", false},
+		{"an allowed address", mcpserver.HandlerOptions{AllowedHosts: []string{"10.0.0.7"}}, "10.0.0.7:4111", true},
+		{"loopback's name", mcpserver.HandlerOptions{AllowedHosts: []string{"keel.example.com"}}, "localhost:4111", true},
+		{"loopback's IPv6 address", mcpserver.HandlerOptions{}, "[::1]:4111", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := httptest.NewServer(handler(t, f.srv, tt.opts))
+			defer ts.Close()
+			req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+			req.Host = tt.host
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			want := http.StatusForbidden
+			if tt.allow {
+				want = http.StatusOK
+			}
+			if resp.StatusCode != want || (tt.allow && !strings.Contains(string(body), "ask_assistant")) {
+				t.Errorf("Got(tools/list with Host %q, %+v) = %d %s; want %d", tt.host, tt.opts, resp.StatusCode, body, want)
+			}
+			if !tt.allow && !strings.Contains(string(body), "server.mcp.allowedHosts") {
+				t.Errorf("Got(refusal) = %s; want it to name the setting that allows a host", body)
+			}
+		})
+	}
+}
+
+// A request that reached an address other than loopback's is not
+// checked: DNS rebinding needs a server on the browser's own machine.
+func TestHandlerHostCheckOffLoopback(t *testing.T) {
+	f := newFixture(t, refusingModel())
+	h := handler(t, f.srv, mcpserver.HandlerOptions{})
+	for _, tt := range []struct {
+		local string
 		code  int
-	}{{false, http.StatusForbidden}, {true, http.StatusOK}} {
-		ts := httptest.NewServer(f.srv.Handler(mcpserver.HandlerOptions{AllowAnyHost: tt.allow}))
-		req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+	}{{"10.0.0.5:4111", http.StatusOK}, {"127.0.0.1:4111", http.StatusForbidden}} {
+		req := httptest.NewRequest("POST", "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
 		req.Host = "keel.example.com"
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
+		local, err := net.ResolveTCPAddr("tcp", tt.local)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		ts.Close()
-		if resp.StatusCode != tt.code {
-			t.Errorf("Got(status for Host keel.example.com, AllowAnyHost %v) = %d %s; want %d", tt.allow, resp.StatusCode, body, tt.code)
+		req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, local))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != tt.code {
+			t.Errorf("Got(request to %s under keel.example.com) = %d %s; want %d", tt.local, rec.Code, rec.Body, tt.code)
 		}
 	}
+}
+
+func TestCheckHost(t *testing.T) {
+	tests := []struct {
+		host string
+		want string // in the error; "" for none
+	}{
+		{"*", ""},
+		{"keel.example.com", ""},
+		{"*.example.com", ""},
+		{"localhost", ""},
+		{"10.0.0.7", ""},
+		{"[::1]", ""},
+		{"xn--bcher-kva.example", ""},
+		{"", "cannot be empty"},
+		{"https://keel.example.com", "without a scheme"},
+		{"keel.example.com/mcp", "without a path"},
+		{"keel.example.com:443", "without a port"},
+		{"keel..example.com", "not a host name"},
+		{"-keel.example.com", "not a host name"},
+		{"keel_1.example.com", "only letters, digits"},
+		{"bücher.example", "xn-- form"},
+		{"keel.*.example.com", "only letters, digits"},
+		{strings.Repeat("a", 64) + ".example.com", "not a host name"},
+	}
+	for _, tt := range tests {
+		err := mcpserver.CheckHost(tt.host)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("Got(CheckHost(%q)) = %v; want nil", tt.host, err)
+		case tt.want != "" && (!errors.Is(err, mcpserver.ErrHost) || !strings.Contains(fmt.Sprint(err), tt.want)):
+			t.Errorf("Got(CheckHost(%q)) = %v; want an ErrHost saying %q", tt.host, err, tt.want)
+		}
+	}
+	// Handler refuses what CheckHost refuses.
+	f := newFixture(t, refusingModel())
+	if _, err := f.srv.Handler(mcpserver.HandlerOptions{AllowedHosts: []string{"keel.example.com", "https://x"}}); !errors.Is(err, mcpserver.ErrHost) {
+		t.Errorf("Got(Handler with a URL for a host) = %v; want ErrHost", err)
+	}
+}
+
+// handler is s.Handler(opts), which the test needs to succeed.
+func handler(t testing.TB, s *mcpserver.Server, opts mcpserver.HandlerOptions) http.Handler {
+	t.Helper()
+	h, err := s.Handler(opts)
+	if err != nil {
+		t.Fatalf("Got(Handler) = %v; want a handler", err)
+	}
+	return h
 }
