@@ -32,6 +32,13 @@ type Limits struct {
 	// their bytes, and 4 more for each string. Default 32 MiB, which
 	// holds a million strings of 28 bytes.
 	MaxStringBytes int64
+	// MaxStrings caps the number of a workbook's shared strings (xlsx,
+	// xls). Default 2,000,000: Excel keeps one per distinct text, and a
+	// workbook that holds more is past the hundreds of megabytes of XML
+	// MaxUnpacked allows; a table of millions of one-letter strings,
+	// which fits MaxStringBytes, is refused after reading this many
+	// rather than after seconds.
+	MaxStrings int
 	// MaxMemberText is the largest archive member whose text is shown
 	// after the listing, in bytes. Default 64 KiB.
 	MaxMemberText int64
@@ -48,6 +55,7 @@ const (
 	DefaultMaxTokens      = 50_000_000
 	DefaultMaxMemberText  = 64 << 10
 	DefaultMaxStringBytes = 32 << 20
+	DefaultMaxStrings     = 2_000_000
 )
 
 // withDefaults returns l with every zero field set to its default.
@@ -71,5 +79,6 @@ func (l Limits) withDefaults() Limits {
 	set(&l.MaxTokens, DefaultMaxTokens)
 	set64(&l.MaxMemberText, DefaultMaxMemberText)
 	set64(&l.MaxStringBytes, DefaultMaxStringBytes)
+	set(&l.MaxStrings, DefaultMaxStrings)
 	return l
 }

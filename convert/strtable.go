@@ -4,9 +4,10 @@ package convert
 // buffer, with where each starts: a string costs its bytes and four
 // more, not a string header and an allocation of its own. What it may
 // hold is bounded by [Limits].MaxStringBytes, counting the four bytes of
-// each string too, so that a table of fifty million empty strings (a
-// few hundred kilobytes deflated) stops at the limit instead of taking
-// gigabytes.
+// each string too, and by [Limits].MaxStrings, so that a table of fifty
+// million empty strings (a few hundred kilobytes deflated) stops at the
+// limit instead of taking gigabytes, and a table of millions of short
+// ones stops before reading them costs seconds.
 //
 // Nothing in it is grown by copying, which would leave the old copies
 // as garbage, up to four times the table's size at the peak: the buffer
@@ -14,11 +15,12 @@ package convert
 // their text never exceeds (every byte of text takes at least one byte
 // of XML), and the starts are kept in blocks of a fixed size.
 type stringTable struct {
-	buf  []byte
-	off  [][]uint32 // off[i>>offShift][i&offMask] is where string i starts
-	n    int
-	used int64
-	max  int64
+	buf   []byte
+	off   [][]uint32 // off[i>>offShift][i&offMask] is where string i starts
+	n     int
+	used  int64
+	max   int64
+	count int // strings at most
 }
 
 const (
@@ -27,9 +29,10 @@ const (
 )
 
 // newStringTable returns a table for the strings of a part of xmlSize
-// bytes.
-func newStringTable(max int64, xmlSize uint64) *stringTable {
-	return &stringTable{max: max, buf: make([]byte, 0, min(xmlSize, uint64(max)))}
+// bytes, under the limits of lim.
+func newStringTable(lim Limits, xmlSize uint64) *stringTable {
+	max := lim.MaxStringBytes
+	return &stringTable{max: max, count: lim.MaxStrings, buf: make([]byte, 0, min(xmlSize, uint64(max)))}
 }
 
 func (t *stringTable) limitErr() error {
@@ -53,10 +56,17 @@ func (t *stringTable) end(s []byte) error {
 	if t.used > t.max {
 		return t.limitErr()
 	}
-	if t.n>>offShift == len(t.off) {
-		t.off = append(t.off, make([]uint32, 0, 1<<offShift))
+	if t.n >= t.count {
+		return limitErr("", "shared strings", int64(t.count))
 	}
-	t.off[len(t.off)-1] = append(t.off[len(t.off)-1], uint32(len(t.buf)))
+	if t.n&offMask == 0 {
+		t.off = append(t.off, make([]uint32, 1<<offShift))
+	}
+	// A store into a block made at its full length: appending to the
+	// block would store its slice header back into off, a pointer write
+	// that the garbage collector's write barrier slows for every string
+	// while it runs, as it does all along a table of millions.
+	t.off[t.n>>offShift][t.n&offMask] = uint32(len(t.buf))
 	t.buf = t.buf[:len(t.buf)+len(s)]
 	t.n++
 	return nil

@@ -163,7 +163,7 @@ func (xlsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		}
 		return nil, formatErr("", "no Workbook stream", nil)
 	}
-	bk := &xlsBook{formats: map[int]xfFormat{}, sst: newStringTable(lim.MaxStringBytes, uint64(len(stream)))}
+	bk := &xlsBook{formats: map[int]xfFormat{}, sst: newStringTable(lim, uint64(len(stream)))}
 	r := &biffReader{b: stream}
 	if err := bk.readGlobals(r, lim); err != nil {
 		return nil, err

@@ -28,9 +28,9 @@ func (wb *workbook) load() error {
 			styles = r.target
 		}
 	}
-	wb.sst = newStringTable(wb.p.lim.MaxStringBytes, 0)
+	wb.sst = newStringTable(wb.p.lim, 0)
 	if wb.p.has(sst) {
-		wb.sst = newStringTable(wb.p.lim.MaxStringBytes, wb.p.index[partKey(sst)].UncompressedSize64)
+		wb.sst = newStringTable(wb.p.lim, wb.p.index[partKey(sst)].UncompressedSize64)
 		if err := wb.readSharedStrings(sst); err != nil {
 			return err
 		}
