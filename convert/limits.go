@@ -42,6 +42,15 @@ type Limits struct {
 	// MaxMemberText is the largest archive member whose text is shown
 	// after the listing, in bytes. Default 64 KiB.
 	MaxMemberText int64
+	// MaxStyles caps the styles read from one file: the number formats
+	// and the cell formats of a workbook (xlsx), the paragraph styles and
+	// list definitions of a document (docx). Default 65,536, past what
+	// Excel allows (64,000 cell formats, a few hundred number formats)
+	// and Word writes, so a file over it was made to cost. Past it, the
+	// rest of the styles is not read: a cell whose format was not read
+	// shows its number as stored (General), and its sheet's heading says
+	// so; a paragraph whose style was not read is a plain paragraph.
+	MaxStyles int
 }
 
 // The default limits.
@@ -56,6 +65,7 @@ const (
 	DefaultMaxMemberText  = 64 << 10
 	DefaultMaxStringBytes = 32 << 20
 	DefaultMaxStrings     = 2_000_000
+	DefaultMaxStyles      = 1 << 16
 )
 
 // withDefaults returns l with every zero field set to its default.
@@ -80,5 +90,6 @@ func (l Limits) withDefaults() Limits {
 	set64(&l.MaxMemberText, DefaultMaxMemberText)
 	set64(&l.MaxStringBytes, DefaultMaxStringBytes)
 	set(&l.MaxStrings, DefaultMaxStrings)
+	set(&l.MaxStyles, DefaultMaxStyles)
 	return l
 }

@@ -46,9 +46,17 @@ type workbook struct {
 	p        *pkg
 	sst      *stringTable
 	xfs      []xfFormat
-	rounded  bool // a number of the sheet being read was rounded by its format
 	date1904 bool
 	sheets   []wbSheet
+	// stylesCut says that the styles were read only in part
+	// ([Limits].MaxStyles).
+	stylesCut bool
+
+	// Of the sheet being read: a number was rounded by its format, a
+	// number's format was not read (it is shown as stored), and the
+	// value of the cell being read.
+	rounded, unformatted bool
+	val                  textBuf
 }
 
 type wbSheet struct {
@@ -84,7 +92,7 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 			continue
 		}
 		g := newGrid(s)
-		wb.rounded = false
+		wb.rounded, wb.unformatted = false, false
 		merged, total, err := wb.readSheet(sh.part, g)
 		if err != nil {
 			return nil, withPart(sh.name, err)
@@ -95,12 +103,21 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		if wb.rounded {
 			s.extra(roundedNote)
 		}
+		if wb.unformatted {
+			s.extra(unformattedNote(lim.MaxStyles))
+		}
 		writeCellComments(s, ex.comments)
 		g.render()
 		writeCharts(s, ex.charts)
 		parts = append(parts, part)
 	}
 	return &Result{Kind: "xlsx", As: "CSV", Description: sheetsDescription(parts), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
+}
+
+// unformattedNote is the line under a sheet's heading when some of its
+// numbers have a format past the styles read.
+func unformattedNote(maxStyles int) string {
+	return "# Some numbers are shown as stored, not as formatted: the workbook has more than " + thousands(maxStyles) + " formats, and the rest were not read\n"
 }
 
 func sheetHeading(name string, hidden bool) string {

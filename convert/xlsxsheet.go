@@ -189,6 +189,7 @@ func (wb *workbook) cellText(typ cellType, style int, val []byte, keep bool) (st
 		return "FALSE", nil
 	case cellNumber:
 		if style < 0 || style >= len(wb.xfs) {
+			wb.unformatted = wb.unformatted || wb.stylesCut
 			break
 		}
 		xf := wb.xfs[style]

@@ -176,8 +176,12 @@ func (p *pkg) scan(name string) (*xmlScanner, io.Closer, error) {
 	return newXMLScanner(p.ctx, rc, p.lim, &p.tokens), rc, nil
 }
 
+// errEnough ends [pkg.eachStart] early, without an error: fn has read
+// what it wants of the part.
+var errEnough = errors.New("convert: enough of the part read")
+
 // eachStart scans a part and calls fn at each start tag, up to the end of
-// the part or fn's first error.
+// the part or fn's first error; errEnough ends it with none.
 func (p *pkg) eachStart(name string, fn func(sc *xmlScanner) error) error {
 	sc, c, err := p.scan(name)
 	if err != nil {
@@ -190,7 +194,9 @@ func (p *pkg) eachStart(name string, fn func(sc *xmlScanner) error) error {
 			return err
 		}
 		if k == tokStart {
-			if err := fn(sc); err != nil {
+			if err := fn(sc); err == errEnough {
+				return nil
+			} else if err != nil {
 				return err
 			}
 		}
