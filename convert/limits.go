@@ -8,6 +8,18 @@ type Limits struct {
 	// is cut on a row, paragraph or line boundary and the [Result] says how
 	// much was left out. Default 100,000.
 	MaxChars int
+	// MaxMeasured caps the bytes a converter of packages (docx, xlsx,
+	// pptx, the OpenDocument kinds, epub) reads once MaxChars has cut the
+	// text, only to count what was left out, in unpacked bytes of the
+	// package's parts. Past it, reading stops: [Omission].AtLeast says
+	// that the counts are lower bounds, the sizes of a sheet read in part
+	// are marked [Part].Partial, and sheets and slides after it are not
+	// read. Default 16 MiB: a file a few times the size the cap shows
+	// gets exact counts, and one that inflates to hundreds of megabytes
+	// of XML (a bomb, or an export of a million rows) costs no more than
+	// this past the cap. The other converters read at most MaxInput
+	// bytes from memory and always count exactly.
+	MaxMeasured int64
 	// MaxInput is the largest file accepted, in bytes. Default 64 MiB.
 	MaxInput int64
 	// MaxUnpacked caps the bytes a conversion inflates from an archive,
@@ -65,6 +77,7 @@ const (
 	DefaultMaxMemberText  = 64 << 10
 	DefaultMaxStringBytes = 32 << 20
 	DefaultMaxStrings     = 2_000_000
+	DefaultMaxMeasured    = 16 << 20
 	DefaultMaxStyles      = 1 << 16
 )
 
@@ -90,6 +103,7 @@ func (l Limits) withDefaults() Limits {
 	set64(&l.MaxMemberText, DefaultMaxMemberText)
 	set64(&l.MaxStringBytes, DefaultMaxStringBytes)
 	set(&l.MaxStrings, DefaultMaxStrings)
+	set64(&l.MaxMeasured, DefaultMaxMeasured)
 	set(&l.MaxStyles, DefaultMaxStyles)
 	return l
 }

@@ -194,7 +194,7 @@ func (xlsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		}
 		rows, cols, r0, c0 := g.size()
 		part.Rows, part.Columns, part.Merged = rows, cols, total
-		s.extra(sheetLine(sh.name, sh.hidden, rows, cols, r0, c0, merged, total))
+		s.extra(sheetLine(part, r0, c0, merged))
 		if bk.rounded {
 			s.extra(roundedNote)
 		}

@@ -75,12 +75,20 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		return nil, err
 	}
 	s := newSink(lim.MaxChars, "rows")
+	var g *grid
+	p.watch(func() bool { return s.full || g != nil && !g.storing || wb.val.lost > 0 })
 	var parts []Part
 	for i, sh := range wb.sheets {
 		if i > 0 {
 			s.extra("\n")
 		}
-		part := Part{Kind: "sheet", Name: sh.name, Hidden: sh.hidden}
+		part := Part{Kind: "sheet", Name: sh.name, Hidden: sh.hidden, Partial: p.stopped()}
+		if part.Partial {
+			// Reading stopped in a sheet before: this one is not read.
+			s.extra(sheetHeading(sh.name, sh.hidden) + ": " + notRead + "\n")
+			parts = append(parts, part)
+			continue
+		}
 		ex, err := wb.readExtras(sh.part, in.opts.Comments)
 		if err != nil {
 			return nil, withPart(sh.name, err)
@@ -91,15 +99,15 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 			parts = append(parts, part)
 			continue
 		}
-		g := newGrid(s)
+		g = newGrid(s)
 		wb.rounded, wb.unformatted = false, false
 		merged, total, err := wb.readSheet(sh.part, g)
 		if err != nil {
 			return nil, withPart(sh.name, err)
 		}
 		rows, cols, r0, c0 := g.size()
-		part.Rows, part.Columns, part.Merged = rows, cols, total
-		s.extra(sheetLine(sh.name, sh.hidden, rows, cols, r0, c0, merged, total))
+		part.Rows, part.Columns, part.Merged, part.Partial = rows, cols, total, p.stopped()
+		s.extra(sheetLine(part, r0, c0, merged))
 		if wb.rounded {
 			s.extra(roundedNote)
 		}
@@ -111,8 +119,11 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		writeCharts(s, ex.charts)
 		parts = append(parts, part)
 	}
-	return &Result{Kind: "xlsx", As: "CSV", Description: sheetsDescription(parts), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
+	return &Result{Kind: "xlsx", As: "CSV", Description: sheetsDescription(parts), Parts: parts, Text: s.text(), Omitted: s.omitted(p.stopped())}, nil
 }
+
+// notRead is what a sheet's line says when reading stopped before it.
+const notRead = "not read (reading stopped past the cap)"
 
 // unformattedNote is the line under a sheet's heading when some of its
 // numbers have a format past the styles read.
@@ -129,16 +140,27 @@ func sheetHeading(name string, hidden bool) string {
 }
 
 // sheetLine is the line above a sheet's CSV: its name, size and used
-// range, and its merged ranges, whose value is in their first cell.
-func sheetLine(name string, hidden bool, rows, cols, r0, c0 int, merged []string, total int) string {
+// range (from its first cell, r0 and c0), and its merged ranges, whose
+// value is in their first cell. A sheet reading stopped in is said to be
+// at least the size read.
+func sheetLine(p Part, r0, c0 int, merged []string) string {
+	rows, cols, total := p.Rows, p.Columns, p.Merged
 	var b strings.Builder
-	b.WriteString(sheetHeading(name, hidden))
-	if rows == 0 {
+	b.WriteString(sheetHeading(p.Name, p.Hidden))
+	switch {
+	case rows == 0 && p.Partial:
+		b.WriteString(": " + notRead + "\n")
+		return b.String()
+	case rows == 0:
 		b.WriteString(": empty\n")
 		return b.String()
+	case p.Partial:
+		fmt.Fprintf(&b, ": at least %s × %s, cells %s:%s and on (reading stopped past the cap)\n", plural(rows, "row"), plural(cols, "column"),
+			cellName(c0, r0), cellName(c0+cols-1, r0+rows-1))
+	default:
+		fmt.Fprintf(&b, ": %s × %s, cells %s:%s\n", plural(rows, "row"), plural(cols, "column"),
+			cellName(c0, r0), cellName(c0+cols-1, r0+rows-1))
 	}
-	fmt.Fprintf(&b, ": %s × %s, cells %s:%s\n", plural(rows, "row"), plural(cols, "column"),
-		cellName(c0, r0), cellName(c0+cols-1, r0+rows-1))
 	if len(merged) > 0 {
 		b.WriteString("# Merged cells (each value is in the range's first cell): ")
 		b.WriteString(strings.Join(merged, ", "))
@@ -162,6 +184,12 @@ func writeCellComments(s *sink, notes []string) {
 func sheetsDescription(parts []Part) string {
 	size := func(p Part) string {
 		s := plural(p.Rows, "row") + " × " + plural(p.Columns, "column")
+		switch {
+		case p.Partial && p.Rows == 0:
+			s = "not read"
+		case p.Partial:
+			s = "at least " + s
+		}
 		if p.Hidden {
 			s = "hidden, " + s
 		}

@@ -53,7 +53,6 @@ func (wb *workbook) readSheet(part string, g *grid) (merged []string, total int,
 	}
 	defer c.Close()
 	row := 0
-	var val textBuf
 	for {
 		k, ok, err := sc.inside(0)
 		if err != nil {
@@ -75,7 +74,7 @@ func (wb *workbook) readSheet(part string, g *grid) (merged []string, total int,
 				return nil, 0, formatErr("", "bad row number "+strconv.Itoa(n), nil)
 			}
 			row = n
-			if err = wb.readRow(sc, g, row, &val); err != nil {
+			if err = wb.readRow(sc, g, row, &wb.val); err != nil {
 				return nil, 0, err
 			}
 		case sc.is(nsSML, "mergeCell"):
