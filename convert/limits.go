@@ -12,9 +12,11 @@ type Limits struct {
 	// pptx, the OpenDocument kinds, epub) reads once MaxChars has cut the
 	// text, only to count what was left out, in unpacked bytes of the
 	// package's parts. Past it, reading stops: [Omission].AtLeast says
-	// that the counts are lower bounds, the sizes of a sheet read in part
-	// are marked [Part].Partial, and sheets and slides after it are not
-	// read. Default 16 MiB: a file a few times the size the cap shows
+	// that the counts are lower bounds, a sheet read in part is said to
+	// be at least the size read (with the range it states, an xlsx
+	// sheet's dimension, when that goes further) and marked
+	// [Part].Partial, and sheets and slides after it are not read.
+	// Default 16 MiB: a file a few times the size the cap shows
 	// gets exact counts, and one that inflates to hundreds of megabytes
 	// of XML (a bomb, or an export of a million rows) costs no more than
 	// this past the cap. The other converters read at most MaxInput

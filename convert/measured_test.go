@@ -35,7 +35,7 @@ func TestReadingStopsPastTheCap(t *testing.T) {
 		part{"word/document.xml", xmlDecl + `<w:document ` + wordNamespaces + `><w:body>` + paras.String() + `</w:body></w:document>`})
 	docxTable := makeZip(t, part{"_rels/.rels", packageRels("word/document.xml")},
 		part{"word/document.xml", xmlDecl + `<w:document ` + wordNamespaces + `><w:body><w:tbl>` + strings.ReplaceAll(strings.ReplaceAll(paras.String(), "<w:p>", "<w:tr><w:tc><w:p>"), "</w:p>", "</w:p></w:tc></w:tr>") + `</w:tbl></w:body></w:document>`})
-	xlsxParts := workbookParts(sheetHead + rows.String() + sheetTail)
+	xlsxParts := workbookParts(xmlDecl + `<worksheet ` + sml + `><dimension ref="A1:B8000"/><sheetData>` + rows.String() + sheetTail)
 	xlsxParts[2] = part{"xl/workbook.xml", xmlDecl + `<workbook ` + sml + ` xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Big" sheetId="1" r:id="rId1"/><sheet name="Small" sheetId="2" r:id="rId2"/></sheets></workbook>`}
 	xlsxParts[3] = part{"xl/_rels/workbook.xml.rels", rels(relItem("rId1", "worksheet", "worksheets/sheet1.xml"), relItem("rId2", "worksheet", "worksheets/sheet2.xml"))}
 	xlsxParts = append(xlsxParts, part{"xl/worksheets/sheet2.xml", sheetHead + `<row r="1"><c r="A1"><v>7</v></c></row>` + sheetTail})
@@ -97,6 +97,9 @@ func TestReadingStopsPastTheCap(t *testing.T) {
 					i++
 				}
 				t.Errorf("stopped: the text shown differs at byte %d:\n%q\nwant\n%q", i, got[max(i-100, 0):min(len(got), i+200)], want[max(i-100, 0):min(len(want), i+200)])
+			}
+			if tt.name == "big.xlsx" && !strings.Contains(stopped.Description+stopped.Text, "A1:B8000 stated") {
+				t.Errorf("stopped: %q; want the range the sheet states", stopped.Description)
 			}
 			if !strings.Contains(stopped.Description, tt.desc) || stopped.Description == whole.Description {
 				t.Errorf("stopped: Description = %q (read to the end: %q); want it to say %q", stopped.Description, whole.Description, tt.desc)

@@ -29,7 +29,7 @@ func (odsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 	if err := r.walk(); err != nil {
 		return nil, err
 	}
-	desc := sheetsDescription(r.parts)
+	desc := sheetsDescription(r.parts, nil)
 	if p.stopped() {
 		// The sheets are listed in content.xml with their cells.
 		desc += "; any sheets after these were not read"
@@ -115,7 +115,7 @@ func (r *odsReader) endSheet() {
 	if len(r.parts) > 0 {
 		r.sink.extra("\n")
 	}
-	r.sink.extra(sheetLine(r.sheet, r0, c0, r.merged))
+	r.sink.extra(sheetLine(r.sheet, r0, c0, r.merged, ""))
 	if r.rounded {
 		r.sink.extra(roundedNote)
 	}

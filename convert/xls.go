@@ -194,14 +194,14 @@ func (xlsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		}
 		rows, cols, r0, c0 := g.size()
 		part.Rows, part.Columns, part.Merged = rows, cols, total
-		s.extra(sheetLine(part, r0, c0, merged))
+		s.extra(sheetLine(part, r0, c0, merged, ""))
 		if bk.rounded {
 			s.extra(roundedNote)
 		}
 		g.render()
 		parts = append(parts, part)
 	}
-	return &Result{Kind: "xls", As: "CSV", Description: sheetsDescription(parts), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
+	return &Result{Kind: "xls", As: "CSV", Description: sheetsDescription(parts, nil), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
 }
 
 // readGlobals reads the workbook globals up to their EOF: the sheets,
