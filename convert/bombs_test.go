@@ -408,33 +408,51 @@ func BenchmarkBombs(b *testing.B) {
 // biffSSTBomb is an Excel 97 workbook whose shared string table holds n
 // empty strings, across CONTINUE records, and whose one sheet is empty.
 func biffSSTBomb(tb testing.TB, n int) []byte {
+	empty := []byte{0, 0, 0} // a count of 0 and the flags
+	return biffSSTWorkbook(tb, n, func(int) []byte { return empty }, nil)
+}
+
+// biffSSTWorkbook is an Excel 97 workbook whose shared string table
+// holds n strings, str(i) being string i as the table stores it (its
+// count of characters, its flags, its characters), across CONTINUE
+// records, and whose one sheet has a cell in column A of each row i+1
+// that shows string refs[i].
+func biffSSTWorkbook(tb testing.TB, n int, str func(i int) []byte, refs []int) []byte {
 	le := binary.LittleEndian
 	rec := biffRec
 	bof := func(dt uint16) []byte { return biffBOF(0x0600, dt, 16) }
-	sst := make([]byte, 8)
-	le.PutUint32(sst, uint32(n))
-	le.PutUint32(sst[4:], uint32(n))
+	body := make([]byte, 8, 8224)
+	le.PutUint32(body, uint32(n))
+	le.PutUint32(body[4:], uint32(n))
 	var out []byte
-	// Each empty string is 3 bytes: a count of 0 and its flags; a record
-	// holds at most 8,224 bytes, the rest follow in CONTINUE records. A
-	// string's count and flags never cross a record (Excel starts the
-	// next record before them), so every record holds whole strings.
-	strs := make([]byte, 3*n)
-	whole := func(k int) int { return min(len(strs), k-k%3) }
-	first := whole(8224 - 8)
-	out = append(out, rec(0x00FC, append(sst, strs[:first]...))...)
-	for rest := strs[first:]; len(rest) > 0; {
-		k := min(len(rest), whole(8224))
-		out = append(out, rec(0x003C, rest[:k])...)
-		rest = rest[k:]
+	// A record holds at most 8,224 bytes, the rest follow in CONTINUE
+	// records; every record here holds whole strings, as Excel may write
+	// them (it also splits a string's characters, which the reader's
+	// tests cover).
+	typ := uint16(0x00FC)
+	for i := range n {
+		s := str(i)
+		if len(body)+len(s) > 8224 {
+			out = append(out, rec(typ, body)...)
+			typ, body = 0x003C, body[:0]
+		}
+		body = append(body, s...)
 	}
+	out = append(out, rec(typ, body)...)
 	bs := make([]byte, 8)
 	bs[6], bs[7] = 1, 0
 	globals := append(bof(0x0005), rec(0x0085, append(bs, 'S'))...)
 	globals = append(globals, out...)
 	globals = append(globals, rec(0x000A, nil)...)
 	le.PutUint32(globals[4+16+4:], uint32(len(globals)))
-	book := append(globals, append(bof(0x0010), rec(0x000A, nil)...)...)
+	sheet := bof(0x0010)
+	for row, ref := range refs {
+		cell := make([]byte, 10)
+		le.PutUint16(cell, uint16(row))
+		le.PutUint32(cell[6:], uint32(ref))
+		sheet = append(sheet, rec(0x00FD, cell)...)
+	}
+	book := append(globals, append(sheet, rec(0x000A, nil)...)...)
 	data, _ := writeCFB(tb, storage("Root Entry", stream("Workbook", book)))
 	return data
 }

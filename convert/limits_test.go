@@ -3,6 +3,8 @@ package convert_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,5 +76,49 @@ func TestStylesAndStringsCaps(t *testing.T) {
 				t.Errorf("Convert(%s) = %q; want the note that numbers are shown as stored: %v", tt.in.Name, res.Text, cut)
 			}
 		})
+	}
+}
+
+// TestSharedStringsPastTheFirstBuffer reads shared strings past the
+// 4 MiB a table's buffer starts at, in an xlsx and an xls: the strings
+// read before and after it, and the one that straddles it, are whole;
+// and within a MaxStringBytes of 4 MiB, the string that would straddle
+// it does not fit.
+func TestSharedStringsPastTheFirstBuffer(t *testing.T) {
+	const n = 5000 // 5 MB of strings
+	word := func(i int) string { return strings.Repeat("w", 1000) + strconv.Itoa(i) }
+	refs := []int{0, 4177, 4178, 4999} // 4178 begins before 4 MiB and ends after
+	var sst strings.Builder
+	for i := range n {
+		sst.WriteString("<si><t>" + word(i) + "</t></si>")
+	}
+	var cells strings.Builder
+	for row, i := range refs {
+		fmt.Fprintf(&cells, `<row r="%d"><c r="A%d" t="s"><v>%d</v></c></row>`, row+1, row+1, i)
+	}
+	parts := workbookParts(sheetHead + cells.String() + sheetTail)
+	parts[3] = part{"xl/_rels/workbook.xml.rels", rels(relItem("rId1", "worksheet", "worksheets/sheet1.xml"), relItem("rId2", "sharedStrings", "sharedStrings.xml"))}
+	parts = append(parts, part{"xl/sharedStrings.xml", xmlDecl + `<sst ` + sml + `>` + sst.String() + `</sst>`})
+	latin1 := func(i int) []byte {
+		w := word(i)
+		return append([]byte{byte(len(w)), byte(len(w) >> 8), 0}, w...)
+	}
+	for _, in := range []convert.Input{
+		{Name: "s.xlsx", Data: makeZip(t, parts...)},
+		{Name: "s.xls", Data: biffSSTWorkbook(t, n, latin1, refs)},
+	} {
+		res, err := convert.Default().WithLimits(convert.Limits{MaxChars: 1 << 20}).Convert(context.Background(), in)
+		if err != nil {
+			t.Fatalf("Convert(%s): %v", in.Name, err)
+		}
+		if want := word(0) + "\n" + word(4177) + "\n" + word(4178) + "\n" + word(4999) + "\n"; !strings.HasSuffix(res.Text, want) {
+			t.Errorf("Convert(%s) = %q; want it to end with the strings %v", in.Name, res.Text[:min(len(res.Text), 200)], refs)
+		}
+		// (4 more bytes for each string: 4178 of them take 4,210,326.)
+		_, err = convert.Default().WithLimits(convert.Limits{MaxStringBytes: 4 << 20}).Convert(context.Background(), in)
+		var le *convert.LimitError
+		if !errors.As(err, &le) || le.Max != 4<<20 {
+			t.Errorf("Convert(%s) with MaxStringBytes 4 MiB: error %v; want a *convert.LimitError of 4 MiB", in.Name, err)
+		}
 	}
 }

@@ -285,11 +285,15 @@ func (bk *xlsBook) readSST(rec biffRecord) error {
 		}
 		item := bk.sst.start()
 		s, next, ok, err := biffRichString(d, pos, conts, item)
+		for err == nil && !ok {
+			// Read again into the buffer at its full size.
+			if item, ok = bk.sst.more(item); !ok {
+				return bk.sst.limitErr()
+			}
+			s, next, ok, err = biffRichString(d, pos, conts, item)
+		}
 		if err != nil {
 			return err
-		}
-		if !ok {
-			return bk.sst.limitErr()
 		}
 		pos = next
 		if err := bk.sst.end(s); err != nil {

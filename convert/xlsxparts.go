@@ -73,8 +73,11 @@ func (wb *workbook) readSharedStrings(name string) error {
 		}
 		item := wb.sst.start()
 		err := richText(sc, func(p []byte) error {
-			if len(item)+len(p) > cap(item) {
-				return wb.sst.limitErr()
+			for len(item)+len(p) > cap(item) {
+				var ok bool
+				if item, ok = wb.sst.more(item); !ok {
+					return wb.sst.limitErr()
+				}
 			}
 			item = append(item, p...)
 			return nil
