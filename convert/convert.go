@@ -98,6 +98,11 @@ type Part struct {
 	Size int64
 	// Hidden reports a hidden sheet or slide.
 	Hidden bool
+	// Partial reports a sheet or slide that reading stopped in, or
+	// before, once the cap had cut the text (see [Limits].MaxMeasured):
+	// Rows and Columns count what was read, and a slide's Name is empty
+	// when its title was not read.
+	Partial bool
 }
 
 // Omission says how much text the cap left out.
@@ -109,6 +114,11 @@ type Omission struct {
 	Units int
 	// Unit names what Units counts: "rows", "paragraphs" or "lines".
 	Unit string
+	// AtLeast reports that Chars and Units are lower bounds: the
+	// converter stopped reading once the cap had cut the text and
+	// [Limits].MaxMeasured more bytes were read, so the rest of the file
+	// was neither shown nor counted.
+	AtLeast bool
 }
 
 // Any reports whether anything was left out.

@@ -86,8 +86,19 @@
 // 100,000), cut after the last whole row, paragraph or line that fits; a
 // first unit longer than the whole cap is cut inside so the text is never
 // empty. [Result].Omitted says how many characters and units were left
-// out, counted exactly: the rest of the file is still read, but only
-// measured, so a converter's memory follows the cap and not the file.
+// out: the rest of the file is still read, but only measured, so a
+// converter's memory follows the cap and not the file. The converters of
+// packages (docx, xlsx, pptx, the OpenDocument kinds, epub) measure at
+// most [Limits].MaxMeasured more unpacked bytes (16 MiB) and then stop
+// reading: the counts are then lower bounds ([Omission].AtLeast), a sheet
+// read in part says "at least" its size, and sheets and slides after it
+// are not read ([Part].Partial), so that a file inflating to hundreds of
+// megabytes of XML costs a fraction of a second past the cap, not
+// seconds. Where reading stops, the XML scanner closes the open
+// elements as if the part ended there, so every reader finishes what it
+// gathered (a paragraph, a table, a sheet) as at the end of any part and
+// what the text shows is the same (zipfile.go says how the cut is
+// known).
 //
 // # Limits, and why
 //

@@ -87,13 +87,31 @@ func (docxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 	defer c.Close()
 	s := newSink(lim.MaxChars, "paragraphs")
 	d.sc, d.out = sc, &blocks{sink: s}
+	p.watch(func() bool { return s.full || d.dropped() })
 	if err := d.walk(); err != nil {
 		return nil, err
 	}
 	for _, n := range d.refs {
 		d.out.paragraph(0, "[^"+n.label+"]: "+n.text)
 	}
-	return &Result{Kind: "docx", As: "Markdown", Description: d.out.describe(), Text: s.text(), Omitted: s.omit}, nil
+	return &Result{Kind: "docx", As: "Markdown", Description: atLeast(p.stopped(), d.out.describe()), Text: s.text(), Omitted: s.omitted(p.stopped())}, nil
+}
+
+// dropped reports whether an open paragraph, cell or table has dropped
+// text, which the cap would not have shown: the text is cut.
+func (d *docxReader) dropped() bool {
+	if d.cell.lost > 0 || d.table != nil && d.table.measuring {
+		return true
+	}
+	if d.depth > 0 && !d.inCell {
+		return false // a paragraph in a table but in no cell is left out
+	}
+	for _, p := range d.paras {
+		if p.text.lost > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 type docxReader struct {

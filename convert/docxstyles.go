@@ -12,7 +12,8 @@ type docxStyle struct {
 	numID, ilvl   string
 }
 
-// docxStyles reads word/styles.xml: paragraph styles by ID.
+// docxStyles reads word/styles.xml: paragraph styles by ID, up to
+// [Limits].MaxStyles styles; the rest of the part is not read.
 func (p *pkg) docxStyles(name string) (map[string]docxStyle, error) {
 	out := map[string]docxStyle{}
 	if name == "" || !p.has(name) {
@@ -25,6 +26,7 @@ func (p *pkg) docxStyles(name string) (map[string]docxStyle, error) {
 	defer c.Close()
 	var id string
 	var cur docxStyle
+	read := 0
 	for {
 		k, err := sc.next()
 		if err != nil {
@@ -34,12 +36,15 @@ func (p *pkg) docxStyles(name string) (map[string]docxStyle, error) {
 		case k == tokEOF:
 			return out, nil
 		case k == tokEnd && sc.is(nsWML, "style"):
-			if _, dup := out[id]; id != "" && (dup || len(out) < maxFormats) {
+			if id != "" {
 				out[id] = cur
 			}
 			id = ""
 		case k != tokStart:
 		case sc.is(nsWML, "style"):
+			if read++; read > p.lim.MaxStyles {
+				return out, nil
+			}
 			id, cur = "", docxStyle{}
 			if sc.attrString(nsWML, "type") == "paragraph" {
 				id = sc.attrString(nsWML, "styleId")
@@ -108,7 +113,8 @@ type docxLevel struct {
 }
 
 // docxNumbering reads word/numbering.xml: for each list (numId), its
-// levels.
+// levels. Lists and their definitions count as styles: past
+// [Limits].MaxStyles of them, the rest of the part is not read.
 func (p *pkg) docxNumbering(name string) (map[string]map[int]docxLevel, error) {
 	out := map[string]map[int]docxLevel{}
 	if name == "" || !p.has(name) {
@@ -117,15 +123,16 @@ func (p *pkg) docxNumbering(name string) (map[string]map[int]docxLevel, error) {
 	abstract := map[string]map[int]docxLevel{}
 	nums := map[string]string{}
 	var absID, numID string
-	lvl := -1
+	lvl, read := -1, 0
 	err := p.eachStart(name, func(sc *xmlScanner) error {
+		if sc.is(nsWML, "abstractNum") || sc.is(nsWML, "num") {
+			if read++; read > p.lim.MaxStyles {
+				return errEnough
+			}
+		}
 		switch {
 		case sc.is(nsWML, "abstractNum"):
 			absID, numID = sc.attrString(nsWML, "abstractNumId"), ""
-			if len(abstract) >= maxFormats {
-				absID = ""
-				break
-			}
 			abstract[absID] = map[int]docxLevel{}
 		case sc.is(nsWML, "lvl") && absID != "":
 			lvl, _ = strconv.Atoi(sc.attrString(nsWML, "ilvl"))
@@ -146,7 +153,7 @@ func (p *pkg) docxNumbering(name string) (map[string]map[int]docxLevel, error) {
 		case sc.is(nsWML, "num"):
 			absID, lvl = "", -1
 			numID = sc.attrString(nsWML, "numId")
-		case sc.is(nsWML, "abstractNumId") && numID != "" && len(nums) < maxFormats:
+		case sc.is(nsWML, "abstractNumId") && numID != "":
 			nums[numID] = sc.attrString(nsWML, "val")
 		}
 		return nil

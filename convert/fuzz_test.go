@@ -21,8 +21,9 @@ import (
 //
 //	go test -run='^$' -fuzz=FuzzXLSX -fuzztime=10s ./convert
 
-// fuzzLimits keep each run small and fast.
-var fuzzLimits = convert.Limits{MaxChars: 2000, MaxUnpacked: 4 << 20, MaxEntries: 200, MaxSheets: 50, MaxTokens: 200_000}
+// fuzzLimits keep each run small and fast, and make reading stop soon
+// past the cap, to be compared with reading to the end.
+var fuzzLimits = convert.Limits{MaxChars: 2000, MaxUnpacked: 4 << 20, MaxEntries: 200, MaxSheets: 50, MaxTokens: 200_000, MaxMeasured: 16 << 10}
 
 func storedZip(parts ...part) []byte {
 	var buf bytes.Buffer
@@ -68,6 +69,25 @@ func checkConversion(t *testing.T, c convert.Converter, in *convert.Input) {
 	}
 	if !utf8.ValidString(res.Text) {
 		t.Fatalf("Convert text is not valid UTF-8: %q", res.Text)
+	}
+	if res.Omitted.AtLeast && !res.Omitted.Any() {
+		t.Fatalf("Convert Omitted = %+v: lower bounds of nothing", res.Omitted)
+	}
+	// Reading to the end shows the same: stopping past the cap changes
+	// only what is counted, and a sheet's heading (its size), whose
+	// length leaves room for fewer rows.
+	lim.MaxMeasured = 1 << 30
+	whole, err := c.Convert(context.Background(), in, lim)
+	switch {
+	case err != nil:
+		// Reading to the end met what stopping did not: more tokens,
+		// malformed XML further on.
+	case !res.Omitted.AtLeast && res.Text != whole.Text:
+		t.Fatalf("Convert text %q; read to the end, %q", res.Text, whole.Text)
+	case res.Omitted.AtLeast && !strings.HasPrefix(shown(whole.Text, true), shown(res.Text, true)):
+		t.Fatalf("Convert text %q, stopped past the cap; read to the end, %q", res.Text, whole.Text)
+	case res.Omitted.Chars > whole.Omitted.Chars || whole.Omitted.AtLeast:
+		t.Fatalf("Convert Omitted = %+v; read to the end, %+v", res.Omitted, whole.Omitted)
 	}
 }
 

@@ -113,6 +113,8 @@ func (epubConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		out.paragraph(0, "By "+strings.Join(book.authors, ", "))
 	}
 	dir := path.Dir(opf)
+	var w *htmlWriter
+	p.watch(func() bool { return s.full || w != nil && w.dropped() })
 	for _, href := range book.spine {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -125,7 +127,7 @@ func (epubConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		if err != nil {
 			return nil, err
 		}
-		w := newHTMLWriter(out, keepBytes(lim))
+		w = newHTMLWriter(out, keepBytes(lim))
 		err = w.write(ctx, rc, lim)
 		rc.Close()
 		if err != nil {
@@ -136,8 +138,8 @@ func (epubConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 	if book.title != "" {
 		desc += " " + strconv.Quote(book.title)
 	}
-	desc += ", " + plural(len(book.spine), "chapter") + ", " + out.describe()
-	return &Result{Kind: "epub", As: "Markdown", Description: desc, Text: s.text(), Omitted: s.omit}, nil
+	desc += ", " + plural(len(book.spine), "chapter") + ", " + atLeast(p.stopped(), out.describe())
+	return &Result{Kind: "epub", As: "Markdown", Description: desc, Text: s.text(), Omitted: s.omitted(p.stopped())}, nil
 }
 
 // epubBook is what the package document says: the title, the authors,

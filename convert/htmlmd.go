@@ -95,7 +95,9 @@ func (w *htmlWriter) write(ctx context.Context, r io.Reader, lim Limits) error {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			if err := z.Err(); err != io.EOF {
+			// A chapter of an e-book ends early once reading stopped
+			// past the cap (errStopped), as a page ends at its end.
+			if err := z.Err(); err != io.EOF && err != errStopped {
 				if err == html.ErrBufferExceeded {
 					return limitErr("", "bytes in one HTML token", maxTokenBytes)
 				}
@@ -138,6 +140,12 @@ func (w *htmlWriter) write(ctx context.Context, r io.Reader, lim Limits) error {
 			w.end(atom.Lookup(name))
 		}
 	}
+}
+
+// dropped reports whether the block, cell or table being read has
+// dropped text, which the cap would not have shown.
+func (w *htmlWriter) dropped() bool {
+	return w.text.lost > 0 || w.inCell && w.cell.lost > 0 || w.table != nil && w.table.measuring
 }
 
 // htmlVoid reports elements that have no end tag.
@@ -435,6 +443,8 @@ func (w *htmlWriter) flush() {
 	w.text.reset(w.keep)
 	w.level, w.space = 0, false
 	if text == "" {
+		// What was dropped after blank text is still left out.
+		w.out.lost(lost)
 		return
 	}
 	if w.quote > 0 {

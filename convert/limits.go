@@ -8,6 +8,20 @@ type Limits struct {
 	// is cut on a row, paragraph or line boundary and the [Result] says how
 	// much was left out. Default 100,000.
 	MaxChars int
+	// MaxMeasured caps the bytes a converter of packages (docx, xlsx,
+	// pptx, the OpenDocument kinds, epub) reads once MaxChars has cut the
+	// text, only to count what was left out, in unpacked bytes of the
+	// package's parts. Past it, reading stops: [Omission].AtLeast says
+	// that the counts are lower bounds, a sheet read in part is said to
+	// be at least the size read (with the range it states, an xlsx
+	// sheet's dimension, when that goes further) and marked
+	// [Part].Partial, and sheets and slides after it are not read.
+	// Default 16 MiB: a file a few times the size the cap shows
+	// gets exact counts, and one that inflates to hundreds of megabytes
+	// of XML (a bomb, or an export of a million rows) costs no more than
+	// this past the cap. The other converters read at most MaxInput
+	// bytes from memory and always count exactly.
+	MaxMeasured int64
 	// MaxInput is the largest file accepted, in bytes. Default 64 MiB.
 	MaxInput int64
 	// MaxUnpacked caps the bytes a conversion inflates from an archive,
@@ -32,9 +46,25 @@ type Limits struct {
 	// their bytes, and 4 more for each string. Default 32 MiB, which
 	// holds a million strings of 28 bytes.
 	MaxStringBytes int64
+	// MaxStrings caps the number of a workbook's shared strings (xlsx,
+	// xls). Default 2,000,000: Excel keeps one per distinct text, and a
+	// workbook that holds more is past the hundreds of megabytes of XML
+	// MaxUnpacked allows; a table of millions of one-letter strings,
+	// which fits MaxStringBytes, is refused after reading this many
+	// rather than after seconds.
+	MaxStrings int
 	// MaxMemberText is the largest archive member whose text is shown
 	// after the listing, in bytes. Default 64 KiB.
 	MaxMemberText int64
+	// MaxStyles caps the styles read from one file: the number formats
+	// and the cell formats of a workbook (xlsx), the paragraph styles and
+	// list definitions of a document (docx). Default 65,536, past what
+	// Excel allows (64,000 cell formats, a few hundred number formats)
+	// and Word writes, so a file over it was made to cost. Past it, the
+	// rest of the styles is not read: a cell whose format was not read
+	// shows its number as stored (General), and its sheet's heading says
+	// so; a paragraph whose style was not read is a plain paragraph.
+	MaxStyles int
 }
 
 // The default limits.
@@ -48,6 +78,9 @@ const (
 	DefaultMaxTokens      = 50_000_000
 	DefaultMaxMemberText  = 64 << 10
 	DefaultMaxStringBytes = 32 << 20
+	DefaultMaxStrings     = 2_000_000
+	DefaultMaxMeasured    = 16 << 20
+	DefaultMaxStyles      = 1 << 16
 )
 
 // withDefaults returns l with every zero field set to its default.
@@ -71,5 +104,8 @@ func (l Limits) withDefaults() Limits {
 	set(&l.MaxTokens, DefaultMaxTokens)
 	set64(&l.MaxMemberText, DefaultMaxMemberText)
 	set64(&l.MaxStringBytes, DefaultMaxStringBytes)
+	set(&l.MaxStrings, DefaultMaxStrings)
+	set64(&l.MaxMeasured, DefaultMaxMeasured)
+	set(&l.MaxStyles, DefaultMaxStyles)
 	return l
 }

@@ -170,9 +170,9 @@ type blockWriter interface {
 }
 
 // blockRecorder keeps the blocks written to it, to replay them, up to
-// max bytes of text: past that, blocks are only counted, as a full sink
-// counts them, and the count is added when they are replayed. A slide's
-// text cannot be shown past the cap either.
+// max characters as they are written: past that, blocks are only
+// counted, as a full sink counts them, and the count is added when they
+// are replayed. A slide's text cannot be shown past the cap either.
 type blockRecorder struct {
 	calls []recordedBlock
 	max   int
@@ -188,7 +188,21 @@ type recordedBlock struct {
 	lost         int
 }
 
-func newRecorder(max int) *blockRecorder { return &blockRecorder{max: max} }
+// shownLen is at most the characters a paragraph of text takes once
+// written: its trimmed text and extra for its marker and line end, none
+// when it is empty and not written. Counting no more than is written
+// keeps a recorder's "no longer kept" a sure sign that the text is cut.
+func shownLen(text string, extra int) int {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return 0
+	}
+	return utf8.RuneCountInString(t) + extra
+}
+
+// newRecorder returns a recorder keeping what keep bytes of text (see
+// keepBytes) can show: keep/4 characters, more than the cap.
+func newRecorder(keep int) *blockRecorder { return &blockRecorder{max: keep / 4} }
 
 // counter returns the blocks that count what is no longer kept, or nil
 // while blocks are still kept.
@@ -205,7 +219,7 @@ func (r *blockRecorder) counter(n int) *blocks {
 }
 
 func (r *blockRecorder) paragraph(level int, text string) {
-	if c := r.counter(len(text)); c != nil {
+	if c := r.counter(shownLen(text, 1)); c != nil {
 		c.paragraph(level, text)
 		return
 	}
@@ -213,7 +227,7 @@ func (r *blockRecorder) paragraph(level int, text string) {
 }
 
 func (r *blockRecorder) item(level int, marker, text string) {
-	if c := r.counter(len(text)); c != nil {
+	if c := r.counter(shownLen(text, 3)); c != nil {
 		c.item(level, marker, text)
 		return
 	}

@@ -18,20 +18,27 @@ func (odsConverter) Format() Format {
 }
 
 func (odsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
-	_, sc, c, err := openContent(ctx, in, lim)
+	p, sc, c, err := openContent(ctx, in, lim)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	r := &odsReader{sc: sc, styles: newODFStyles(), sink: newSink(lim.MaxChars, "rows"), lim: lim, comments: in.opts.Comments}
+	r := &odsReader{p: p, sc: sc, styles: newODFStyles(), sink: newSink(lim.MaxChars, "rows"), lim: lim, comments: in.opts.Comments}
 	r.inline = newODFInline(r.styles, keepBytes(lim), false)
+	p.watch(func() bool { return r.sink.full || r.g != nil && !r.g.storing || r.textShown && r.text.lost > 0 })
 	if err := r.walk(); err != nil {
 		return nil, err
 	}
-	return &Result{Kind: "ods", As: "CSV", Description: sheetsDescription(r.parts), Parts: r.parts, Text: r.sink.text(), Omitted: r.sink.omit}, nil
+	desc := sheetsDescription(r.parts, nil)
+	if p.stopped() {
+		// The sheets are listed in content.xml with their cells.
+		desc += "; any sheets after these were not read"
+	}
+	return &Result{Kind: "ods", As: "CSV", Description: desc, Parts: r.parts, Text: r.sink.text(), Omitted: r.sink.omitted(p.stopped())}, nil
 }
 
 type odsReader struct {
+	p      *pkg
 	sc     *xmlScanner
 	styles *odfStyles
 	sink   *sink
@@ -51,6 +58,7 @@ type odsReader struct {
 	val         []byte
 	text        textBuf
 	rounded     bool // a number of the sheet being read was rounded by its format
+	textShown   bool // the cell being read shows its paragraphs, not a value attribute
 }
 
 func (r *odsReader) walk() error {
@@ -103,11 +111,11 @@ func (r *odsReader) start() error {
 
 func (r *odsReader) endSheet() {
 	rows, cols, r0, c0 := r.g.size()
-	r.sheet.Rows, r.sheet.Columns, r.sheet.Merged = rows, cols, r.mergedTotal
+	r.sheet.Rows, r.sheet.Columns, r.sheet.Merged, r.sheet.Partial = rows, cols, r.mergedTotal, r.p.stopped()
 	if len(r.parts) > 0 {
 		r.sink.extra("\n")
 	}
-	r.sink.extra(sheetLine(r.sheet.Name, r.sheet.Hidden, rows, cols, r0, c0, r.merged, r.mergedTotal))
+	r.sink.extra(sheetLine(r.sheet, r0, c0, r.merged, ""))
 	if r.rounded {
 		r.sink.extra(roundedNote)
 	}
@@ -180,6 +188,7 @@ func (r *odsReader) readCell(row int) error {
 		fromAttr = false
 	}
 	r.text.reset(keepBytes(r.lim))
+	r.textShown = !fromAttr || len(r.val) == 0
 	d := sc.depth()
 	for sc.depth() >= d {
 		k, ok, err := sc.inside(0)

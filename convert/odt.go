@@ -37,11 +37,18 @@ func (odtConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 			return nil, err
 		}
 	}
+	p.watch(func() bool { return s.full || w.dropped() })
 	if err := w.walk(sc); err != nil {
 		return nil, err
 	}
 	w.inline.writeNotes(out)
-	return &Result{Kind: "odt", As: "Markdown", Description: out.describe(), Text: s.text(), Omitted: s.omit}, nil
+	return &Result{Kind: "odt", As: "Markdown", Description: atLeast(p.stopped(), out.describe()), Text: s.text(), Omitted: s.omitted(p.stopped())}, nil
+}
+
+// dropped reports whether the paragraph, cell or table being read has
+// dropped text, which the cap would not have shown.
+func (w *odfFlow) dropped() bool {
+	return w.text.lost > 0 || w.table != nil && (w.table.cell.lost > 0 || w.table.out.measuring)
 }
 
 // odfFlow writes OpenDocument flowing text (a text document's body, the

@@ -251,7 +251,7 @@ func (pptConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		}
 		d.add(sl)
 	}
-	return d.result("ppt"), nil
+	return d.result("ppt", false, true), nil
 }
 
 // pptText puts a text run where its kind says: the title, or the body

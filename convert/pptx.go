@@ -44,14 +44,24 @@ func (pptxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		return nil, err
 	}
 	d := newDeck(lim)
+	var sl *slide
+	p.watch(func() bool { return d.sink.full || sl != nil && sl.dropped() })
 	for i, part := range slides {
-		sl, err := p.readSlide(part)
-		if err != nil {
+		sl = newSlide(keepBytes(lim))
+		if p.stopped() {
+			// Reading stopped in a slide before: this one is not read.
+			sl.partial = true
+			d.unread++
+			d.add(sl)
+			continue
+		}
+		if err := p.readSlide(part, sl); err != nil {
 			return nil, withPart("slide "+strconv.Itoa(i+1), err)
 		}
+		sl.partial = p.stopped()
 		d.add(sl)
 	}
-	return d.result("pptx"), nil
+	return d.result("pptx", p.stopped(), true), nil
 }
 
 // slideList returns the slides' parts in the presentation's order.
@@ -78,24 +88,21 @@ func (p *pkg) slideList(main string) ([]string, error) {
 	return out, err
 }
 
-func (p *pkg) readSlide(part string) (*slide, error) {
-	sl := newSlide(keepBytes(p.lim))
+// readSlide reads a slide's part, and its notes page, into sl.
+func (p *pkg) readSlide(part string, sl *slide) error {
 	if err := p.readShapes(part, sl, false); err != nil {
-		return nil, err
+		return err
 	}
 	rels, err := p.relsOf(part)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, r := range rels {
 		if relType(r.typ, "notesSlide") && !r.external && p.has(r.target) {
-			if err := p.readShapes(r.target, sl, true); err != nil {
-				return nil, err
-			}
-			break
+			return p.readShapes(r.target, sl, true)
 		}
 	}
-	return sl, nil
+	return nil
 }
 
 // shapeReader reads the text of a slide's or notes page's shapes.
@@ -133,6 +140,7 @@ func (p *pkg) readShapes(part string, sl *slide, notes bool) error {
 	}
 	defer c.Close()
 	r := &shapeReader{p: p, sl: sl, notes: notes, keep: keepBytes(p.lim), parts: map[string]string{}}
+	sl.reading = r
 	rels, err := p.relsOf(part)
 	if err != nil {
 		return err
@@ -229,6 +237,21 @@ func (r *shapeReader) end(sc *xmlScanner) {
 			r.sl.body.table(r.table)
 		}
 	}
+}
+
+// dropped reports whether the paragraph, cell or table being read has
+// dropped text that would be shown: not a footer's or a slide number's,
+// which are left out anyway, nor a table's on the notes page.
+func (r *shapeReader) dropped() bool {
+	if r.notes && r.tableDepth > 0 {
+		return false
+	}
+	if r.inCell {
+		return r.para.lost > 0 || r.cell.lost > 0 || r.table.measuring
+	}
+	hidden := r.phType == "sldNum" || r.phType == "dt" || r.phType == "ftr" || r.phType == "hdr" || r.phType == "sldImg" ||
+		r.notes && r.hasPh && r.phType != "body"
+	return !hidden && r.para.lost > 0 || r.table != nil && r.table.measuring
 }
 
 // paragraph puts a finished paragraph where its shape says.

@@ -78,6 +78,24 @@ func (s *sink) room() int {
 
 func (s *sink) text() string { return s.b.String() }
 
+// omitted is what the sink left out; stopped says whether reading
+// stopped past the cap (see [pkg.stopped]), which makes its counts lower
+// bounds.
+func (s *sink) omitted(stopped bool) Omission {
+	o := s.omit
+	o.AtLeast = stopped && o.Any()
+	return o
+}
+
+// atLeast marks a description counted from what was read (paragraphs,
+// tables) as a lower bound when reading stopped past the cap.
+func atLeast(stopped bool, desc string) string {
+	if stopped {
+		return "at least " + desc
+	}
+	return desc
+}
+
 // cutRunes returns the longest prefix of text of at most n runes, ending
 // after a space or line end when one is near the end.
 func cutRunes(text string, n int) string {

@@ -12,6 +12,15 @@ type slide struct {
 	hidden bool
 	body   *blockRecorder
 	notes  *blockRecorder
+	// reading is what reads the slide's shapes into it, for dropped.
+	reading interface{ dropped() bool }
+	partial bool // reading stopped in it or before it
+}
+
+// dropped reports whether the slide, or the paragraph, cell or table
+// being read into it, has dropped text the cap would not have shown.
+func (sl *slide) dropped() bool {
+	return sl.title.lost > 0 || sl.body.over != nil || sl.notes.over != nil || sl.reading != nil && sl.reading.dropped()
 }
 
 func newSlide(keep int) *slide {
@@ -27,6 +36,7 @@ type deck struct {
 	out    *blocks
 	parts  []Part
 	hidden int
+	unread int // slides not read: reading stopped past the cap before them
 }
 
 func newDeck(lim Limits) *deck {
@@ -51,13 +61,22 @@ func (d *deck) add(sl *slide) {
 		d.out.paragraph(2, "Notes")
 		sl.notes.replay(d.out)
 	}
-	d.parts = append(d.parts, Part{Kind: "slide", Name: title, Hidden: sl.hidden})
+	d.parts = append(d.parts, Part{Kind: "slide", Name: title, Hidden: sl.hidden, Partial: sl.partial})
 }
 
-func (d *deck) result(kind string) *Result {
+// result is the deck's [Result]; stopped says whether reading stopped
+// past the cap, and counted whether the slides were counted all the same
+// (a presentation's list of slides is read first).
+func (d *deck) result(kind string, stopped, counted bool) *Result {
 	desc := plural(len(d.parts), "slide")
+	if stopped && !counted {
+		desc = "at least " + desc
+	}
 	if d.hidden > 0 {
 		desc += ", " + thousands(d.hidden) + " hidden"
 	}
-	return &Result{Kind: kind, As: "Markdown", Description: desc, Parts: d.parts, Text: d.sink.text(), Omitted: d.sink.omit}
+	if d.unread > 0 {
+		desc += ", " + thousands(d.unread) + " not read (reading stopped past the cap)"
+	}
+	return &Result{Kind: kind, As: "Markdown", Description: desc, Parts: d.parts, Text: d.sink.text(), Omitted: d.sink.omitted(stopped)}
 }

@@ -50,13 +50,17 @@ func (t *textBuf) writeString(s string) {
 
 func (t *textBuf) len() int { return len(t.b) }
 
-// tableRows collects a table's rows while they may still be shown (max
-// bytes of cells) and only measures the others: their number, the
-// characters of their cells as a Markdown table writes them, and the
-// widest row, which the kept rows are padded to.
+// tableRows collects a table's rows while they may still be shown and
+// only measures the others: their number, the characters of their cells
+// as a Markdown table writes them, and the widest row, which the kept
+// rows are padded to. What it keeps is counted in characters as the
+// table writes them ("| a |" for a cell of one), not in bytes of text, so
+// that a table of a million one-letter cells stops keeping rows once
+// they are more than the cap shows, not after a million of them.
 type tableRows struct {
 	rows      [][]string
-	max, kept int
+	max, kept int // characters
+	bytes     int // of the text kept
 	width     int
 	measuring bool
 	moreRows  int
@@ -65,7 +69,10 @@ type tableRows struct {
 	cells     int // cells of the row being built
 }
 
-func newTableRows(max int) *tableRows { return &tableRows{max: max} }
+// newTableRows returns a table keeping what keep bytes of text (see
+// keepBytes) can show: keep/4 characters, more than the cap, as a
+// character takes at most four bytes.
+func newTableRows(keep int) *tableRows { return &tableRows{max: keep / 4} }
 
 // startRow starts a row.
 func (t *tableRows) startRow() {
@@ -88,8 +95,17 @@ func (t *tableRows) cell(text string, lost int) {
 	if !t.measuring && len(t.rows) == 0 {
 		t.rows = append(t.rows, nil) // a cell before any row: HTML allows it
 	}
-	if !t.measuring && t.kept+len(text) <= t.max {
-		t.kept += len(text)
+	n := tableCellLen(text) + 3 // " text |"
+	if t.cells == 1 {
+		n += 2 // the row's "|" and line end
+	}
+	// The first row is kept up to as many bytes, even past the
+	// characters (a cell of a megabyte): the text then shows its start,
+	// cut inside, rather than nothing.
+	first := len(t.rows) == 1 && t.bytes+len(text) <= 4*t.max
+	if !t.measuring && (t.kept+n <= t.max || first) {
+		t.kept += n
+		t.bytes += len(text)
 		r := &t.rows[len(t.rows)-1]
 		*r = append(*r, text)
 		return

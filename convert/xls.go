@@ -163,7 +163,7 @@ func (xlsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		}
 		return nil, formatErr("", "no Workbook stream", nil)
 	}
-	bk := &xlsBook{formats: map[int]xfFormat{}, sst: newStringTable(lim.MaxStringBytes, uint64(len(stream)))}
+	bk := &xlsBook{formats: map[int]xfFormat{}, sst: newStringTable(lim, uint64(len(stream)))}
 	r := &biffReader{b: stream}
 	if err := bk.readGlobals(r, lim); err != nil {
 		return nil, err
@@ -194,14 +194,14 @@ func (xlsConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 		}
 		rows, cols, r0, c0 := g.size()
 		part.Rows, part.Columns, part.Merged = rows, cols, total
-		s.extra(sheetLine(sh.name, sh.hidden, rows, cols, r0, c0, merged, total))
+		s.extra(sheetLine(part, r0, c0, merged, ""))
 		if bk.rounded {
 			s.extra(roundedNote)
 		}
 		g.render()
 		parts = append(parts, part)
 	}
-	return &Result{Kind: "xls", As: "CSV", Description: sheetsDescription(parts), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
+	return &Result{Kind: "xls", As: "CSV", Description: sheetsDescription(parts, nil), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
 }
 
 // readGlobals reads the workbook globals up to their EOF: the sheets,
@@ -285,11 +285,15 @@ func (bk *xlsBook) readSST(rec biffRecord) error {
 		}
 		item := bk.sst.start()
 		s, next, ok, err := biffRichString(d, pos, conts, item)
+		for err == nil && !ok {
+			// Read again into the buffer at its full size.
+			if item, ok = bk.sst.more(item); !ok {
+				return bk.sst.limitErr()
+			}
+			s, next, ok, err = biffRichString(d, pos, conts, item)
+		}
 		if err != nil {
 			return err
-		}
-		if !ok {
-			return bk.sst.limitErr()
 		}
 		pos = next
 		if err := bk.sst.end(s); err != nil {

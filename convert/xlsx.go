@@ -46,9 +46,19 @@ type workbook struct {
 	p        *pkg
 	sst      *stringTable
 	xfs      []xfFormat
-	rounded  bool // a number of the sheet being read was rounded by its format
 	date1904 bool
 	sheets   []wbSheet
+	// stylesCut says that the styles were read only in part
+	// ([Limits].MaxStyles).
+	stylesCut bool
+
+	// Of the sheet being read: a number was rounded by its format, a
+	// number's format was not read (it is shown as stored), the range
+	// its dimension element states ("A1:M100001", checked to be one),
+	// and the value of the cell being read.
+	rounded, unformatted bool
+	stated               string
+	val                  textBuf
 }
 
 type wbSheet struct {
@@ -67,12 +77,21 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 		return nil, err
 	}
 	s := newSink(lim.MaxChars, "rows")
+	var g *grid
+	p.watch(func() bool { return s.full || g != nil && !g.storing || wb.val.lost > 0 })
 	var parts []Part
+	stated := map[int]string{} // the ranges stated by sheets read in part
 	for i, sh := range wb.sheets {
 		if i > 0 {
 			s.extra("\n")
 		}
-		part := Part{Kind: "sheet", Name: sh.name, Hidden: sh.hidden}
+		part := Part{Kind: "sheet", Name: sh.name, Hidden: sh.hidden, Partial: p.stopped()}
+		if part.Partial {
+			// Reading stopped in a sheet before: this one is not read.
+			s.extra(sheetHeading(sh.name, sh.hidden) + ": " + notRead + "\n")
+			parts = append(parts, part)
+			continue
+		}
 		ex, err := wb.readExtras(sh.part, in.opts.Comments)
 		if err != nil {
 			return nil, withPart(sh.name, err)
@@ -83,24 +102,45 @@ func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 			parts = append(parts, part)
 			continue
 		}
-		g := newGrid(s)
-		wb.rounded = false
+		g = newGrid(s)
+		wb.rounded, wb.unformatted, wb.stated = false, false, ""
 		merged, total, err := wb.readSheet(sh.part, g)
 		if err != nil {
 			return nil, withPart(sh.name, err)
 		}
 		rows, cols, r0, c0 := g.size()
-		part.Rows, part.Columns, part.Merged = rows, cols, total
-		s.extra(sheetLine(sh.name, sh.hidden, rows, cols, r0, c0, merged, total))
+		part.Rows, part.Columns, part.Merged, part.Partial = rows, cols, total, p.stopped()
+		if !part.Partial || rangeEnd(wb.stated) <= r0+rows-1 {
+			// A range is worth giving only past what was read: some
+			// writers state "A1" whatever the sheet holds.
+			wb.stated = ""
+		}
+		if wb.stated != "" {
+			// How far the sheet goes is known only from what it says.
+			stated[len(parts)] = wb.stated
+		}
+		s.extra(sheetLine(part, r0, c0, merged, wb.stated))
 		if wb.rounded {
 			s.extra(roundedNote)
+		}
+		if wb.unformatted {
+			s.extra(unformattedNote(lim.MaxStyles))
 		}
 		writeCellComments(s, ex.comments)
 		g.render()
 		writeCharts(s, ex.charts)
 		parts = append(parts, part)
 	}
-	return &Result{Kind: "xlsx", As: "CSV", Description: sheetsDescription(parts), Parts: parts, Text: s.text(), Omitted: s.omit}, nil
+	return &Result{Kind: "xlsx", As: "CSV", Description: sheetsDescription(parts, stated), Parts: parts, Text: s.text(), Omitted: s.omitted(p.stopped())}, nil
+}
+
+// notRead is what a sheet's line says when reading stopped before it.
+const notRead = "not read (reading stopped past the cap)"
+
+// unformattedNote is the line under a sheet's heading when some of its
+// numbers have a format past the styles read.
+func unformattedNote(maxStyles int) string {
+	return "# Some numbers are shown as stored, not as formatted: the workbook has more than " + thousands(maxStyles) + " formats, and the rest were not read\n"
 }
 
 func sheetHeading(name string, hidden bool) string {
@@ -112,16 +152,31 @@ func sheetHeading(name string, hidden bool) string {
 }
 
 // sheetLine is the line above a sheet's CSV: its name, size and used
-// range, and its merged ranges, whose value is in their first cell.
-func sheetLine(name string, hidden bool, rows, cols, r0, c0 int, merged []string, total int) string {
+// range (from its first cell, r0 and c0), and its merged ranges, whose
+// value is in their first cell. A sheet reading stopped in is said to be
+// at least the size read, and the range it states, if any, is given.
+func sheetLine(p Part, r0, c0 int, merged []string, stated string) string {
+	rows, cols, total := p.Rows, p.Columns, p.Merged
 	var b strings.Builder
-	b.WriteString(sheetHeading(name, hidden))
-	if rows == 0 {
+	b.WriteString(sheetHeading(p.Name, p.Hidden))
+	switch {
+	case rows == 0 && p.Partial:
+		b.WriteString(": " + notRead + "\n")
+		return b.String()
+	case rows == 0:
 		b.WriteString(": empty\n")
 		return b.String()
+	case p.Partial:
+		fmt.Fprintf(&b, ": at least %s × %s, cells %s:%s and on (reading stopped past the cap", plural(rows, "row"), plural(cols, "column"),
+			cellName(c0, r0), cellName(c0+cols-1, r0+rows-1))
+		if stated != "" {
+			b.WriteString("; the sheet states its range as " + stated)
+		}
+		b.WriteString(")\n")
+	default:
+		fmt.Fprintf(&b, ": %s × %s, cells %s:%s\n", plural(rows, "row"), plural(cols, "column"),
+			cellName(c0, r0), cellName(c0+cols-1, r0+rows-1))
 	}
-	fmt.Fprintf(&b, ": %s × %s, cells %s:%s\n", plural(rows, "row"), plural(cols, "column"),
-		cellName(c0, r0), cellName(c0+cols-1, r0+rows-1))
 	if len(merged) > 0 {
 		b.WriteString("# Merged cells (each value is in the range's first cell): ")
 		b.WriteString(strings.Join(merged, ", "))
@@ -141,10 +196,21 @@ func writeCellComments(s *sink, notes []string) {
 	}
 }
 
-// sheetsDescription describes a workbook or spreadsheet by its sheets.
-func sheetsDescription(parts []Part) string {
+// sheetsDescription describes a workbook or spreadsheet by its sheets,
+// with the ranges stated by the sheets read in part, by index.
+func sheetsDescription(parts []Part, stated map[int]string) string {
+	i := -1
 	size := func(p Part) string {
+		i++
 		s := plural(p.Rows, "row") + " × " + plural(p.Columns, "column")
+		switch {
+		case p.Partial && p.Rows == 0:
+			s = "not read"
+		case p.Partial && stated[i] != "":
+			s = "at least " + s + ", " + stated[i] + " stated"
+		case p.Partial:
+			s = "at least " + s
+		}
 		if p.Hidden {
 			s = "hidden, " + s
 		}

@@ -28,9 +28,9 @@ func (wb *workbook) load() error {
 			styles = r.target
 		}
 	}
-	wb.sst = newStringTable(wb.p.lim.MaxStringBytes, 0)
+	wb.sst = newStringTable(wb.p.lim, 0)
 	if wb.p.has(sst) {
-		wb.sst = newStringTable(wb.p.lim.MaxStringBytes, wb.p.index[partKey(sst)].UncompressedSize64)
+		wb.sst = newStringTable(wb.p.lim, wb.p.index[partKey(sst)].UncompressedSize64)
 		if err := wb.readSharedStrings(sst); err != nil {
 			return err
 		}
@@ -73,8 +73,11 @@ func (wb *workbook) readSharedStrings(name string) error {
 		}
 		item := wb.sst.start()
 		err := richText(sc, func(p []byte) error {
-			if len(item)+len(p) > cap(item) {
-				return wb.sst.limitErr()
+			for len(item)+len(p) > cap(item) {
+				var ok bool
+				if item, ok = wb.sst.more(item); !ok {
+					return wb.sst.limitErr()
+				}
 			}
 			item = append(item, p...)
 			return nil
@@ -110,10 +113,9 @@ func richText(sc *xmlScanner, write func([]byte) error) error {
 	}
 }
 
-// maxFormats bounds the number formats and the cell formats read from a
-// workbook's styles (Excel itself allows 64,000 cell formats). Cells
-// whose format is past it are read as plain numbers; a styles part of
-// millions of formats costs no more than this many.
+// maxFormats bounds the number of things of one kind a reader keeps
+// that the file may repeat without end (charts, comment authors, notes)
+// and the formats of a legacy workbook.
 const maxFormats = 1 << 16
 
 // xfFormat is how a cell format shows numbers: as a date or time, or by
@@ -148,7 +150,12 @@ var builtinFormats = func() map[int]*numFormat {
 	return m
 }()
 
-// readStyles reads how each cell format shows numbers.
+// readStyles reads how each cell format shows numbers: the number
+// formats (numFmts) and the cell formats (cellXfs), which come first in
+// the part, up to [Limits].MaxStyles of each. Past that, or at the end
+// of the cell formats, the rest of the part is not read: a cell whose
+// format is not read shows its number as stored, and its sheet's heading
+// says so (wb.stylesCut).
 func (wb *workbook) readStyles(name string) error {
 	sc, c, err := wb.p.scan(name)
 	if err != nil {
@@ -157,6 +164,7 @@ func (wb *workbook) readStyles(name string) error {
 	defer c.Close()
 	custom := map[int]xfFormat{}
 	inXfs := false
+	numFmts := 0
 	for {
 		k, ok, err := sc.inside(0)
 		if !ok {
@@ -165,12 +173,21 @@ func (wb *workbook) readStyles(name string) error {
 		switch k {
 		case tokStart:
 			switch {
-			case sc.is(nsSML, "numFmt") && len(custom) < maxFormats:
+			case sc.is(nsSML, "numFmt"):
+				if numFmts++; numFmts > wb.p.lim.MaxStyles {
+					// The cell formats come after: none is read.
+					wb.stylesCut = true
+					return nil
+				}
 				id, _ := strconv.Atoi(sc.attrString(nsNone, "numFmtId"))
 				custom[id] = compileFormat(sc.attrString(nsNone, "formatCode"))
 			case sc.is(nsSML, "cellXfs"):
 				inXfs = true
-			case inXfs && sc.is(nsSML, "xf") && len(wb.xfs) < maxFormats:
+			case inXfs && sc.is(nsSML, "xf"):
+				if len(wb.xfs) >= wb.p.lim.MaxStyles {
+					wb.stylesCut = true
+					return nil
+				}
 				id, _ := strconv.Atoi(sc.attrString(nsNone, "numFmtId"))
 				f, ok := custom[id]
 				if !ok {
@@ -180,7 +197,8 @@ func (wb *workbook) readStyles(name string) error {
 			}
 		case tokEnd:
 			if sc.is(nsSML, "cellXfs") {
-				inXfs = false
+				// Nothing after the cell formats says how numbers show.
+				return nil
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package convert
 
 import (
 	"strconv"
+	"strings"
 )
 
 // The limits of a sheet in Excel.
@@ -53,7 +54,6 @@ func (wb *workbook) readSheet(part string, g *grid) (merged []string, total int,
 	}
 	defer c.Close()
 	row := 0
-	var val textBuf
 	for {
 		k, ok, err := sc.inside(0)
 		if err != nil {
@@ -75,8 +75,12 @@ func (wb *workbook) readSheet(part string, g *grid) (merged []string, total int,
 				return nil, 0, formatErr("", "bad row number "+strconv.Itoa(n), nil)
 			}
 			row = n
-			if err = wb.readRow(sc, g, row, &val); err != nil {
+			if err = wb.readRow(sc, g, row, &wb.val); err != nil {
 				return nil, 0, err
+			}
+		case sc.is(nsSML, "dimension"):
+			if ref := sc.attrString(nsNone, "ref"); isRange(ref) {
+				wb.stated = ref
 			}
 		case sc.is(nsSML, "mergeCell"):
 			if total++; len(merged) < mergedShown {
@@ -189,6 +193,7 @@ func (wb *workbook) cellText(typ cellType, style int, val []byte, keep bool) (st
 		return "FALSE", nil
 	case cellNumber:
 		if style < 0 || style >= len(wb.xfs) {
+			wb.unformatted = wb.unformatted || wb.stylesCut
 			break
 		}
 		xf := wb.xfs[style]
@@ -233,6 +238,30 @@ func (wb *workbook) formatted(f *numFormat, v float64) (string, bool) {
 // roundedNote is the line under a sheet's heading when some of its
 // numbers are followed by their stored values.
 const roundedNote = "# Numbers are shown as formatted; where the format rounds one, its stored value follows in [brackets]\n"
+
+// isRange reports whether s is an A1 cell or range within a sheet's
+// limits ("A1", "A1:M100001"), such as a dimension element states.
+func isRange(s string) bool {
+	first, last, two := strings.Cut(s, ":")
+	cell := func(c string) bool {
+		i := 0
+		for i < len(c) && 'A' <= c[i] && c[i] <= 'Z' {
+			i++
+		}
+		col, row := refColumn([]byte(c)), atoiBytes([]byte(c[i:]))
+		return i > 0 && col > 0 && row > 0 && row <= maxSheetRows
+	}
+	return cell(first) && (!two || cell(last))
+}
+
+// rangeEnd returns the last row of a range checked by isRange; 0 for "".
+func rangeEnd(s string) int {
+	_, last, two := strings.Cut(s, ":")
+	if !two {
+		last = s
+	}
+	return atoiBytes([]byte(strings.TrimLeft(last, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")))
+}
 
 // refColumn returns the column of an A1 reference, 0 if it has none or
 // is past the last column.

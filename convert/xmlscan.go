@@ -28,6 +28,7 @@ type xmlScanner struct {
 	buf       []byte
 	pos, end  int
 	eof       bool
+	stopped   bool // reading stopped past the cap (errStopped): the part ends here
 	started   bool
 	maxDepth  int
 	maxTokens int
@@ -104,7 +105,7 @@ func xmlErr(reason string) error { return formatErr("", "malformed XML: "+reason
 // fill reads more input, keeping buf[pos:end]. It grows the buffer when
 // a token does not fit, up to maxTokenBytes.
 func (s *xmlScanner) fill() error {
-	if s.eof {
+	if s.eof || s.stopped {
 		return errIncomplete
 	}
 	if s.pos > 0 {
@@ -125,6 +126,10 @@ func (s *xmlScanner) fill() error {
 	case nil:
 	case io.EOF, io.ErrUnexpectedEOF:
 		s.eof = true
+	case errStopped:
+		// What the buffer holds is still read, up to its last whole
+		// token; then next closes the open elements.
+		s.stopped = true
 	default:
 		return err
 	}
@@ -144,7 +149,8 @@ func (s *xmlScanner) checkBOM() error {
 	case hasUTF16BOM(b):
 		rest := io.MultiReader(bytes.NewReader(bytes.Clone(b)), s.r)
 		s.r = transform.NewReader(rest, unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder())
-		s.pos, s.end, s.eof = 0, 0, false
+		// The bytes read are decoded again; a stop comes again after them.
+		s.pos, s.end, s.eof, s.stopped = 0, 0, false, false
 		return s.fill()
 	}
 	return nil
@@ -172,6 +178,13 @@ func (s *xmlScanner) next() (tokKind, error) {
 	}
 	for {
 		if s.pos >= s.end {
+			if s.stopped {
+				if len(s.stack) > 0 {
+					return s.closeStopped(), nil
+				}
+				s.kind = tokEOF
+				return tokEOF, nil
+			}
 			if s.eof {
 				if len(s.stack) > 0 {
 					return tokEOF, errIncomplete
@@ -193,6 +206,11 @@ func (s *xmlScanner) next() (tokKind, error) {
 		} else {
 			k, err = s.textRun()
 		}
+		if err == errIncomplete && s.stopped {
+			// A token cut by the stop is dropped.
+			s.pos = s.end
+			continue
+		}
 		if err == errIncomplete && !s.eof {
 			if err = s.fill(); err != nil {
 				return tokEOF, err
@@ -208,6 +226,20 @@ func (s *xmlScanner) next() (tokKind, error) {
 		s.kind = k
 		return k, nil
 	}
+}
+
+// closeStopped gives the end tag of the innermost open element once
+// reading has stopped past the cap, as if the part ended there: the
+// readers finish what they gather (a paragraph, a row, a table) as at the
+// end of any part, and nothing they read after the cut is shown.
+func (s *xmlScanner) closeStopped() tokKind {
+	top := len(s.stack) - 1
+	s.scratch = append(s.scratch[:0], s.names[s.stack[top]:]...)
+	prefix, local := splitName(s.scratch)
+	s.ns, s.local = s.resolve(prefix), local
+	s.pop()
+	s.kind = tokEnd
+	return tokEnd
 }
 
 // textRun reads text up to the next '<'. A run longer than the buffer is

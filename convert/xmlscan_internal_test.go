@@ -169,3 +169,49 @@ func TestScannerEndTags(t *testing.T) {
 		})
 	}
 }
+
+// TestScannerClosesWhereReadingStopped reads a part through a budget
+// whose text is cut from the start and that may measure 1,000 bytes:
+// the scanner reads the whole tokens of what was read, drops the one cut
+// by the stop, and ends the part there, giving the end tags of the
+// elements still open, innermost first, with their namespaces, and then
+// the end of the part, as if the part were whole.
+func TestScannerClosesWhereReadingStopped(t *testing.T) {
+	doc := `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` +
+		strings.Repeat(`<w:p><w:r><w:t>a word</w:t></w:r></w:p>`, 100_000) + `</w:body></w:document>`
+	b := newBudget(1 << 20)
+	b.measure, b.cut = 1000, func() bool { return true }
+	src := strings.NewReader(doc)
+	sc := newXMLScanner(context.Background(), b.reader(src), Limits{}.withDefaults(), nil)
+	var open, closed []string
+	text := 0
+	for {
+		k, err := sc.next()
+		if err != nil {
+			t.Fatalf("next: %v", err)
+		}
+		if k == tokEOF {
+			break
+		}
+		name := fmt.Sprintf("%d:%s", sc.ns, sc.local)
+		switch k {
+		case tokText:
+			text += len(sc.text)
+		case tokStart:
+			open = append(open, name)
+		case tokEnd:
+			if n := len(open); n == 0 || open[n-1] != name {
+				t.Fatalf("end %s; want the end of %v's last", name, open)
+			}
+			open = open[:len(open)-1]
+			closed = append(closed, name)
+		}
+	}
+	w := nsWML
+	if n := len(closed); len(open) != 0 || n < 2 || closed[n-2] != fmt.Sprintf("%d:body", w) || closed[n-1] != fmt.Sprintf("%d:document", w) {
+		t.Errorf("left open %v, closed last %v; want every element closed, the body and the document last", open, closed[max(len(closed)-2, 0):])
+	}
+	if read := len(doc) - src.Len(); read != 1000 || text < 6*20 || !b.stopped {
+		t.Errorf("read %d bytes, %d of text, stopped %v; want the 1,000 measured, the words in them, stopped", read, text, b.stopped)
+	}
+}

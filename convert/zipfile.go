@@ -65,17 +65,49 @@ func partKey(name string) string {
 	return strings.ToLower(strings.TrimPrefix(strings.ReplaceAll(name, `\`, "/"), "/"))
 }
 
-// budget counts the bytes a conversion may still inflate.
+// budget counts the bytes a conversion may still inflate and, once the
+// cap has cut the text, the bytes it may still read only to count what
+// was left out ([Limits].MaxMeasured).
 type budget struct {
 	left, max int64
+
+	// cut reports whether the text is known to be cut (set by the
+	// converter, see [pkg.watch]); it is asked before each read until it
+	// says so. From then on reading goes on down to stopAt bytes left,
+	// measure bytes later, and then stops for good: every read returns
+	// errStopped.
+	cut     func() bool
+	measure int64
+	isCut   bool
+	stopAt  int64
+	stopped bool
 }
 
 func newBudget(max int64) *budget { return &budget{left: max, max: max} }
+
+// errStopped is what a part's reader returns once reading has stopped
+// past the cap. It never leaves a converter: the XML scanner ends the
+// part there, closing the elements open, and the converter says in its
+// [Result] that its counts are lower bounds.
+var errStopped = errors.New("convert: reading stopped past the cap")
 
 // reader returns r, failing with a [*LimitError] once more bytes than the
 // budget's remainder come out of it: never more than one byte past the
 // limit is read.
 func (b *budget) reader(r io.Reader) io.Reader { return &budgetReader{r: r, b: b} }
+
+// check notes the cut and reports whether reading has stopped.
+func (b *budget) check() bool {
+	if !b.isCut && b.cut != nil && b.cut() {
+		// Past the cut, reading stops at the limit rather than failing:
+		// what the text shows is already read.
+		b.isCut, b.stopAt = true, max(b.left-b.measure, 0)
+	}
+	if b.isCut && b.left <= b.stopAt {
+		b.stopped = true
+	}
+	return b.stopped
+}
 
 type budgetReader struct {
 	r io.Reader
@@ -83,13 +115,21 @@ type budgetReader struct {
 }
 
 func (br *budgetReader) Read(p []byte) (int, error) {
-	if int64(len(p)) > br.b.left+1 {
-		p = p[:br.b.left+1]
+	b := br.b
+	if b.check() {
+		return 0, errStopped
+	}
+	room := b.left + 1
+	if b.isCut {
+		room = b.left - b.stopAt
+	}
+	if int64(len(p)) > room {
+		p = p[:room]
 	}
 	n, err := br.r.Read(p)
-	br.b.left -= int64(n)
-	if br.b.left < 0 {
-		return 0, limitErr("", "unpacked bytes", br.b.max)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, limitErr("", "unpacked bytes", b.max)
 	}
 	return n, err
 }
@@ -109,15 +149,30 @@ func openPackage(ctx context.Context, in *Input, lim Limits) (*pkg, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pkg{ctx: ctx, lim: lim, index: index, budget: newBudget(lim.MaxUnpacked)}, nil
+	b := newBudget(lim.MaxUnpacked)
+	b.measure = lim.MaxMeasured
+	return &pkg{ctx: ctx, lim: lim, index: index, budget: b}, nil
 }
+
+// watch sets what tells whether the text is cut: the converter's sink
+// being full, or one of the paragraphs, cells, tables, sheets or slides
+// it gathers before writing them having dropped text (each keeps at most
+// [keepBytes], more than the cap shows). It is asked between reads, and
+// replaced as the converter moves from one part to the next; once it has
+// said yes, the cut stays noted.
+func (p *pkg) watch(cut func() bool) { p.budget.cut = cut }
+
+// stopped reports whether reading stopped past the cap: parts were read
+// in part or not at all, and what was left out is counted only in part.
+func (p *pkg) stopped() bool { return p.budget.stopped }
 
 func (p *pkg) has(name string) bool { _, ok := p.index[partKey(name)]; return ok }
 
 // open opens a part. A part whose declared size exceeds what is left of
 // the budget is refused before it is inflated; one that lies about its
 // size is stopped by the budget (and by archive/zip, which checks the
-// declared size) while it is.
+// declared size) while it is. Once the text is cut, none is refused:
+// reading stops before the budget runs out.
 func (p *pkg) open(name string) (io.ReadCloser, error) {
 	f, ok := p.index[partKey(name)]
 	if !ok {
@@ -127,7 +182,7 @@ func (p *pkg) open(name string) (io.ReadCloser, error) {
 }
 
 func openMember(f *zip.File, b *budget) (io.ReadCloser, error) {
-	if f.UncompressedSize64 > uint64(b.left) {
+	if f.UncompressedSize64 > uint64(b.left) && !b.isCut {
 		return nil, limitErr("", "unpacked bytes", b.max)
 	}
 	rc, err := f.Open()
@@ -147,7 +202,7 @@ type memberReader struct {
 
 func (m *memberReader) Read(p []byte) (int, error) {
 	n, err := m.r.Read(p)
-	if err != nil && err != io.EOF && !errors.Is(err, ErrLimit) {
+	if err != nil && err != io.EOF && err != errStopped && !errors.Is(err, ErrLimit) {
 		err = formatErr("", "corrupt archive member "+m.name, err)
 	}
 	return n, err
@@ -176,8 +231,12 @@ func (p *pkg) scan(name string) (*xmlScanner, io.Closer, error) {
 	return newXMLScanner(p.ctx, rc, p.lim, &p.tokens), rc, nil
 }
 
+// errEnough ends [pkg.eachStart] early, without an error: fn has read
+// what it wants of the part.
+var errEnough = errors.New("convert: enough of the part read")
+
 // eachStart scans a part and calls fn at each start tag, up to the end of
-// the part or fn's first error.
+// the part or fn's first error; errEnough ends it with none.
 func (p *pkg) eachStart(name string, fn func(sc *xmlScanner) error) error {
 	sc, c, err := p.scan(name)
 	if err != nil {
@@ -190,7 +249,9 @@ func (p *pkg) eachStart(name string, fn func(sc *xmlScanner) error) error {
 			return err
 		}
 		if k == tokStart {
-			if err := fn(sc); err != nil {
+			if err := fn(sc); err == errEnough {
+				return nil
+			} else if err != nil {
 				return err
 			}
 		}

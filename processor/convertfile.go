@@ -90,13 +90,18 @@ func (c conversion) label(name, path string) string {
 	b.WriteString(strings.TrimRight(c.res.Text, "\n"))
 	if o := c.res.Omitted; o.Any() {
 		b.WriteString("\n[The text stops here: ")
-		b.WriteString(count(o.Chars, "more character"))
+		atLeast := ""
+		if o.AtLeast {
+			// The converter stopped reading: the rest was not counted.
+			atLeast = "at least "
+		}
+		b.WriteString(atLeast + count(o.Chars, "more character"))
 		if unit := cleanLine(o.Unit, maxLabelFacts); o.Units > 0 && unit != "" {
-			b.WriteString(" (")
+			b.WriteString(" (" + atLeast)
 			b.WriteString(count(o.Units, strings.TrimSuffix(unit, "s")))
 			b.WriteString(")")
 		}
-		if o.Chars == 1 {
+		if o.Chars == 1 && !o.AtLeast {
 			b.WriteString(" was left out.")
 		} else {
 			b.WriteString(" were left out.")
@@ -124,7 +129,7 @@ func count(n int, noun string) string {
 func (c conversion) report() *Conversion {
 	out := &Conversion{Kind: c.res.Kind, As: c.res.As, Description: c.res.Description, Chars: c.chars}
 	if o := c.res.Omitted; o.Any() {
-		out.OmittedChars, out.OmittedUnits, out.Unit = o.Chars, o.Units, o.Unit
+		out.OmittedChars, out.OmittedUnits, out.Unit, out.OmittedAtLeast = o.Chars, o.Units, o.Unit, o.AtLeast
 	}
 	return out
 }

@@ -99,6 +99,9 @@ type Conversion struct {
 	OmittedChars int    `json:"omittedChars,omitempty"`
 	OmittedUnits int    `json:"omittedUnits,omitempty"`
 	Unit         string `json:"unit,omitempty"`
+	// OmittedAtLeast says that OmittedChars and OmittedUnits are lower
+	// bounds: the converter stopped reading a file far past the cap.
+	OmittedAtLeast bool `json:"omittedAtLeast,omitempty"`
 }
 
 // The kinds of a [RecoveryCause].

@@ -17,6 +17,8 @@ type wireFileText struct {
 	OmittedChars int    `json:"omittedChars,omitempty"`
 	OmittedUnits int    `json:"omittedUnits,omitempty"`
 	Unit         string `json:"unit,omitempty"`
+	// OmittedAtLeast: the counts are lower bounds ([convert.Omission]).
+	OmittedAtLeast bool `json:"omittedAtLeast,omitempty"`
 }
 
 // fileText answers GET
@@ -56,5 +58,5 @@ func (s *Server) fileText(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSONFor(w, r, http.StatusOK, wireFileText{Kind: res.Kind, As: res.As, Description: res.Description, Text: res.Text,
-		OmittedChars: res.Omitted.Chars, OmittedUnits: res.Omitted.Units, Unit: res.Omitted.Unit})
+		OmittedChars: res.Omitted.Chars, OmittedUnits: res.Omitted.Units, Unit: res.Omitted.Unit, OmittedAtLeast: res.Omitted.AtLeast})
 }

@@ -43,7 +43,9 @@ func fileOutcome(f processor.RecoveredFile) string {
 				s += ", " + oneLine(c.Description, 80)
 			}
 			s += ", " + strconv.Itoa(c.Chars) + " characters"
-			if c.OmittedChars > 0 {
+			if c.OmittedChars > 0 && c.OmittedAtLeast {
+				s += ", at least " + strconv.Itoa(c.OmittedChars) + " left out"
+			} else if c.OmittedChars > 0 {
 				s += ", " + strconv.Itoa(c.OmittedChars) + " left out"
 			}
 			s += ")"

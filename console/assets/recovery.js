@@ -30,7 +30,7 @@ export function outcomeText(f) {
       const out = ["converted to text"];
       if (conv) {
         out.push(` (${conv.as || "text"}${conv.description ? ", " + conv.description : ""}, ${count.format(conv.chars)} characters`);
-        if (conv.omittedChars) out.push(`, ${count.format(conv.omittedChars)} left out`);
+        if (conv.omittedChars) out.push(`, ${conv.omittedAtLeast ? "at least " : ""}${count.format(conv.omittedChars)} left out`);
         out.push(")");
       }
       if (f.path) out.push(" and uploaded to the sandbox at ", h("code", { class: "path" }, f.path));

@@ -224,7 +224,7 @@ function textViewer(ctx, m, n, name) {
         const path = `/api/memory/threads/${encodeURIComponent(ctx.tid)}/messages/${encodeURIComponent(m.id)}/files/${n}/text` +
           api.query({ agentId: ctx.agentId, resourceId: ctx.resource });
         const res = await api.get(path);
-        out.textContent = res.text + (res.omittedChars ? `\n[${res.omittedChars} more characters were left out]` : "");
+        out.textContent = res.text + (res.omittedChars ? `\n[${res.omittedAtLeast ? "at least " : ""}${res.omittedChars} more characters were left out]` : "");
       }
       out.hidden = false;
       btn.setAttribute("aria-expanded", "true");
