@@ -55,6 +55,10 @@ type diskFilter struct {
 	measure bool
 	token   string
 
+	// headSeen is closed once the first line was read (at once when
+	// there is none to read).
+	headSeen chan struct{}
+
 	mu        sync.Mutex
 	headDone  bool
 	head      []byte
@@ -69,8 +73,12 @@ type diskFilter struct {
 func newDiskFilter(maxOutput int, token string, measure bool) *diskFilter {
 	// The cap leaves room for the last lines, which are taken out at the
 	// end.
-	return &diskFilter{measure: measure, token: token, headDone: !measure, maxOutput: maxOutput,
-		beforeErr: errNotMeasured, out: cappedBuffer{max: maxOutput + tailSize}}
+	f := &diskFilter{measure: measure, token: token, headDone: !measure, maxOutput: maxOutput,
+		beforeErr: errNotMeasured, out: cappedBuffer{max: maxOutput + tailSize}, headSeen: make(chan struct{})}
+	if !measure {
+		close(f.headSeen)
+	}
+	return f
 }
 
 func (f *diskFilter) Write(p []byte) (int, error) {
@@ -86,6 +94,7 @@ func (f *diskFilter) Write(p []byte) (int, error) {
 		}
 		f.before, f.beforeErr = parseMeasure(append(f.head, p[:i]...))
 		f.head, f.headDone = nil, true
+		close(f.headSeen)
 		p = p[i+1:]
 	}
 	f.written += int64(len(p))

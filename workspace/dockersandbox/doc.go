@@ -47,8 +47,9 @@
 // measured with du in the container (each file by the larger of its
 // apparent and allocated size), before each write, before and after each
 // command (by the command's own wrapper, in the same exec), and one
-// measurement after another while it runs: a command that takes the
-// sandbox over it is ended, a write is refused with an error wrapping
+// measurement after another from the command's start while it runs: a
+// command that takes the sandbox over it is ended, a write is refused
+// with an error wrapping
 // [workspace.ErrQuotaExceeded], as in a local sandbox. A measurement
 // that fails (a tree deeper than du reaches, more entries than
 // [localsandbox.Limits].Files) counts as going over, under the rules of
