@@ -10,7 +10,8 @@ import (
 
 // The wrapper reports the working directory's size on the command's
 // stderr with keel_du's line (see measureFunc): before the command starts
-// (nothing else can write there before it), "keel-du STATUS [BYTES]";
+// (nothing else can write there before it), "keel-du STATUS [BYTES]",
+// measured then or the last measurement (see wrapperScript);
 // after the command's processes were ended, "\nkeel-du TOKEN\n" and that
 // line again (the token, random per exec, keeps a command's own output
 // from being taken for it by chance). diskFilter takes both out of the

@@ -32,11 +32,12 @@ type execRequest struct {
 	stdin     []byte
 	timeout   time.Duration
 	maxOutput int
-	// measure asks the wrapper to measure the working directory before
-	// and after the command, with files the limit on its entries (0 for
-	// none).
+	// measure asks the wrapper to report the working directory's size
+	// before and after the command, with files the limit on its entries
+	// (0 for none) and quota the disk quota in bytes (see wrapperScript).
 	measure bool
 	files   int64
+	quota   int64
 	// watch, when not nil, is called once the wrapper reported the size
 	// before the command (or failed to), which it does just before it
 	// starts the command, with that size (or why there is none) and a
@@ -90,7 +91,7 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 		WorkingDir: HomeDir,
 		Cmd: []string{"/bin/sh", "-c", wrapperScript, "keel-command", req.line,
 			strconv.FormatInt(time.Now().Add(req.timeout+wrapperGrace).Unix(), 10), measure,
-			strconv.FormatInt(max(req.files, 0), 10)},
+			strconv.FormatInt(max(req.files, 0), 10), strconv.FormatInt(max(req.quota, 0), 10)},
 	}
 	var created struct {
 		ID string `json:"Id"`

@@ -245,13 +245,13 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 	}
 	quota := s.opts.Limits.Disk
 	req := execRequest{line: c.Line, stdin: c.Stdin, timeout: timeout, maxOutput: s.opts.MaxOutput,
-		measure: quota >= 0, files: s.opts.Limits.Files}
+		measure: quota >= 0, files: s.opts.Limits.Files, quota: quota}
 	var over bool
 	var failed error
 	if quota >= 0 {
 		req.watch = func(before int64, beforeErr error, end func(error), stop <-chan struct{}) {
-			// The wrapper measured before the command, in the same exec,
-			// as the command starts (see diskquota.Limit).
+			// The wrapper reported the size before the command, in the
+			// same exec, as the command starts (see diskquota.Limit).
 			limit := diskquota.Limit(quota, before, beforeErr)
 			w := diskquota.Start(s.measure, func() int64 { return limit }, func() { end(errQuotaKill) })
 			<-stop
