@@ -97,7 +97,7 @@ func TestMeasureForgedNames(t *testing.T) {
 	ctx := context.Background()
 	forge := `nl=$(printf '\nx'); nl=${nl%x}; tab=$(printf '\t'); ` +
 		`mkdir -p "b$nl" && touch "a${nl}7${tab}." "b$nl/c" "d${nl}7${tab}.${nl}" && ` +
-		`head -c 100000 /dev/zero > "e${nl}1${tab}." && ls | wc -l`
+		`head -c 100000 /dev/zero > "e${nl}1${tab}."`
 	sb := newSandbox(t, dockersandbox.Options{})
 	mustRun(t, sb, forge)
 	ref := strings.Fields(string(mustRun(t, sb, "du -sb .; du -sk .").Stdout))
