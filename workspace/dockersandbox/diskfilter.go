@@ -10,7 +10,8 @@ import (
 
 // The wrapper reports the working directory's size on the command's
 // stderr with keel_du's line (see measureFunc): before the command starts
-// (nothing else can write there before it), "keel-du STATUS [BYTES]";
+// (nothing else can write there before it), "keel-du STATUS [BYTES]",
+// measured then or the last measurement (see wrapperScript);
 // after the command's processes were ended, "\nkeel-du TOKEN\n" and that
 // line again (the token, random per exec, keeps a command's own output
 // from being taken for it by chance). diskFilter takes both out of the
@@ -55,6 +56,10 @@ type diskFilter struct {
 	measure bool
 	token   string
 
+	// headSeen is closed once the first line was read (at once when
+	// there is none to read).
+	headSeen chan struct{}
+
 	mu        sync.Mutex
 	headDone  bool
 	head      []byte
@@ -69,8 +74,12 @@ type diskFilter struct {
 func newDiskFilter(maxOutput int, token string, measure bool) *diskFilter {
 	// The cap leaves room for the last lines, which are taken out at the
 	// end.
-	return &diskFilter{measure: measure, token: token, headDone: !measure, maxOutput: maxOutput,
-		beforeErr: errNotMeasured, out: cappedBuffer{max: maxOutput + tailSize}}
+	f := &diskFilter{measure: measure, token: token, headDone: !measure, maxOutput: maxOutput,
+		beforeErr: errNotMeasured, out: cappedBuffer{max: maxOutput + tailSize}, headSeen: make(chan struct{})}
+	if !measure {
+		close(f.headSeen)
+	}
+	return f
 }
 
 func (f *diskFilter) Write(p []byte) (int, error) {
@@ -86,6 +95,7 @@ func (f *diskFilter) Write(p []byte) (int, error) {
 		}
 		f.before, f.beforeErr = parseMeasure(append(f.head, p[:i]...))
 		f.head, f.headDone = nil, true
+		close(f.headSeen)
 		p = p[i+1:]
 	}
 	f.written += int64(len(p))

@@ -45,10 +45,13 @@
 // no swap (it counts /tmp), CPUs the CPU quota, file size and CPU time
 // per process rlimits (fsize, cpu), core dumps off. The disk quota is
 // measured with du in the container (each file by the larger of its
-// apparent and allocated size), before each write, before and after each
-// command (by the command's own wrapper, in the same exec), and one
-// measurement after another while it runs: a command that takes the
-// sandbox over it is ended, a write is refused with an error wrapping
+// apparent and allocated size), before each write, after each command
+// (by the command's own wrapper, in the same exec), before each command
+// unless the last measurement found the sandbox within its quota (the
+// size before a command matters only when it is over the quota; see
+// wrapperScript in scripts.go), and one measurement after another from
+// the command's start while it runs: a command that takes the sandbox
+// over it is ended, a write is refused with an error wrapping
 // [workspace.ErrQuotaExceeded], as in a local sandbox. A measurement
 // that fails (a tree deeper than du reaches, more entries than
 // [localsandbox.Limits].Files) counts as going over, under the rules of

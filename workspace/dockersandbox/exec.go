@@ -32,15 +32,23 @@ type execRequest struct {
 	stdin     []byte
 	timeout   time.Duration
 	maxOutput int
-	// measure asks the wrapper to measure the working directory before
-	// and after the command, with files the limit on its entries (0 for
-	// none).
+	// measure asks the wrapper to report the working directory's size
+	// before and after the command, with files the limit on its entries
+	// (0 for none) and quota the disk quota in bytes (see wrapperScript).
 	measure bool
 	files   int64
-	// watch, when not nil, is called once the command started, with the
-	// measurement before it (errNotMeasured until the wrapper made it)
-	// and a function that ends it, and must return once stop is closed.
-	watch func(before func() (int64, error), end func(cause error), stop <-chan struct{})
+	quota   int64
+	// watch, when not nil, is called once the wrapper reported the size
+	// before the command (or failed to), which it does just before it
+	// starts the command, with that size (or why there is none) and a
+	// function that ends the command; it must return once stop is closed.
+	// It is not called when the exec ends before that.
+	watch func(before int64, beforeErr error, end func(cause error), stop <-chan struct{})
+	// readOnly says that the line only reads (a measurement): when ctx
+	// ends, its stream is closed and it is left to finish by itself, as
+	// ending it would cost an exec of its own. Its time limit still ends
+	// it.
+	readOnly bool
 }
 
 // execResult is what an exec did.
@@ -83,7 +91,7 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 		WorkingDir: HomeDir,
 		Cmd: []string{"/bin/sh", "-c", wrapperScript, "keel-command", req.line,
 			strconv.FormatInt(time.Now().Add(req.timeout+wrapperGrace).Unix(), 10), measure,
-			strconv.FormatInt(max(req.files, 0), 10)},
+			strconv.FormatInt(max(req.files, 0), 10), strconv.FormatInt(max(req.quota, 0), 10)},
 	}
 	var created struct {
 		ID string `json:"Id"`
@@ -123,7 +131,16 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 	if req.watch != nil {
 		go func() {
 			defer close(watching)
-			req.watch(stderr.beforeValue, cancelCause, stopWatch)
+			// The command has not started before the wrapper's first
+			// line: nothing to watch until then, which on a loaded
+			// machine is most of a short command's exec.
+			select {
+			case <-stderr.headSeen:
+			case <-stopWatch:
+				return
+			}
+			before, beforeErr := stderr.beforeValue()
+			req.watch(before, beforeErr, cancelCause, stopWatch)
 		}()
 	} else {
 		close(watching)
@@ -133,7 +150,11 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 	select {
 	case streamErr = <-done:
 	case <-runCtx.Done():
-		s.end(context.WithoutCancel(ctx), created.ID, token)
+		if req.readOnly && ctx.Err() != nil {
+			st.close()
+		} else {
+			s.end(context.WithoutCancel(ctx), created.ID, token)
+		}
 		select {
 		case streamErr = <-done:
 		case <-time.After(drainGrace):

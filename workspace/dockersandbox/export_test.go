@@ -51,3 +51,10 @@ func VolumePath(ctx context.Context, sb *Sandbox) (string, error) {
 	err := sb.engine.call(ctx, "GET", "/volumes/"+sb.volume, nil, nil, &v)
 	return v.Mountpoint, err
 }
+
+// Measure measures sb's working directory as its quota does.
+func Measure(ctx context.Context, sb *Sandbox) (int64, error) { return sb.measure(ctx) }
+
+// ErrUnreadable is Measure's error when du could not read all of the
+// working directory.
+var ErrUnreadable = errUnreadable

@@ -245,19 +245,15 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 	}
 	quota := s.opts.Limits.Disk
 	req := execRequest{line: c.Line, stdin: c.Stdin, timeout: timeout, maxOutput: s.opts.MaxOutput,
-		measure: quota >= 0, files: s.opts.Limits.Files}
+		measure: quota >= 0, files: s.opts.Limits.Files, quota: quota}
 	var over bool
 	var failed error
 	if quota >= 0 {
-		req.watch = func(before func() (int64, error), end func(error), stop <-chan struct{}) {
-			// The wrapper measured before the command, in the same exec;
-			// the watch learns it as soon as it is there (see
-			// diskquota.Limit).
-			limit := func() int64 {
-				b, err := before()
-				return diskquota.Limit(quota, b, err)
-			}
-			w := diskquota.Start(s.measure, limit, func() { end(errQuotaKill) })
+		req.watch = func(before int64, beforeErr error, end func(error), stop <-chan struct{}) {
+			// The wrapper reported the size before the command, in the
+			// same exec, as the command starts (see diskquota.Limit).
+			limit := diskquota.Limit(quota, before, beforeErr)
+			w := diskquota.Start(s.measure, func() int64 { return limit }, func() { end(errQuotaKill) })
 			<-stop
 			over, failed = w.Stop()
 		}
@@ -296,7 +292,7 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 // error, so that a command cannot hide files from the quota.
 func (s *Sandbox) measure(ctx context.Context) (int64, error) {
 	res, err := s.exec(ctx, execRequest{line: measureLine(s.opts.Limits.Files),
-		timeout: s.opts.CommandTimeout, maxOutput: 4096})
+		timeout: s.opts.CommandTimeout, maxOutput: 4096, readOnly: true})
 	if err != nil {
 		return 0, fmt.Errorf("measure disk use: %w", err)
 	}

@@ -1,9 +1,9 @@
 // Package diskquota holds a sandbox's disk quota when no file system
-// quota does: the sandbox is measured before each write, before and after
-// each command, and at a fixed interval while it runs, by whatever means
-// the sandbox has (a walk of a host directory from descriptor to
-// descriptor, a program in a container). It decides and words; measuring
-// is the caller's.
+// quota does: the sandbox is measured before each write, before (see
+// [Limit]) and after each command, and at a fixed interval while it runs,
+// by whatever means the sandbox has (a walk of a host directory from
+// descriptor to descriptor, a program in a container). It decides and
+// words; measuring is the caller's.
 //
 // # What a measured quota must hold against
 //
@@ -64,7 +64,10 @@ func Full(quota, used, n int64) error {
 // Limit is what a command may take its sandbox to: its quota, or what
 // the sandbox held when the command started (before) if that was more,
 // so that a command run to remove files is not ended. A sandbox that
-// could not be measured then (err) is held to the quota.
+// could not be measured then (err) is held to the quota. So before
+// matters only when it is over the quota: a sandbox known to be within
+// it need not be measured again before a command, and a before that
+// understates what the sandbox holds can only make the limit stricter.
 func Limit(quota, before int64, err error) int64 {
 	if err != nil {
 		return quota
