@@ -122,6 +122,11 @@ var attrBufs = sync.Pool{New: func() any { return &attrBuf{a: make([]attribute.K
 // s copies the attributes it is given (the SDK's spans do), so that they
 // may be built in a pooled buffer.
 func endSpan(s trace.Span, op *observe.Op, err error, reuse bool) {
+	if !s.IsRecording() {
+		// The sampler dropped it: whatever is set would be thrown away.
+		s.End()
+		return
+	}
 	if op.Kind == observe.Request && op.Route != "" {
 		s.SetName(op.Method + " " + op.Route)
 	}
