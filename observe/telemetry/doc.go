@@ -36,8 +36,8 @@
 // request is "{method} {route}" (server; http.request.method, http.route,
 // http.response.status_code), continuing the caller's W3C traceparent
 // (and baggage); a run "invoke_agent {agent}" (gen_ai.agent.id,
-// gen_ai.conversation.id, keel.run.id, keel.thread.id, keel.resource.id,
-// token usage); a model call "chat {model}" (client; gen_ai.system and
+// gen_ai.conversation.id: the thread, keel.run.id, keel.resource.id,
+// token usage); a model call "chat {model}" (client;
 // gen_ai.provider.name, gen_ai.request.model, gen_ai.response.model,
 // gen_ai.response.id, gen_ai.response.finish_reasons,
 // gen_ai.usage.input_tokens and output_tokens, error.type); a tool call

@@ -120,8 +120,8 @@ func TestRunExportedOverOTLPHTTP(t *testing.T) {
 	var tokens int64
 	for _, c := range byName["chat scripted"] {
 		attrs := attrMap(c.GetAttributes())
-		if attrs["gen_ai.system"].GetStringValue() != "keeltest" || attrs["gen_ai.request.model"].GetStringValue() != "scripted" {
-			t.Errorf("Got(model call attributes) %v; want gen_ai.system keeltest, gen_ai.request.model scripted", attrs)
+		if attrs["gen_ai.provider.name"].GetStringValue() != "keeltest" || attrs["gen_ai.request.model"].GetStringValue() != "scripted" {
+			t.Errorf("Got(model call attributes) %v; want gen_ai.provider.name keeltest, gen_ai.request.model scripted", attrs)
 		}
 		tokens += attrs["gen_ai.usage.input_tokens"].GetIntValue()
 	}

@@ -176,8 +176,8 @@ func BenchmarkSpan(b *testing.B) {
 
 // modelCallAttrs are the attributes keel sets on a model call's span.
 var modelCallAttrs = []attribute.KeyValue{
-	attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.system", "google"),
-	attribute.String("gen_ai.provider.name", "google"), attribute.String("gen_ai.request.model", "gemini-2.5-flash"),
+	attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.provider.name", "google"),
+	attribute.String("gen_ai.request.model", "gemini-2.5-flash"),
 	attribute.Int("keel.attempt", 1), attribute.String("gen_ai.response.model", "gemini-2.5-flash"),
 	attribute.String("gen_ai.response.id", "resp-9c1e77a0"), attribute.StringSlice("gen_ai.response.finish_reasons", []string{"stop"}),
 	attribute.Int("gen_ai.usage.input_tokens", 812), attribute.Int("gen_ai.usage.output_tokens", 64),

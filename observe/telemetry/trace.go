@@ -66,7 +66,7 @@ func appendAttrs(a []attribute.KeyValue, op *observe.Op, err error) []attribute.
 			attribute.String("keel.finish_reason", string(op.FinishReason)),
 			attribute.Int("gen_ai.usage.input_tokens", op.Usage.InputTokens), attribute.Int("gen_ai.usage.output_tokens", op.Usage.OutputTokens))
 		if op.ThreadID != "" {
-			a = append(a, attribute.String("gen_ai.conversation.id", op.ThreadID), attribute.String("keel.thread.id", op.ThreadID))
+			a = append(a, attribute.String("gen_ai.conversation.id", op.ThreadID))
 		}
 		if op.ResourceID != "" {
 			a = append(a, attribute.String("keel.resource.id", op.ResourceID))
@@ -75,10 +75,7 @@ func appendAttrs(a []attribute.KeyValue, op *observe.Op, err error) []attribute.
 		a = append(a, attribute.Int("keel.step", op.Step), attribute.Int("keel.attempts", op.Attempt),
 			attribute.String("keel.finish_reason", string(op.FinishReason)))
 	case observe.ModelCall:
-		a = append(a, attribute.String("gen_ai.operation.name", "chat"),
-			// gen_ai.system is the older name of gen_ai.provider.name;
-			// both, for backends that read either.
-			attribute.String("gen_ai.system", op.Provider), attribute.String("gen_ai.provider.name", op.Provider),
+		a = append(a, attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.provider.name", op.Provider),
 			attribute.String("gen_ai.request.model", op.Model), attribute.Int("keel.attempt", op.Attempt))
 		if err == nil {
 			a = append(a, attribute.String("gen_ai.response.model", op.ResponseModel), attribute.String("gen_ai.response.id", op.ResponseID),

@@ -52,7 +52,7 @@ func TestSpansOfARun(t *testing.T) {
 	run := one(t, spans, "invoke_agent analyst")
 	wantParent(t, run, req)
 	wantAttrs(t, run, attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.id", "analyst"),
-		attribute.String("keel.thread.id", "t1"), attribute.String("keel.resource.id", "r1"), attribute.Int("keel.steps", 2),
+		attribute.String("gen_ai.conversation.id", "t1"), attribute.String("keel.resource.id", "r1"), attribute.Int("keel.steps", 2),
 		attribute.Int("gen_ai.usage.input_tokens", 20), attribute.Int("gen_ai.usage.output_tokens", 10))
 
 	steps := named(spans, "keel.step")
@@ -67,7 +67,7 @@ func TestSpansOfARun(t *testing.T) {
 		t.Fatalf("Got(%d model call spans); want 3: the refused call, its retry, the answer", len(calls))
 	}
 	for i, c := range calls {
-		wantAttrs(t, c, attribute.String("gen_ai.system", "keeltest"), attribute.String("gen_ai.request.model", "scripted"),
+		wantAttrs(t, c, attribute.String("gen_ai.provider.name", "keeltest"), attribute.String("gen_ai.request.model", "scripted"),
 			attribute.String("gen_ai.operation.name", "chat"))
 		if c.SpanKind() != trace.SpanKindClient {
 			t.Errorf("Got(model call %d kind) = %v; want client", i, c.SpanKind())
