@@ -92,9 +92,10 @@
 // Each operation costs a clock read and, per label set, a map lookup in
 // the metric's vector; a span is made only when tracing. A span that is
 // recorded costs, end to end (started, ended, batched, turned into OTLP
-// and sent), about 7–16 µs of CPU and 2.6–4.5 KB of allocations on a
-// shared 2-core machine, most of it the SDK's and the OTLP exporter's: a
-// span with no attributes costs 1.5 KB there, and each attribute about
-// 250 B and 3 allocations more. BenchmarkSpan measures each kind, and
-// BENCHMARKS.md has the figures.
+// and sent), about 6–17 µs of CPU and 2.6–4.9 KB of allocations on a
+// busy 2-core machine (an API-error hook with a recovery, 20 µs and
+// 7.4 KB), most of it the SDK's and the OTLP exporter's: a span with no
+// attributes costs 1.5 KB there, and each attribute about 250 B and 3
+// allocations more. A span sampled out costs 0.7 KB and under 2 µs.
+// BenchmarkSpan measures each kind, and BENCHMARKS.md has the figures.
 package telemetry
