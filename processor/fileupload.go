@@ -123,9 +123,8 @@ type fileUploadState struct {
 	// turn holds the digests of the chosen files of the turn's new
 	// messages.
 	turn map[string]bool
-	// done maps a file (see fileKey) to the texts that replace it in every
-	// prompt of the run.
-	done map[string][]string
+	// done holds what replaces each file in every prompt of the run.
+	done replaced
 	// uploaded maps a content's digest to where it was put, so that the
 	// same bytes under several names are written once.
 	uploaded map[string]workspace.Uploaded
@@ -267,131 +266,68 @@ func (p *FileUpload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) err
 	if req == nil || req.Run == nil {
 		return nil
 	}
-	files, err := p.rewrite(ctx, req)
-	reportFiles(req.Run, FileUploadID, nil, files)
-	return err
-}
-
-func (p *FileUpload) rewrite(ctx context.Context, req *LLMRequest) ([]RecoveredFile, error) {
 	st := StateOf[fileUploadState](req.Run, p)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var files []RecoveredFile
-	err := replaceFiles(req.Prompt, isUser, func(f keel.FilePart) ([]keel.Part, bool, error) {
+	return rewriteFiles(req, FileUploadID, isUser, func(f keel.FilePart) (replacement, bool, bool, error) {
 		if !f.IsInline() {
-			return nil, false, nil
+			return replacement{}, false, false, nil
 		}
-		texts, file, err := p.replacement(ctx, req.Run, st, f)
-		if err != nil || len(texts) == 0 {
-			return nil, false, err
-		}
-		if file != nil {
-			files = append(files, *file)
-		}
-		return textParts(texts), true, nil
+		return p.replacement(ctx, req.Run, st, f)
 	})
-	return files, err
 }
 
-// replacement returns the texts that take f's place in the prompt (none
-// to leave f): the note, then, with converters that know the file, its
-// text. The file is returned to report when this call is the run's first
-// for it.
-func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) ([]string, *RecoveredFile, error) {
+// replacement returns what takes f's place in the prompt (ok false to
+// leave f): the note, then, with converters that know the file, its
+// text; first reports that this call is the run's first for f.
+func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) (rep replacement, ok, first bool, err error) {
 	limit, chosen, err := p.choose(f)
-	if err != nil {
+	if err != nil || !chosen {
 		// A filter that cannot judge a file, of this turn or of the
 		// history, stops the turn, as does a wrong MaxSize.
-		return nil, nil, err
+		return rep, false, false, err
 	}
-	if !chosen {
-		return nil, nil, nil
-	}
-	name := uploadName(f.Filename)
+	pf := promptFile{part: f, filename: f.Filename, name: uploadName(f.Filename)}
 	size := encodedSize(f)
-	var (
-		sum, dataErr = "", error(nil)
-		data         []byte
-	)
 	if size <= limit {
-		sum, data, dataErr = run.fileDigest(f)
+		pf.sum, pf.data, pf.err = run.fileDigest(f)
 	}
-	current := dataErr == nil && sum != "" && st.turn[sum]
-	key := fileKey(f, sum, f.Filename)
-	if texts, ok := st.done[key]; ok {
-		return texts, nil, nil
-	}
-	file := RecoveredFile{Name: displayName(f.Filename, f.MediaType), MediaType: keel.NormalizeMediaType(f.MediaType), SHA256: sum}
-	// A failure stops the run for a file of the current turn; for a file
-	// of the history it becomes a note, the same on every call.
-	fail := func(code string, cause error, reason string) ([]string, *RecoveredFile, error) {
-		if current {
-			return nil, nil, &FileUploadError{Code: code, File: name, Err: cause}
+	current := pf.err == nil && pf.sum != "" && st.turn[pf.sum]
+	rep, first, err = st.done.once(fileKey(f, pf.sum, f.Filename), func() (replacement, error) {
+		if size > limit {
+			// Checked before decoding, as on input.
+			rep := replacement{file: pf.recovered()}
+			return p.failed(run, rep, current, pf.name, &uploadFailure{CodeFileTooLarge,
+				&workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(f.Filename, size, limit)})
 		}
-		file.Outcome, file.Reason = OutcomeNotUploaded, reason
-		return st.remember(key, notUploadedNote(name, reason)), &file, nil
-	}
-	if size > limit {
-		// Checked before decoding, as on input.
-		file.SHA256 = ""
-		return fail(CodeFileTooLarge, &workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(f.Filename, size, limit))
-	}
-	if dataErr == nil {
-		data, dataErr = inlineData(f, data)
-	}
-	if dataErr != nil {
-		file.SHA256 = ""
-		return fail(CodeInvalidFileData, dataErr, undecodableReason(f.Filename))
-	}
-	file.Size = int64(len(data))
-	if file.Size > limit {
-		return fail(CodeFileTooLarge, &workspace.FileTooLargeError{Size: file.Size, Limit: limit}, tooLargeReason(f.Filename, file.Size, limit))
-	}
-	u, ok := st.uploaded[sum]
-	if !ok {
-		// The same bytes under another name, or none, were written
-		// already: the path is the content's.
-		up, err := run.uploader(ctx, p.ws)
-		if err != nil {
-			fe := sandboxError(err)
-			reason := noSandboxReason
-			if fe.Code == CodeNoWriteCapability {
-				reason = cannotWriteReason
-			}
-			return fail(fe.Code, err, reason)
+		pf.decode()
+		rep, fail := pf.upload(ctx, sandboxTarget{run: run, ws: p.ws, limit: limit, uploaded: &st.uploaded})
+		if fail != nil {
+			return p.failed(run, rep, current, pf.name, fail)
 		}
-		u, err = up.Upload(ctx, run.ThreadID, run.ResourceID, workspace.File{Name: f.Filename, MediaType: f.MediaType, Data: data, SHA256: sum})
-		if err != nil {
-			if run.Logger != nil {
-				run.Logger.Warn("file-upload: upload to the sandbox failed", "file", name, "err", err)
-			}
-			return fail(CodeUploadFailed, err, uploadFailedReason)
+		if p.converters != nil {
+			conv := convertCached(ctx, p.converters, &st.texts, &pf, func(err error) {
+				if run.Logger != nil {
+					run.Logger.Warn("file-upload: file could not be converted to text; its note sent alone", "file", pf.name, "err", err)
+				}
+			})
+			rep.withText(pf.name, conv)
 		}
-		if st.uploaded == nil {
-			st.uploaded = make(map[string]workspace.Uploaded)
-		}
-		st.uploaded[sum] = u
-	}
-	file.Outcome, file.Path = OutcomeUploaded, u.Path
-	texts := []string{uploadNote(u.Path, name, file.MediaType, file.Size)}
-	if p.converters != nil {
-		conv := convertCached(ctx, p.converters, &st.texts, f, f.Filename, sum, data, func(err error) {
-			if run.Logger != nil {
-				run.Logger.Warn("file-upload: file could not be converted to text; its note sent alone", "file", name, "err", err)
-			}
-		})
-		if conv.res != nil {
-			texts = append(texts, conv.label(name, u.Path))
-			file.Outcome, file.Conversion = OutcomeConverted, conv.report()
-		}
-	}
-	return st.remember(key, texts...), &file, nil
+		return rep, nil
+	})
+	return rep, err == nil, first, err
 }
 
-func (st *fileUploadState) remember(key string, texts ...string) []string {
-	if st.done == nil {
-		st.done = make(map[string][]string)
+// failed is what a failure to upload a chosen file does: it stops the run
+// for a file of the current turn; a file of the history gets a note with
+// the reason instead, the same on every call.
+func (p *FileUpload) failed(run *Run, rep replacement, current bool, name string, fail *uploadFailure) (replacement, error) {
+	if fail.code == CodeUploadFailed && run.Logger != nil {
+		run.Logger.Warn("file-upload: upload to the sandbox failed", "file", name, "err", fail.err)
 	}
-	st.done[key] = texts
-	return texts
+	if current {
+		return rep, &FileUploadError{Code: fail.code, File: name, Err: fail.err}
+	}
+	rep.notUploaded(name, fail.reason)
+	return rep, nil
 }

@@ -239,9 +239,9 @@ func inlineLimitCause(m keel.Model, sent, limit int64) *RecoveryCause {
 		Message: fmt.Sprintf("the request's inline files would be %d bytes as sent, over the %d the provider takes in one request", sent, limit)}
 }
 
-// referencePart returns the part that names f by its planned reference,
-// and the file to report when this is the run's first time for it.
-func (st *unsupportedFileState) referencePart(run *Run, f keel.FilePart, sum string, p plannedRef) (keel.FilePart, *handledFile) {
+// referencePart returns what names f by its planned reference, and
+// whether this is the run's first time for it.
+func (st *unsupportedFileState) referencePart(run *Run, f keel.FilePart, sum string, p plannedRef) (replacement, bool) {
 	filename := f.Filename
 	if filename == "" {
 		filename = storedFileName(run, f, sum)
@@ -250,17 +250,17 @@ func (st *unsupportedFileState) referencePart(run *Run, f keel.FilePart, sum str
 	if part.MediaType == "" {
 		part.MediaType = f.MediaType
 	}
+	rep := replacement{part: &part, cause: p.cause, file: RecoveredFile{Name: displayName(filename, f.MediaType),
+		MediaType: keel.NormalizeMediaType(f.MediaType), Size: p.size, SHA256: sum, Outcome: OutcomeProviderFile, Ref: p.ref.Ref}}
 	key := fileKey(f, sum, filename) + "\x00" + p.ref.Ref
 	if st.pf.reported[key] {
-		return part, nil
+		return rep, false
 	}
 	if st.pf.reported == nil {
 		st.pf.reported = make(map[string]bool)
 	}
 	st.pf.reported[key] = true
-	return part, &handledFile{cause: p.cause, file: RecoveredFile{Name: displayName(filename, f.MediaType),
-		MediaType: keel.NormalizeMediaType(f.MediaType), Size: p.size, SHA256: sum,
-		Outcome: OutcomeProviderFile, Ref: p.ref.Ref}}
+	return rep, true
 }
 
 // noteSizeRefusal marks the files a refusal for size was blamed on: they

@@ -164,17 +164,6 @@ func refusalCause(e *keel.UnsupportedFunctionalityError, mediaType string) *Reco
 	return &RecoveryCause{Kind: CauseUnsupportedFunctionality, Message: e.Error(), MediaType: mediaType}
 }
 
-// reportFiles tells the run what a rewrite did with files it had not
-// reported before, all for one cause: one [Recovery] per outcome, in the
-// order outcomes first appear.
-func reportFiles(run *Run, processor string, cause *RecoveryCause, files []RecoveredFile) {
-	handled := make([]handledFile, len(files))
-	for i, f := range files {
-		handled[i] = handledFile{file: f, cause: cause}
-	}
-	reportHandled(run, processor, handled)
-}
-
 // handledFile is a file to report and why it was handled.
 type handledFile struct {
 	file  RecoveredFile

@@ -7,6 +7,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/workspace"
 )
 
 // UnsupportedFileHandlerID is the ID of [UnsupportedFileHandler].
@@ -191,7 +192,9 @@ type unsupportedFileState struct {
 	// done maps a file (see fileKey) to what replaced it, so that every
 	// call of the run gets the same text and the file is uploaded and
 	// reported once.
-	done map[string]replacement
+	done replaced
+	// uploaded maps a content's digest to where the sandbox has it.
+	uploaded map[string]workspace.Uploaded
 	// texts holds each file's conversion by digest, so that a file is
 	// converted once however many names it comes under.
 	texts map[string]conversion
