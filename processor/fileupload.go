@@ -146,13 +146,21 @@ func (p *FileUpload) ProcessInput(ctx context.Context, in *Input) error {
 		if !f.IsInline() {
 			continue
 		}
-		c, err := p.check(in.Run, f)
+		c, err := p.read(in.Run, f)
 		if err != nil {
 			return err
 		}
-		if c.chosen {
-			st.turn[c.sum] = true
+		if c == nil {
+			continue
 		}
+		if c.fail == nil {
+			c.decode()
+			c.fail = c.check(c.limit)
+		}
+		if c.fail != nil {
+			return c.fail.stop(c.name)
+		}
+		st.turn[c.sum] = true
 	}
 	if len(st.turn) == 0 {
 		return nil
@@ -171,40 +179,30 @@ func sandboxError(err error) *FileUploadError {
 	return &FileUploadError{Code: CodeNoSandbox, Err: err}
 }
 
-// checked is a file that [FileUpload.check] looked at.
-type checked struct {
-	chosen bool
-	sum    string // the content's digest, when chosen
-	data   []byte // the content, when chosen
+// chosenFile is a file the filter chose, and what keeps it out of the
+// sandbox when something does.
+type chosenFile struct {
+	promptFile
+	limit int64
+	fail  *uploadFailure
 }
 
-// check applies the filter and the limits to f, an inline file.
-func (p *FileUpload) check(run *Run, f keel.FilePart) (checked, error) {
-	limit, sel, err := p.choose(f)
-	if err != nil || !sel {
-		return checked{}, err
+// read applies the filter to f, an inline file; nil when f is not
+// chosen. A chosen file's size is checked before decoding: a file over
+// the limit says so even when its data is badly encoded. Otherwise it is
+// read (not decoded: see promptFile.decode).
+func (p *FileUpload) read(run *Run, f keel.FilePart) (*chosenFile, error) {
+	limit, chosen, err := p.choose(f)
+	if err != nil || !chosen {
+		return nil, err
 	}
+	c := &chosenFile{promptFile: promptFile{part: f, filename: f.Filename, name: uploadName(f.Filename)}, limit: limit}
 	if size := encodedSize(f); size > limit {
-		// The size is checked before decoding: a file over the limit
-		// says so even when its data is badly encoded.
-		return checked{}, tooLargeError(f, size, limit)
+		c.fail = &uploadFailure{CodeFileTooLarge, &workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(f.Filename, size, limit)}
+		return c, nil
 	}
-	sum, data, err := run.fileDigest(f)
-	if err != nil {
-		return checked{}, p.invalidData(f, err)
-	}
-	c := checked{chosen: true, sum: sum}
-	if c.data, err = inlineData(f, data); err != nil {
-		return c, p.invalidData(f, err)
-	}
-	if size := int64(len(c.data)); size > limit {
-		return c, tooLargeError(f, size, limit)
-	}
+	c.sum, c.data, c.err = run.fileDigest(f)
 	return c, nil
-}
-
-func tooLargeError(f keel.FilePart, size, limit int64) *FileUploadError {
-	return &FileUploadError{Code: CodeFileTooLarge, File: uploadName(f.Filename), Err: &workspace.FileTooLargeError{Size: size, Limit: limit}}
 }
 
 // uploadName is the name FileUpload gives a file in its notes and errors:
@@ -256,10 +254,6 @@ func (p *FileUpload) choose(f keel.FilePart) (limit int64, chosen bool, err erro
 	return limit, true, nil
 }
 
-func (p *FileUpload) invalidData(f keel.FilePart, err error) *FileUploadError {
-	return &FileUploadError{Code: CodeInvalidFileData, File: uploadName(f.Filename), Err: err}
-}
-
 // RewriteLLMRequest uploads the chosen files of the prompt's user
 // messages and puts their notes in their place.
 func (p *FileUpload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error {
@@ -281,32 +275,25 @@ func (p *FileUpload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) err
 // leave f): the note, then, with converters that know the file, its
 // text; first reports that this call is the run's first for f.
 func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) (rep replacement, ok, first bool, err error) {
-	limit, chosen, err := p.choose(f)
-	if err != nil || !chosen {
+	c, err := p.read(run, f)
+	if err != nil || c == nil {
 		// A filter that cannot judge a file, of this turn or of the
 		// history, stops the turn, as does a wrong MaxSize.
 		return rep, false, false, err
 	}
-	pf := promptFile{part: f, filename: f.Filename, name: uploadName(f.Filename)}
-	size := encodedSize(f)
-	if size <= limit {
-		pf.sum, pf.data, pf.err = run.fileDigest(f)
-	}
+	pf := &c.promptFile
 	current := pf.err == nil && pf.sum != "" && st.turn[pf.sum]
 	rep, first, err = st.done.once(fileKey(f, pf.sum, f.Filename), func() (replacement, error) {
-		if size > limit {
-			// Checked before decoding, as on input.
-			rep := replacement{file: pf.recovered()}
-			return p.failed(run, rep, current, pf.name, &uploadFailure{CodeFileTooLarge,
-				&workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(f.Filename, size, limit)})
+		if c.fail != nil {
+			return p.failed(run, replacement{file: pf.recovered()}, current, pf.name, c.fail)
 		}
 		pf.decode()
-		rep, fail := pf.upload(ctx, sandboxTarget{run: run, ws: p.ws, limit: limit, uploaded: &st.uploaded})
+		rep, fail := pf.upload(ctx, sandboxTarget{run: run, ws: p.ws, limit: c.limit, uploaded: &st.uploaded})
 		if fail != nil {
 			return p.failed(run, rep, current, pf.name, fail)
 		}
 		if p.converters != nil {
-			conv := convertCached(ctx, p.converters, &st.texts, &pf, func(err error) {
+			conv := convertCached(ctx, p.converters, &st.texts, pf, func(err error) {
 				if run.Logger != nil {
 					run.Logger.Warn("file-upload: file could not be converted to text; its note sent alone", "file", pf.name, "err", err)
 				}
@@ -326,7 +313,7 @@ func (p *FileUpload) failed(run *Run, rep replacement, current bool, name string
 		run.Logger.Warn("file-upload: upload to the sandbox failed", "file", name, "err", fail.err)
 	}
 	if current {
-		return rep, &FileUploadError{Code: fail.code, File: name, Err: fail.err}
+		return rep, fail.stop(name)
 	}
 	rep.notUploaded(name, fail.reason)
 	return rep, nil

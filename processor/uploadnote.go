@@ -94,6 +94,23 @@ type uploadFailure struct {
 	reason string
 }
 
+// stop is the error that stops a turn for the file shown as name.
+func (f *uploadFailure) stop(name string) *FileUploadError {
+	return &FileUploadError{Code: f.code, File: name, Err: f.err}
+}
+
+// check says why pf, decoded, cannot go to a sandbox that takes files of
+// up to limit bytes; nil when it can.
+func (pf *promptFile) check(limit int64) *uploadFailure {
+	if pf.err != nil {
+		return &uploadFailure{CodeInvalidFileData, pf.err, undecodableReason(pf.filename)}
+	}
+	if size := int64(len(pf.data)); size > limit {
+		return &uploadFailure{CodeFileTooLarge, &workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(pf.filename, size, limit)}
+	}
+	return nil
+}
+
 // upload puts pf, decoded, in the sandbox, and returns the
 // "[File uploaded to the sandbox]" note that stands for it, or why it
 // could not: data that cannot be decoded, a file over the limit, a
@@ -101,11 +118,8 @@ type uploadFailure struct {
 // is filled in either way.
 func (pf *promptFile) upload(ctx context.Context, to sandboxTarget) (replacement, *uploadFailure) {
 	rep := replacement{file: pf.recovered()}
-	if pf.err != nil {
-		return rep, &uploadFailure{CodeInvalidFileData, pf.err, undecodableReason(pf.filename)}
-	}
-	if size := rep.file.Size; size > to.limit {
-		return rep, &uploadFailure{CodeFileTooLarge, &workspace.FileTooLargeError{Size: size, Limit: to.limit}, tooLargeReason(pf.filename, size, to.limit)}
+	if fail := pf.check(to.limit); fail != nil {
+		return rep, fail
 	}
 	run := to.run
 	u, ok := (*to.uploaded)[pf.sum]
