@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/keel-go/keel"
@@ -191,16 +190,12 @@ func inlineCandidates(req *LLMRequest, st *unsupportedFileState, remembered map[
 }
 
 // inlineSize is the size of f's bytes: data's when fileDigest had them,
-// else reckoned from a data: URL's base64 without decoding it.
+// else reckoned from a data: URL without decoding it.
 func inlineSize(f keel.FilePart, data []byte) int64 {
-	if data != nil || f.Source() == keel.SourceBytes {
+	if data != nil {
 		return int64(len(data))
 	}
-	header, payload, _ := strings.Cut(f.URL, ",")
-	if strings.HasSuffix(strings.ToLower(header), ";base64") {
-		return int64(len(strings.TrimRight(payload, "="))) * 3 / 4
-	}
-	return int64(len(payload))
+	return encodedSize(f)
 }
 
 // reference returns the reference c goes by: this run's, else the

@@ -347,13 +347,8 @@ type refusalClass struct {
 	// same request may pass later, and that does not say it is about
 	// something else than files.
 	http *keel.APICallError
-	// notAFile: an answer no file can cause is in the chain: a bad key
-	// (401), no access (403), an answer its adapter typed so (a bad key in
-	// a 400, a quota), or an unknown model or route (404) unless the
-	// answer says it is about a kind of input (OpenRouter's 404 "No
-	// endpoints found that support image input", which its adapter types
-	// [keel.FaultFileType]). Taking files out would not help, and the
-	// caller must see the error itself.
+	// notAFile: an answer no file can cause is in the chain (see
+	// notAFile in notafile.go).
 	notAFile bool
 }
 
@@ -370,9 +365,8 @@ func classifyRefusal(err error) refusalClass {
 				}
 			}
 		case *keel.APICallError:
-			switch fault := faultOf(err); {
-			case fault == keel.FaultNotFile || err.StatusCode == 401 || err.StatusCode == 403 ||
-				err.StatusCode == 404 && fault != keel.FaultFileType:
+			switch {
+			case notAFile(err):
 				c.notAFile = true
 				return true
 			case asksToRetryLater(err.StatusCode) && err.Fault == "":

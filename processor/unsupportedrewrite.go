@@ -76,13 +76,8 @@ func (st *unsupportedFileState) selects(f keel.FilePart, sum string, remembered 
 	if c := st.rejectedFiles[sum]; c != nil && sum != "" {
 		return c, true
 	}
-	if c := remembered[t]; c != nil {
-		return c, true
-	}
-	if c := remembered[fileRefusalKey(sum)]; c != nil && sum != "" {
-		return c, true
-	}
-	return nil, false
+	c := rememberedFor(remembered, t, sum)
+	return c, c != nil
 }
 
 // replace returns what stands for f in the prompt, uploading and
@@ -147,27 +142,24 @@ const noSandboxWarning = "no sandbox for a file the model refused; placeholder s
 // same content as f, for a prompt part that lost its name; "" when there
 // is none. sum is f's digest, "" when f is not inline.
 func storedFileName(run *Run, f keel.FilePart, sum string) string {
-	for _, m := range run.Messages {
-		for _, p := range m.Parts {
-			s, ok := p.(keel.FilePart)
-			switch {
-			case !ok || s.Filename == "":
-				continue
-			case sum == "":
-				// Not inline, or not decodable: the URL is the content.
-				if s.Data == nil && s.URL == f.URL {
-					return s.Filename
-				}
-				continue
-			case !s.IsInline():
-				continue
-			}
-			if s.Source() == keel.SourceBytes && f.Source() == keel.SourceBytes && len(s.Data) != len(f.Data) {
-				continue // cannot be the same content: spare the digest
-			}
-			if other, _, err := run.fileDigest(s); err == nil && other == sum {
+	for s := range filesOf(run.Messages, anyRole) {
+		switch {
+		case s.Filename == "":
+			continue
+		case sum == "":
+			// Not inline, or not decodable: the URL is the content.
+			if s.Data == nil && s.URL == f.URL {
 				return s.Filename
 			}
+			continue
+		case !s.IsInline():
+			continue
+		}
+		if s.Source() == keel.SourceBytes && f.Source() == keel.SourceBytes && len(s.Data) != len(f.Data) {
+			continue // cannot be the same content: spare the digest
+		}
+		if other, _, err := run.fileDigest(s); err == nil && other == sum {
+			return s.Filename
 		}
 	}
 	return ""
