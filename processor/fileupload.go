@@ -196,23 +196,13 @@ func (p *FileUpload) read(run *Run, f keel.FilePart) (*chosenFile, error) {
 	if err != nil || !chosen {
 		return nil, err
 	}
-	c := &chosenFile{promptFile: promptFile{part: f, filename: f.Filename, name: uploadName(f.Filename)}, limit: limit}
+	c := &chosenFile{promptFile: promptFile{part: f, filename: f.Filename, name: displayOf(f.Filename)}, limit: limit}
 	if size := encodedSize(f); size > limit {
 		c.fail = &uploadFailure{CodeFileTooLarge, &workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(f.Filename, size, limit)}
 		return c, nil
 	}
 	c.sum, c.data, c.err = run.fileDigest(f)
 	return c, nil
-}
-
-// uploadName is the name FileUpload gives a file in its notes and errors:
-// its cleaned file name, or "unnamed file". Unlike the unsupported-file
-// handler's, it never shows the media type for a name.
-func uploadName(filename string) string {
-	if n := cleanName(filename); n != "" {
-		return n
-	}
-	return unnamedFile
 }
 
 // encodedSize is the size f's inline data decodes to, worked out without
@@ -241,14 +231,14 @@ func (p *FileUpload) choose(f keel.FilePart) (limit int64, chosen bool, err erro
 	}
 	sel, err := p.filter(info)
 	if err != nil {
-		return 0, false, &FileUploadError{Code: CodeInvalidFilter, File: uploadName(f.Filename), Err: err}
+		return 0, false, &FileUploadError{Code: CodeInvalidFilter, File: displayOf(f.Filename), Err: err}
 	}
 	if !sel {
 		return 0, false, nil
 	}
 	limit = p.maxSize(info)
 	if limit <= 0 || limit > workspace.MaxUploadSize {
-		return 0, true, &FileUploadError{Code: CodeInvalidMaxFileSize, File: uploadName(f.Filename),
+		return 0, true, &FileUploadError{Code: CodeInvalidMaxFileSize, File: displayOf(f.Filename),
 			Err: fmt.Errorf("MaxSize gave %d bytes; want 1 to %d", limit, int64(workspace.MaxUploadSize))}
 	}
 	return limit, true, nil
