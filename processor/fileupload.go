@@ -146,11 +146,11 @@ func (p *FileUpload) ProcessInput(ctx context.Context, in *Input) error {
 		if !f.IsInline() {
 			continue
 		}
-		c, err := p.read(in.Run, f)
+		c, chosen, err := p.read(in.Run, f)
 		if err != nil {
 			return err
 		}
-		if c == nil {
+		if !chosen {
 			continue
 		}
 		if c.fail == nil {
@@ -187,22 +187,22 @@ type chosenFile struct {
 	fail  *uploadFailure
 }
 
-// read applies the filter to f, an inline file; nil when f is not
-// chosen. A chosen file's size is checked before decoding: a file over
+// read applies the filter to f, an inline file, and reports whether it
+// chose f. A chosen file's size is checked before decoding: a file over
 // the limit says so even when its data is badly encoded. Otherwise it is
 // read (not decoded: see promptFile.decode).
-func (p *FileUpload) read(run *Run, f keel.FilePart) (*chosenFile, error) {
+func (p *FileUpload) read(run *Run, f keel.FilePart) (c chosenFile, chosen bool, err error) {
 	limit, chosen, err := p.choose(f)
 	if err != nil || !chosen {
-		return nil, err
+		return c, false, err
 	}
-	c := &chosenFile{promptFile: promptFile{part: f, filename: f.Filename, name: displayOf(f.Filename)}, limit: limit}
+	c = chosenFile{promptFile: promptFile{part: f, filename: f.Filename, name: displayOf(f.Filename)}, limit: limit}
 	if size := encodedSize(f); size > limit {
 		c.fail = &uploadFailure{CodeFileTooLarge, &workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(f.Filename, size, limit)}
-		return c, nil
+		return c, true, nil
 	}
 	c.sum, c.data, c.err = run.fileDigest(f)
-	return c, nil
+	return c, true, nil
 }
 
 // encodedSize is the size f's inline data decodes to, worked out without
@@ -265,8 +265,8 @@ func (p *FileUpload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) err
 // leave f): the note, then, with converters that know the file, its
 // text; first reports that this call is the run's first for f.
 func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) (rep replacement, ok, first bool, err error) {
-	c, err := p.read(run, f)
-	if err != nil || c == nil {
+	c, chosen, err := p.read(run, f)
+	if err != nil || !chosen {
 		// A filter that cannot judge a file, of this turn or of the
 		// history, stops the turn, as does a wrong MaxSize.
 		return rep, false, false, err

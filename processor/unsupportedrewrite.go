@@ -91,8 +91,8 @@ func (h *UnsupportedFileHandler) replace(ctx context.Context, req *LLMRequest, s
 	if pf.filename == "" {
 		pf.filename = storedFileName(req.Run, f, pf.sum)
 	}
-	pf.name = displayName(pf.filename, f.MediaType)
 	rep, first, _ := st.done.once(fileKey(f, pf.sum, pf.filename), func() (replacement, error) {
+		pf.name = displayName(pf.filename, f.MediaType)
 		pf.decode()
 		rep, warning, warnErr := h.sandboxOutcome(ctx, req.Run, st, &pf)
 		if warning = h.withConversion(ctx, req, st, &pf, &rep, warning); warning != "" {
