@@ -143,9 +143,6 @@ func (p *FileUpload) ProcessInput(ctx context.Context, in *Input) error {
 	defer st.mu.Unlock()
 	st.turn = make(map[string]bool)
 	for f := range filesOf(in.Messages, isUser) {
-		if !f.IsInline() {
-			continue
-		}
 		c, chosen, err := p.read(in.Run, f)
 		if err != nil {
 			return err
@@ -187,14 +184,29 @@ type chosenFile struct {
 	fail  *uploadFailure
 }
 
-// read applies the filter to f, an inline file, and reports whether it
-// chose f. A chosen file's size is checked before decoding: a file over
-// the limit says so even when its data is badly encoded. Otherwise it is
-// read (not decoded: see promptFile.decode).
+// read applies the filter to f, and reports whether it chose f: never
+// a file given by URL or provider reference. A chosen file's size is
+// checked before decoding: a file over the limit says so even when its
+// data is badly encoded. Otherwise it is read (not decoded: see
+// promptFile.decode).
 func (p *FileUpload) read(run *Run, f keel.FilePart) (c chosenFile, chosen bool, err error) {
-	limit, chosen, err := p.choose(f)
-	if err != nil || !chosen {
+	if !f.IsInline() {
+		return c, false, nil
+	}
+	info := FileInfo{Name: f.Filename, MediaType: keel.NormalizeMediaType(f.MediaType)}
+	if f.Filename != "" {
+		info.Extension = workspace.Extension(f.Filename, "")
+	}
+	if chosen, err = p.filter(info); err != nil || !chosen {
+		if err != nil {
+			err = &FileUploadError{Code: CodeInvalidFilter, File: displayOf(f.Filename), Err: err}
+		}
 		return c, false, err
+	}
+	limit := p.maxSize(info)
+	if limit <= 0 || limit > workspace.MaxUploadSize {
+		return c, false, &FileUploadError{Code: CodeInvalidMaxFileSize, File: displayOf(f.Filename),
+			Err: fmt.Errorf("MaxSize gave %d bytes; want 1 to %d", limit, int64(workspace.MaxUploadSize))}
 	}
 	c = chosenFile{promptFile: promptFile{part: f, filename: f.Filename, name: displayOf(f.Filename)}, limit: limit}
 	if size := encodedSize(f); size > limit {
@@ -220,30 +232,6 @@ func encodedSize(f keel.FilePart) int64 {
 	return int64(len(payload) - 2*strings.Count(payload, "%"))
 }
 
-// choose applies the filter to f and returns its size limit.
-func (p *FileUpload) choose(f keel.FilePart) (limit int64, chosen bool, err error) {
-	info := FileInfo{
-		Name:      f.Filename,
-		MediaType: keel.NormalizeMediaType(f.MediaType),
-	}
-	if f.Filename != "" {
-		info.Extension = workspace.Extension(f.Filename, "")
-	}
-	sel, err := p.filter(info)
-	if err != nil {
-		return 0, false, &FileUploadError{Code: CodeInvalidFilter, File: displayOf(f.Filename), Err: err}
-	}
-	if !sel {
-		return 0, false, nil
-	}
-	limit = p.maxSize(info)
-	if limit <= 0 || limit > workspace.MaxUploadSize {
-		return 0, true, &FileUploadError{Code: CodeInvalidMaxFileSize, File: displayOf(f.Filename),
-			Err: fmt.Errorf("MaxSize gave %d bytes; want 1 to %d", limit, int64(workspace.MaxUploadSize))}
-	}
-	return limit, true, nil
-}
-
 // RewriteLLMRequest uploads the chosen files of the prompt's user
 // messages and puts their notes in their place.
 func (p *FileUpload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error {
@@ -254,9 +242,6 @@ func (p *FileUpload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) err
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return rewriteFiles(req, FileUploadID, isUser, func(f keel.FilePart) (replacement, bool, bool, error) {
-		if !f.IsInline() {
-			return replacement{}, false, false, nil
-		}
 		return p.replacement(ctx, req.Run, st, f)
 	})
 }

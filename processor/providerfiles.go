@@ -114,7 +114,7 @@ func (h *UnsupportedFileHandler) referencePlan(ctx context.Context, req *LLMRequ
 		case remembered[fileRefusalKey(c.sum)] != nil:
 			if _, ok := pf.refs[c.sum]; !ok && !pf.renewed[c.sum] {
 				if _, found, err := h.providerFiles.ProviderFile(ctx, scope, c.sum); err != nil || !found {
-					warnIf(req.Run, "provider file references not read; the file is handled as refused", c.f.Filename, err)
+					warnRefusedFile(req.Run, "provider file references not read; the file is handled as refused", c.f.Filename, err)
 					continue
 				}
 			}
@@ -161,7 +161,7 @@ func (h *UnsupportedFileHandler) referencePlan(ctx context.Context, req *LLMRequ
 				st.rejectedFiles = make(map[string]*RecoveryCause)
 			}
 			st.rejectedFiles[c.sum] = wanted[c.sum]
-			warnIf(req.Run, "file not sent to the provider's file store; handled as refused", c.f.Filename, err)
+			warnRefusedFile(req.Run, "file not sent to the provider's file store; handled as refused", c.f.Filename, err)
 			continue
 		}
 		plan[c.sum] = plannedRef{ref: ref, size: c.size, cause: wanted[c.sum]}
@@ -207,13 +207,13 @@ func (h *UnsupportedFileHandler) reference(ctx context.Context, run *Run, store 
 		return ref, nil
 	}
 	ref, found, err := h.providerFiles.ProviderFile(ctx, scope, c.sum)
-	warnIf(run, "provider file references not read; the file is uploaded again", c.f.Filename, err)
+	warnRefusedFile(run, "provider file references not read; the file is uploaded again", c.f.Filename, err)
 	if err != nil || !found || ref.Expired(time.Now()) {
 		if ref, err = store.UploadFile(ctx, c.f); err != nil {
 			return keel.ProviderFile{}, err
 		}
 		err := h.providerFiles.SaveProviderFile(ctx, scope, c.sum, ref)
-		warnIf(run, "provider file reference not saved; later runs upload the file again", c.f.Filename, err)
+		warnRefusedFile(run, "provider file reference not saved; later runs upload the file again", c.f.Filename, err)
 	}
 	pf.setRef(c.sum, ref)
 	return ref, nil
@@ -350,11 +350,4 @@ func (st *unsupportedFileState) carriedRefs(msgs []keel.Message) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// warnIf logs msg about the file named name when err is not nil.
-func warnIf(run *Run, msg, name string, err error) {
-	if err != nil {
-		warnRefusedFile(run, msg, name, err)
-	}
 }

@@ -163,31 +163,3 @@ func apiErrorCause(e *keel.APICallError) *RecoveryCause {
 func refusalCause(e *keel.UnsupportedFunctionalityError, mediaType string) *RecoveryCause {
 	return &RecoveryCause{Kind: CauseUnsupportedFunctionality, Message: e.Error(), MediaType: mediaType}
 }
-
-// handledFile is a file to report and why it was handled.
-type handledFile struct {
-	file  RecoveredFile
-	cause *RecoveryCause
-}
-
-// reportHandled tells the run what a rewrite did with files it had not
-// reported before: one [Recovery] per outcome and cause, in the order they
-// first appear.
-func reportHandled(run *Run, processor string, files []handledFile) {
-	type group struct {
-		outcome string
-		cause   *RecoveryCause
-	}
-	var order []group
-	byGroup := make(map[group][]RecoveredFile)
-	for _, f := range files {
-		g := group{f.file.Outcome, f.cause}
-		if _, seen := byGroup[g]; !seen {
-			order = append(order, g)
-		}
-		byGroup[g] = append(byGroup[g], f.file)
-	}
-	for _, g := range order {
-		run.Report(Recovery{Processor: processor, Action: g.outcome, Files: byGroup[g], Cause: g.cause})
-	}
-}

@@ -165,8 +165,9 @@ func storedFileName(run *Run, f keel.FilePart, sum string) string {
 	return ""
 }
 
+// warnRefusedFile logs msg about the file named name when err is not nil.
 func warnRefusedFile(run *Run, msg, name string, err error) {
-	if run.Logger != nil {
+	if err != nil && run.Logger != nil {
 		run.Logger.Warn(msg, "processor", UnsupportedFileHandlerID, "run", run.ID, "file", name, "err", err)
 	}
 }

@@ -190,17 +190,39 @@ func fileKey(f keel.FilePart, sum, filename string) string {
 // before it are reported.
 func rewriteFiles(req *LLMRequest, processor string, roles func(keel.Role) bool,
 	replace func(keel.FilePart) (rep replacement, ok, first bool, err error)) error {
-	var fresh []handledFile
+	var fresh []replacement
 	err := replaceFiles(req.Prompt, roles, func(f keel.FilePart) ([]keel.Part, bool, error) {
 		rep, ok, first, err := replace(f)
 		if err != nil || !ok {
 			return nil, false, err
 		}
 		if first {
-			fresh = append(fresh, handledFile{file: rep.file, cause: rep.cause})
+			fresh = append(fresh, rep)
 		}
 		return rep.parts(), true, nil
 	})
 	reportHandled(req.Run, processor, fresh)
 	return err
+}
+
+// reportHandled tells the run what a rewrite did with files it had not
+// reported before: one [Recovery] per outcome and cause, in the order they
+// first appear.
+func reportHandled(run *Run, processor string, files []replacement) {
+	type group struct {
+		outcome string
+		cause   *RecoveryCause
+	}
+	var order []group
+	byGroup := make(map[group][]RecoveredFile)
+	for _, f := range files {
+		g := group{f.file.Outcome, f.cause}
+		if _, seen := byGroup[g]; !seen {
+			order = append(order, g)
+		}
+		byGroup[g] = append(byGroup[g], f.file)
+	}
+	for _, g := range order {
+		run.Report(Recovery{Processor: processor, Action: g.outcome, Files: byGroup[g], Cause: g.cause})
+	}
 }
