@@ -237,10 +237,7 @@ func inlineLimitCause(m keel.Model, sent, limit int64) *RecoveryCause {
 // referencePart returns what names f by its planned reference, and
 // whether this is the run's first time for it.
 func (st *unsupportedFileState) referencePart(run *Run, f keel.FilePart, sum string, p plannedRef) (replacement, bool) {
-	filename := f.Filename
-	if filename == "" {
-		filename = storedFileName(run, f, sum)
-	}
+	filename := fileName(run, f, sum)
 	part := p.ref.Part(filename)
 	if part.MediaType == "" {
 		part.MediaType = f.MediaType

@@ -31,9 +31,9 @@ var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 //     is not guessed up front: [UnsupportedFileHandler.RewriteLLMRequest]
 //     leaves a prompt alone until a call of the run was refused.
 //   - A call fails because of a file when the provider's SDK refuses the
-//     file type before the request goes out, with an unsupported-
-//     functionality error that names the media type: classifyRefusal,
-//     refusedMediaType.
+//     file type before the request goes out, with a
+//     [keel.UnsupportedFunctionalityError] that names the media type:
+//     classifyRefusal, refusedMediaType.
 //   - Or when the provider rejects the request in its HTTP response:
 //     any API error counts while the request holds a file that is not an
 //     image, a PDF or text (blame, unreadable); a status that asks to try
@@ -57,7 +57,7 @@ var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 //     by URL or provider reference, never downloaded; a file sent without
 //     a name shows its type instead: sandboxOutcome, placeholder,
 //     displayName.
-//   - Files over 10 MB ([workspace.MaxUploadSize]) are not uploaded and
+//   - Files over 10 MiB ([workspace.MaxUploadSize]) are not uploaded and
 //     get a note with the reason: promptFile.check, notUploadedNote.
 //   - Only the prompt sent to the model changes; the stored message keeps
 //     the file: replaceFiles gives a rewritten message new parts.

@@ -84,13 +84,11 @@ func (st *unsupportedFileState) selects(f keel.FilePart, sum string, remembered 
 // converting f when it can, and reports whether this is the run's first
 // time for f.
 func (h *UnsupportedFileHandler) replace(ctx context.Context, req *LLMRequest, st *unsupportedFileState, f keel.FilePart, cause *RecoveryCause) (replacement, bool) {
-	pf := promptFile{part: f, filename: f.Filename}
+	pf := promptFile{part: f}
 	if f.IsInline() {
 		pf.sum, pf.data, pf.err = req.Run.fileDigest(f)
 	}
-	if pf.filename == "" {
-		pf.filename = storedFileName(req.Run, f, pf.sum)
-	}
+	pf.filename = fileName(req.Run, f, pf.sum)
 	rep, first, _ := st.done.once(fileKey(f, pf.sum, pf.filename), func() (replacement, error) {
 		pf.name = displayName(pf.filename, f.MediaType)
 		pf.decode()
@@ -138,10 +136,13 @@ func (h *UnsupportedFileHandler) sandboxOutcome(ctx context.Context, run *Run, s
 
 const noSandboxWarning = "no sandbox for a file the model refused; placeholder sent"
 
-// storedFileName returns the name of a file of the run's messages with the
-// same content as f, for a prompt part that lost its name; "" when there
-// is none. sum is f's digest, "" when f is not inline.
-func storedFileName(run *Run, f keel.FilePart, sum string) string {
+// fileName returns f's file name, or, for a prompt part that lost its
+// name, that of a file of the run's messages with the same content; ""
+// when there is none. sum is f's digest, "" when f is not inline.
+func fileName(run *Run, f keel.FilePart, sum string) string {
+	if f.Filename != "" {
+		return f.Filename
+	}
 	for s := range filesOf(run.Messages, anyRole) {
 		switch {
 		case s.Filename == "":
