@@ -18,8 +18,9 @@ import (
 // model that takes time to answer: a saving of a millisecond matters only
 // if it shows at the clients and model latency a deployment has.
 type loadSpec struct {
-	clients []int
-	calls   int // per client count and kind; 0: 16 per client, at least 200 for text with an instant model
+	clients   []int
+	calls     int // text calls per client count; 0: 16 a client
+	fileCalls int // file calls per client count; 0: as calls
 }
 
 func parseClients(s string) ([]int, error) {
@@ -50,12 +51,16 @@ type loadResult struct {
 func load(ctx context.Context, d *driver, c config, t *target, out io.Writer) error {
 	fileBody, _ := pdfBodies(d, c.pdfBytes)
 	kinds := []struct {
-		name string
-		body func() []byte
-	}{{"text", d.textBody}, {fmt.Sprintf("file %d B", c.pdfBytes), fileBody}}
+		name  string
+		body  func() []byte
+		calls int
+	}{{"text", d.textBody, c.load.calls}, {fmt.Sprintf("file %d B", c.pdfBytes), fileBody, c.load.fileCalls}}
+	if kinds[1].calls == 0 {
+		kinds[1].calls = c.load.calls
+	}
 	for _, clients := range c.load.clients {
 		for _, k := range kinds {
-			n := c.load.calls
+			n := k.calls
 			if n == 0 {
 				n = 16 * clients
 			}

@@ -57,7 +57,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.telemetry.mode, "telemetry", telemetryOff, "what the started server records: off, metrics, traces (sent over OTLP/HTTP to a receiver keelbench starts) or both")
 	fs.StringVar(&c.telemetry.otlpURL, "otlp-url", "", "internal: the OTLP/HTTP receiver of the server child")
 	loadClients := fs.String("load", "", "instead of the default figures, text and file generates at each of these client counts (\"8,64\"), with p50, p99 and the server's CPU")
-	fs.IntVar(&c.load.calls, "load-calls", 0, "calls of each -load phase (default 16 a client)")
+	fs.IntVar(&c.load.calls, "load-calls", 0, "text calls of each -load phase (default 16 a client)")
+	fs.IntVar(&c.load.fileCalls, "load-file-calls", 0, "file calls of each -load phase (default as -load-calls)")
 	fs.StringVar(&c.serverExe, "server-exe", "", "run this keelbench binary as the server child (another build's, to compare builds with one driver)")
 	if err := fs.Parse(args); err != nil {
 		return 2
