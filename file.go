@@ -33,12 +33,6 @@ type FilePart struct {
 	// it is "" otherwise, and for files given by URL or reference. It is
 	// not checked against the bytes: set it only from a digest of them.
 	SHA256 string
-
-	// b64 is Data's standard base64 when the part was made from it by
-	// FileFromBase64, and b64Of the first byte of the Data decoded then,
-	// so that a copy whose Data was replaced does not use it.
-	b64   string
-	b64Of *byte
 }
 
 // PartType returns "file".

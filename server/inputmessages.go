@@ -136,10 +136,9 @@ func decodePart(field string, v any) (keel.Part, *Issue) {
 // decodeFile checks a file's data and returns its part. A data: URL
 // whose form keel writes back identically (canonical base64, the part's
 // own media type) is decoded once and kept as bytes, which the store uses
-// without decoding again and the providers send as the base64 received
-// (see keel.FileFromBase64); any other data: URL is checked and kept as
-// the caller wrote it. Either way the stored file reads back as it was
-// sent.
+// without decoding again (see keel.FileFromBase64); any other data: URL
+// is checked and kept as the caller wrote it. Either way the stored file
+// reads back as it was sent.
 func decodeFile(field, data, mediaType, mtField, filename string, image bool) (keel.Part, *Issue) {
 	if mediaType != "" {
 		if err := keel.CheckMediaType(mediaType); err != nil {

@@ -31,6 +31,9 @@ func bench(ctx context.Context, c config, out, stderr io.Writer) error {
 	if _, _, err := d.latencies(ctx, c.warmup, d.textBody, d.generateURL()); err != nil {
 		return fmt.Errorf("warm-up: %w", err)
 	}
+	if len(c.load.clients) > 0 {
+		return load(ctx, d, c, t, out)
+	}
 	lat, _, err := d.latencies(ctx, c.latencyCalls, d.textBody, d.generateURL())
 	if err != nil {
 		return fmt.Errorf("latency: %w", err)

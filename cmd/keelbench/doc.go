@@ -51,5 +51,18 @@
 // end, beside the same stream straight from the model). Call counts
 // default to what the model's speed allows in seconds (flags override).
 //
+// # Load at given client counts
+//
+// -load 8,64 replaces the figures above with, for each client count, a
+// phase of text generates (-load-calls) and one of generates carrying the
+// -pdf-bytes file (-load-file-calls), printing for each the requests per
+// second, the p50 and p99 of every call, and the server's CPU time per
+// call and resident memory (VmRSS, and its peak VmHWM). That is how a
+// piece of machinery is judged against a model that takes time to answer.
+//
+// -server-exe runs another build's keelbench as the server child, so that
+// one driver measures two builds of the server in turn (its child must
+// take -serve-child, -model-url and -store, as keelbench's always has).
+//
 // Every loop is bounded by its call count; everything stays on loopback.
 package main

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -119,28 +118,8 @@ func (d *driver) latencies(ctx context.Context, n int, body func() []byte, url s
 // throughput sends n text generates from clients goroutines and returns
 // the requests per second.
 func (d *driver) throughput(ctx context.Context, n, clients int) (float64, error) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var firstErr error
-	var once sync.Once
-	start := time.Now()
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for next.Add(1) <= int64(n) {
-				if _, err := d.post(ctx, d.generateURL(), d.textBody()); err != nil {
-					once.Do(func() { firstErr = err })
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return 0, firstErr
-	}
-	return float64(n) / time.Since(start).Seconds(), nil
+	r, err := d.loadPhase(ctx, n, clients, d.textBody, &target{})
+	return r.rps, err
 }
 
 // percentile returns the p-th percentile (0 < p <= 100) of ds by the

@@ -29,6 +29,8 @@ type config struct {
 	cpuProfile             string
 	model                  modelSpec
 	telemetry              telemetrySpec
+	load                   loadSpec
+	serverExe              string
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -54,7 +56,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&c.model.tokensPerSecond, "tokens-per-second", 50, "how fast the stream model streams")
 	fs.StringVar(&c.telemetry.mode, "telemetry", telemetryOff, "what the started server records: off, metrics, traces (sent over OTLP/HTTP to a receiver keelbench starts) or both")
 	fs.StringVar(&c.telemetry.otlpURL, "otlp-url", "", "internal: the OTLP/HTTP receiver of the server child")
+	loadClients := fs.String("load", "", "instead of the default figures, text and file generates at each of these client counts (\"8,64\"), with p50, p99 and the server's CPU")
+	fs.IntVar(&c.load.calls, "load-calls", 0, "text calls of each -load phase (default 16 a client)")
+	fs.IntVar(&c.load.fileCalls, "load-file-calls", 0, "file calls of each -load phase (default as -load-calls)")
+	fs.StringVar(&c.serverExe, "server-exe", "", "run this keelbench binary as the server child (another build's, to compare builds with one driver)")
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var err error
+	if c.load.clients, err = parseClients(*loadClients); err != nil {
+		fmt.Fprintln(stderr, "keelbench:", err)
 		return 2
 	}
 	if err := checkTelemetryMode(c.telemetry.mode); err != nil {
@@ -120,6 +131,7 @@ func (c *config) defaults(fs *flag.FlagSet) error {
 // target is the server being measured and how to read its memory.
 type target struct {
 	url, modelURL string
+	pid           int // the server's process, 0 when unknown
 	rss           func() (int64, error)
 	close         func()
 }
@@ -134,7 +146,7 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 				return nil, err
 			}
 		}
-		t := &target{url: strings.TrimRight(c.url, "/"), modelURL: c.modelURL, close: func() {}}
+		t := &target{url: strings.TrimRight(c.url, "/"), modelURL: c.modelURL, pid: c.pid, close: func() {}}
 		if c.pid > 0 {
 			t.rss = func() (int64, error) { return vmRSS(fmt.Sprintf("/proc/%d/status", c.pid)) }
 		}
@@ -171,7 +183,7 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 			cleanup()
 			return nil, err
 		}
-		return &target{url: ks.url, modelURL: model.URL(),
+		return &target{url: ks.url, modelURL: model.URL(), pid: os.Getpid(),
 			rss:   func() (int64, error) { return vmRSS("/proc/self/status") },
 			close: func() { ks.close(); cleanup() }}, nil
 	}
@@ -180,7 +192,17 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 		cleanup()
 		return nil, err
 	}
-	args := []string{"-serve-child", "-model-url", model.URL(), "-store", c.store, "-telemetry", c.telemetry.mode, "-otlp-url", c.telemetry.otlpURL}
+	args := []string{"-serve-child", "-model-url", model.URL(), "-store", c.store}
+	if c.serverExe != "" {
+		// Another build's child may predate -telemetry: name it only
+		// when asked for.
+		exe = c.serverExe
+		if c.telemetry.mode != telemetryOff {
+			args = append(args, "-telemetry", c.telemetry.mode, "-otlp-url", c.telemetry.otlpURL)
+		}
+	} else {
+		args = append(args, "-telemetry", c.telemetry.mode, "-otlp-url", c.telemetry.otlpURL)
+	}
 	if c.logs {
 		args = append(args, "-logs")
 	}
@@ -221,7 +243,7 @@ func setUp(ctx context.Context, c config, stderr io.Writer) (*target, error) {
 		return nil, fmt.Errorf("server child did not start: %w", err)
 	}
 	pid := cmd.Process.Pid
-	return &target{url: strings.TrimSpace(line), modelURL: model.URL(),
+	return &target{url: strings.TrimSpace(line), modelURL: model.URL(), pid: pid,
 		rss:   func() (int64, error) { return vmRSS(fmt.Sprintf("/proc/%d/status", pid)) },
 		close: stop}, nil
 }

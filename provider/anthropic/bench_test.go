@@ -65,12 +65,6 @@ func BenchmarkGenerate10MiBPDF(b *testing.B) {
 	benchmarkPDF(b, keel.FilePart{Data: providertest.PDF10MiB(), MediaType: "application/pdf", Filename: "report.pdf"})
 }
 
-// BenchmarkGenerate10MiBPDFFromBase64 is the same PDF made from base64
-// (keel.FileFromBase64), whose text the adapter sends as it is.
-func BenchmarkGenerate10MiBPDFFromBase64(b *testing.B) {
-	benchmarkPDF(b, providertest.PDF10MiBFromBase64())
-}
-
 // BenchmarkGenerate10MiBPDFDataURL is the same PDF given as a data: URL,
 // whose base64 the adapter passes on without decoding it.
 func BenchmarkGenerate10MiBPDFDataURL(b *testing.B) {

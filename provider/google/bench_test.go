@@ -51,12 +51,6 @@ func BenchmarkGenerate10MiBPDF(b *testing.B) {
 	providertest.BenchmarkPeakHeap(b, newModel(b, discardServer(b, nil).URL), req)
 }
 
-// BenchmarkGenerate10MiBPDFFromBase64 is BenchmarkGenerate10MiBPDF with
-// the PDF made from base64 (keel.FileFromBase64), which is sent as it is.
-func BenchmarkGenerate10MiBPDFFromBase64(b *testing.B) {
-	providertest.BenchmarkPeakHeap(b, newModel(b, discardServer(b, nil).URL), providertest.PDFRequest(providertest.PDF10MiBFromBase64()))
-}
-
 // BenchmarkGenerate10MiBPDFDataURL is BenchmarkGenerate10MiBPDF with the
 // PDF given as a data: URL, whose base64 is sent as it is.
 func BenchmarkGenerate10MiBPDFDataURL(b *testing.B) {

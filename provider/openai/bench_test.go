@@ -95,7 +95,6 @@ func BenchmarkGenerate10MiBPDF(b *testing.B) {
 	}{
 		{"bytes", keel.FilePart{Data: providertest.PDF10MiB(), MediaType: "application/pdf", Filename: "report.pdf"}},
 		{"data-url", keel.FilePart{URL: keel.DataURL("application/pdf", providertest.PDF10MiB()), MediaType: "application/pdf", Filename: "report.pdf"}},
-		{"from-base64", providertest.PDF10MiBFromBase64()},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			m := benchModel(b, discardServer(b, chatText("A report.").Body, "application/json").URL, openai.APIChat)

@@ -2,7 +2,6 @@ package providertest
 
 import (
 	"context"
-	"encoding/base64"
 	"runtime"
 	"runtime/metrics"
 	"sync"
@@ -76,16 +75,6 @@ func PDF10MiB() []byte {
 		pdf[i] = byte(i * 31)
 	}
 	return pdf
-}
-
-// PDF10MiBFromBase64 is [PDF10MiB] as a server receives it: made by
-// keel.FileFromBase64, so that adapters send its base64 as received.
-func PDF10MiBFromBase64() keel.FilePart {
-	f, err := keel.FileFromBase64(base64.StdEncoding.EncodeToString(PDF10MiB()), "application/pdf", "report.pdf")
-	if err != nil {
-		panic(err) // StdEncoding's own output
-	}
-	return f
 }
 
 // PDFRequest returns a user message asking for a summary of file.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"sync"
 	"time"
 
@@ -112,18 +113,31 @@ func (x *Exchange) Do(req *http.Request, send func(*http.Request) (*http.Respons
 	ctx, cancel := context.WithCancel(req.Context())
 	w := &watch{x: x, parent: req.Context(), cancel: cancel, timeouts: x.timeouts,
 		progress: keel.CallProgressFrom(req.Context())}
+	hasBody := req.Body != nil && req.Body != http.NoBody
+	// A small body in memory is sent in the write of the headers, and the
+	// transport says when that is done. Wrapped, net/http could not tell
+	// it is in memory and would send the headers in a write of their own
+	// first: a system call and a packet more per call.
+	small := hasBody && req.GetBody != nil && req.ContentLength > 0 && req.ContentLength <= smallBody
+	if small {
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { w.sending(true) },
+		})
+	}
 	req = req.WithContext(ctx)
-	if req.Body != nil && req.Body != http.NoBody {
-		req.Body = &upload{rc: req.Body, w: w}
-		if getBody := req.GetBody; getBody != nil {
-			// The transport asks for the body again when it retries on
-			// another connection: that copy is watched too.
-			req.GetBody = func() (io.ReadCloser, error) {
-				rc, err := getBody()
-				if err != nil {
-					return nil, err
+	if hasBody {
+		if !small {
+			req.Body = &upload{rc: req.Body, w: w}
+			if getBody := req.GetBody; getBody != nil {
+				// The transport asks for the body again when it retries
+				// on another connection: that copy is watched too.
+				req.GetBody = func() (io.ReadCloser, error) {
+					rc, err := getBody()
+					if err != nil {
+						return nil, err
+					}
+					return &upload{rc: rc, w: w}, nil
 				}
-				return &upload{rc: rc, w: w}, nil
 			}
 		}
 		w.progress.Sending(req.URL.Host)
@@ -162,6 +176,11 @@ func (x *Exchange) Do(req *http.Request, send func(*http.Request) (*http.Respons
 	}
 	return res, nil
 }
+
+// smallBody is the size up to which a request's body held in memory
+// (one with GetBody) is not wrapped to watch it being sent: it goes in
+// a write or two, well within any bound.
+const smallBody = 64 << 10
 
 // The phases of an exchange, in order.
 const (

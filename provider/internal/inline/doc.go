@@ -10,10 +10,9 @@
 // file's base64 goes ([Files.Text] for a string field, [Files.Bytes] for
 // a []byte field the SDK encodes itself), and [Files.Request] replaces
 // each placeholder while the body is sent, encoding the caller's bytes a
-// chunk at a time: a file then costs no copy at all. Content that already
-// is standard, padded base64 (a base64 data: URL's payload, or the text
-// keel.FileFromBase64 was given) is written as it is, neither decoded nor
-// encoded again.
+// chunk at a time: a file then costs no copy at all. A base64 data: URL
+// whose payload already is standard, padded base64 is written as it is,
+// neither decoded nor encoded again.
 //
 // A placeholder is the base64 of 24 bytes, 16 of them random per request:
 // the SDKs' JSON encoders write its characters unescaped, no text a caller

@@ -83,9 +83,6 @@ func (fs *Files) Bytes(f keel.FilePart) ([]byte, error) {
 // standard base64 the part was made from or a data: URL carries, else the
 // bytes to encode.
 func content(f keel.FilePart) (file, error) {
-	if b64, ok := f.StdBase64(); ok {
-		return file{b64: b64, isB64: true}, nil
-	}
 	if f.Source() == keel.SourceDataURL {
 		header, payload, ok := strings.Cut(f.URL, ",")
 		if ok && strings.HasSuffix(strings.ToLower(header), ";base64") && isStdBase64(payload) {
