@@ -339,8 +339,10 @@
 // status already sent if any; probes are logged at debug level. One line
 // "server: recovery" per file of each recovery a run reports (agent, run,
 // thread, resource, processor, action, file, mediaType, size, sha256,
-// outcome, path or reason, and the cause group: kind, provider, status,
-// code, message, mediaType).
+// outcome, the cause's kind ("none" when the processor acted on its own
+// rule), and, in the words every reader of a recovery uses, "got" (what
+// the model got instead, its sandbox path or the reason included) and
+// "why" (the cause: provider, status, code and message)).
 //
 // Metrics and traces: Config.Observer is told of every request (its
 // method, route and the status the client saw, 499 included), and the

@@ -271,7 +271,7 @@ func printThread(w io.Writer, s showJSON) {
 			}
 			fmt.Fprintf(w, "  file %s  %s  %d bytes  sha256 %s\n", name, printable(f.MediaType), f.Size, f.SHA256)
 		}
-		printRecoveries(w, m.Recoveries)
+		printRecoveries(w, "  keel: ", m.Recoveries...)
 	}
 }
 
