@@ -25,9 +25,6 @@ type Description struct {
 	// answered 400 INVALID_ARGUMENT: Unsupported MIME type", or "by its
 	// own rule" when it acted on no error.
 	Why string
-	// CauseKind is the cause's Kind, or "none" when the processor acted on
-	// its own rule: a label for metrics and traces, never "".
-	CauseKind string
 	// Files say what became of each file, in the Recovery's order; a
 	// recovery about no file has one, of Name "", whose Got is the
 	// Recovery's Action.
@@ -44,9 +41,18 @@ type FileDescription struct {
 	Got string
 }
 
-// CauseNone is [Description].CauseKind for a processor that acted on its
-// own rule, not on an error.
+// CauseNone is [Recovery.CauseKind] for a processor that acted on its own
+// rule, not on an error.
 const CauseNone = "none"
+
+// CauseKind is the kind of r's cause, [CauseNone] when there is none: a
+// label for logs, metrics and traces, never "".
+func (r Recovery) CauseKind() string {
+	if r.Cause == nil {
+		return CauseNone
+	}
+	return r.Cause.Kind
+}
 
 // The lengths that one line of a description keeps of words from outside:
 // a file's name, a converter's description, a provider's message.
@@ -63,12 +69,9 @@ var processorNames = map[string]string{
 
 // Describe says what r did, with each file, and why.
 func (r Recovery) Describe() Description {
-	d := Description{Processor: r.Processor, By: r.Processor, Why: r.Cause.why(), CauseKind: CauseNone}
+	d := Description{Processor: r.Processor, By: r.Processor, Why: r.Cause.why()}
 	if name, ok := processorNames[r.Processor]; ok {
 		d.By = name
-	}
-	if r.Cause != nil {
-		d.CauseKind = r.Cause.Kind
 	}
 	for _, f := range r.Files {
 		d.Files = append(d.Files, FileDescription{Name: oneLine(f.Name, maxNameWords), Got: f.got()})

@@ -22,7 +22,7 @@ func (s *Server) logRecovery(ctx context.Context, agentID, runID, threadID, reso
 		slog.String("resource", resourceID),
 		slog.String("processor", rec.Processor),
 		slog.String("action", rec.Action),
-		slog.String("cause", d.CauseKind),
+		slog.String("cause", rec.CauseKind()),
 		slog.String("why", d.Why),
 	}
 	if len(rec.Files) == 0 {
