@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -34,11 +35,12 @@ func TracingEnabled(getenv func(string) string) bool {
 // when they ask for no traces ([TracingEnabled]). The exporter reads
 // OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT (default http://localhost:4318),
 // _HEADERS, _TIMEOUT, _COMPRESSION, _CERTIFICATE and _INSECURE; the
-// provider OTEL_TRACES_SAMPLER and _ARG (default: parent-based, always
-// on), OTEL_BSP_* and OTEL_SPAN_*; the resource OTEL_SERVICE_NAME
+// provider OTEL_TRACES_SAMPLER and _ARG (default: parentbased_always_on;
+// see the package documentation), OTEL_BSP_* and OTEL_SPAN_*; the resource OTEL_SERVICE_NAME
 // (default "keel") and OTEL_RESOURCE_ATTRIBUTES. OTEL_TRACES_EXPORTER
 // other than otlp or none, and an OTLP protocol other than
-// http/protobuf, are errors saying what to set. Call Shutdown on the
+// http/protobuf, a sampler the SDK does not know and a ratio outside
+// 0–1, are errors saying what to set. Call Shutdown on the
 // provider before exit, so that the last spans are sent.
 func FromEnv(ctx context.Context) (*sdktrace.TracerProvider, error) {
 	if !TracingEnabled(os.Getenv) {
@@ -55,6 +57,9 @@ func FromEnv(ctx context.Context) (*sdktrace.TracerProvider, error) {
 		return nil, fmt.Errorf("telemetry: OTLP protocol %q: keel sends traces over OTLP/HTTP only: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf "+
 			"and an endpoint such as http://collector:4318", proto)
 	}
+	if err := checkSampler(os.Getenv); err != nil {
+		return nil, err
+	}
 	exp, err := otlptracehttp.New(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: OTLP/HTTP exporter: %w", err)
@@ -67,4 +72,28 @@ func FromEnv(ctx context.Context) (*sdktrace.TracerProvider, error) {
 		return nil, fmt.Errorf("telemetry: resource from OTEL_RESOURCE_ATTRIBUTES: %w", err)
 	}
 	return sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)), nil
+}
+
+// checkSampler refuses an OTEL_TRACES_SAMPLER the SDK does not know and a
+// ratio it cannot read: the SDK only reports them to OpenTelemetry's
+// error handler and samples every trace instead, so a misspelt sampler
+// would cost full tracing without a word.
+func checkSampler(getenv func(string) string) error {
+	name := strings.ToLower(strings.TrimSpace(getenv("OTEL_TRACES_SAMPLER")))
+	switch name {
+	case "", "always_on", "always_off", "parentbased_always_on", "parentbased_always_off":
+		return nil
+	case "traceidratio", "parentbased_traceidratio":
+		arg := strings.TrimSpace(getenv("OTEL_TRACES_SAMPLER_ARG"))
+		if arg == "" {
+			return nil // the SDK's ratio is then 1
+		}
+		if r, err := strconv.ParseFloat(arg, 64); err != nil || !(r >= 0 && r <= 1) {
+			return fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER_ARG=%s: want the share of traces to keep, from 0 to 1, such as 0.1", arg)
+		}
+		return nil
+	}
+	return fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER=%s: unknown sampler: set parentbased_always_on (the default), "+
+		"parentbased_traceidratio with OTEL_TRACES_SAMPLER_ARG=0.1 (one trace in ten), always_on, always_off, "+
+		"traceidratio or parentbased_always_off", name)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"os"
 	"strings"
 
 	"github.com/keel-go/keel"
@@ -39,4 +40,34 @@ func Example() {
 	// keel_model_call_duration_seconds_count{model="scripted",provider="keeltest",status="ok"} 1
 	// keel_model_tokens_total{model="scripted",provider="keeltest",type="input"} 10
 	// keel_model_tokens_total{model="scripted",provider="keeltest",type="output"} 5
+}
+
+// FromEnv reads the sampler from OTEL_TRACES_SAMPLER (unset:
+// parentbased_always_on, every trace keel starts) and refuses one it
+// cannot use, where the SDK would sample every trace instead.
+func ExampleFromEnv() {
+	for k, v := range map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
+		"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "10%"} {
+		old, had := os.LookupEnv(k)
+		_ = os.Setenv(k, v)
+		defer func() {
+			if had {
+				_ = os.Setenv(k, old)
+			} else {
+				_ = os.Unsetenv(k)
+			}
+		}()
+	}
+	_, err := telemetry.FromEnv(context.Background())
+	fmt.Println(err)
+
+	_ = os.Setenv("OTEL_TRACES_SAMPLER_ARG", "0.1") // one trace in ten
+	tp, err := telemetry.FromEnv(context.Background())
+	fmt.Println(tp != nil, err)
+	if tp != nil {
+		_ = tp.Shutdown(context.Background())
+	}
+	// Output:
+	// telemetry: OTEL_TRACES_SAMPLER_ARG=10%: want the share of traces to keep, from 0 to 1, such as 0.1
+	// true <nil>
 }

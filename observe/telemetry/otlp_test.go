@@ -120,8 +120,8 @@ func TestRunExportedOverOTLPHTTP(t *testing.T) {
 	var tokens int64
 	for _, c := range byName["chat scripted"] {
 		attrs := attrMap(c.GetAttributes())
-		if attrs["gen_ai.system"].GetStringValue() != "keeltest" || attrs["gen_ai.request.model"].GetStringValue() != "scripted" {
-			t.Errorf("Got(model call attributes) %v; want gen_ai.system keeltest, gen_ai.request.model scripted", attrs)
+		if attrs["gen_ai.provider.name"].GetStringValue() != "keeltest" || attrs["gen_ai.request.model"].GetStringValue() != "scripted" {
+			t.Errorf("Got(model call attributes) %v; want gen_ai.provider.name keeltest, gen_ai.request.model scripted", attrs)
 		}
 		tokens += attrs["gen_ai.usage.input_tokens"].GetIntValue()
 	}
@@ -153,8 +153,9 @@ func traceHex(b []byte) string {
 	return string(out)
 }
 
-// The variables decide whether keel traces at all; what it cannot do is
-// an error saying what to set.
+// The variables decide whether keel traces at all; what it cannot do,
+// and a sampler the SDK would not know (it would sample everything
+// instead), is an error saying what to set.
 func TestTracingFromEnv(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -170,9 +171,18 @@ func TestTracingFromEnv(t *testing.T) {
 		{name: "sdk disabled", env: map[string]string{"OTEL_SDK_DISABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://x:4318"}},
 		{name: "grpc", env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x:4317", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, enabled: true, wantErr: true},
 		{name: "zipkin", env: map[string]string{"OTEL_TRACES_EXPORTER": "zipkin", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://x:4318"}, enabled: true, wantErr: true},
+		{name: "sampler one in ten", env: sampler("parentbased_traceidratio", "0.1"), enabled: true},
+		{name: "sampler ratio, no argument", env: sampler("traceidratio", ""), enabled: true},
+		{name: "sampler always off", env: sampler(" Always_Off ", ""), enabled: true},
+		{name: "sampler misspelt", env: sampler("parentbased_traceidration", "0.1"), enabled: true, wantErr: true},
+		{name: "sampler from another SDK", env: sampler("jaeger_remote", ""), enabled: true, wantErr: true},
+		{name: "sampler ratio a percentage", env: sampler("parentbased_traceidratio", "10%"), enabled: true, wantErr: true},
+		{name: "sampler ratio above one", env: sampler("traceidratio", "10"), enabled: true, wantErr: true},
+		{name: "sampler ratio negative", env: sampler("traceidratio", "-0.1"), enabled: true, wantErr: true},
+		{name: "sampler ratio NaN", env: sampler("traceidratio", "NaN"), enabled: true, wantErr: true},
 	}
 	vars := []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-		"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"}
+		"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG"}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, v := range vars {
@@ -191,4 +201,14 @@ func TestTracingFromEnv(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sampler is an environment with an endpoint and OTEL_TRACES_SAMPLER, and
+// OTEL_TRACES_SAMPLER_ARG when arg is not empty.
+func sampler(name, arg string) map[string]string {
+	env := map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_TRACES_SAMPLER": name}
+	if arg != "" {
+		env["OTEL_TRACES_SAMPLER_ARG"] = arg
+	}
+	return env
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/keel-go/keel/observe"
@@ -38,6 +39,9 @@ type Telemetry struct {
 	registry *prometheus.Registry
 	tracer   trace.Tracer
 	prop     propagation.TextMapPropagator
+	// copies: the tracer's spans copy the attributes they are given
+	// (the SDK's do; another provider's might keep the slice).
+	copies bool
 }
 
 // ErrNothingOn is returned by [New] when Options turn neither metrics nor
@@ -65,6 +69,7 @@ func New(opts Options) (*Telemetry, error) {
 	}
 	if opts.TracerProvider != nil {
 		t.tracer = opts.TracerProvider.Tracer(instrumentation)
+		_, t.copies = opts.TracerProvider.(*sdktrace.TracerProvider)
 	}
 	return t, nil
 }
@@ -148,6 +153,6 @@ func (s *span) End(err error) {
 		s.materialize()
 	}
 	if s.span != nil {
-		endSpan(s.span, s.op, err)
+		endSpan(s.span, s.op, err, s.t.copies)
 	}
 }

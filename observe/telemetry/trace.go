@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"strconv"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -46,11 +47,17 @@ func spanKind(op *observe.Op) trace.SpanKind {
 	return trace.SpanKindInternal
 }
 
-// attrs are op's attributes, known at its start and at its end, with
-// err's error.type: all set in one call when the span ends, since each
-// call of a span's SetAttributes costs a copy.
-func attrs(op *observe.Op, err error) []attribute.KeyValue {
-	a := make([]attribute.KeyValue, 0, 16)
+// appendAttrs appends op's attributes, known at its start and at its
+// end, with err's error.type, to a: all set in one call when the span
+// ends, since each call of a span's SetAttributes costs a copy.
+//
+// Each value is sent once (a run's finish reason is its last step's
+// keel.finish_reason; a first attempt has no keel.attempt), and the
+// spans of a run that succeeds keep to 8 attributes: each
+// costs about 250 B and 3 allocations in the SDK and the OTLP transform,
+// and past 8 the SDK's de-duplication at the span's end moves a map of
+// them to the heap, 500 B more.
+func appendAttrs(a []attribute.KeyValue, op *observe.Op, err error) []attribute.KeyValue {
 	switch op.Kind {
 	case observe.Request:
 		a = append(a, attribute.String("http.request.method", op.Method), attribute.Int("http.response.status_code", op.Status))
@@ -63,10 +70,9 @@ func attrs(op *observe.Op, err error) []attribute.KeyValue {
 	case observe.Run:
 		a = append(a, attribute.String("gen_ai.operation.name", "invoke_agent"), attribute.String("gen_ai.agent.id", op.Agent),
 			attribute.String("keel.run.id", op.RunID), attribute.Int("keel.steps", op.Steps),
-			attribute.String("keel.finish_reason", string(op.FinishReason)),
 			attribute.Int("gen_ai.usage.input_tokens", op.Usage.InputTokens), attribute.Int("gen_ai.usage.output_tokens", op.Usage.OutputTokens))
 		if op.ThreadID != "" {
-			a = append(a, attribute.String("gen_ai.conversation.id", op.ThreadID), attribute.String("keel.thread.id", op.ThreadID))
+			a = append(a, attribute.String("gen_ai.conversation.id", op.ThreadID))
 		}
 		if op.ResourceID != "" {
 			a = append(a, attribute.String("keel.resource.id", op.ResourceID))
@@ -75,11 +81,11 @@ func attrs(op *observe.Op, err error) []attribute.KeyValue {
 		a = append(a, attribute.Int("keel.step", op.Step), attribute.Int("keel.attempts", op.Attempt),
 			attribute.String("keel.finish_reason", string(op.FinishReason)))
 	case observe.ModelCall:
-		a = append(a, attribute.String("gen_ai.operation.name", "chat"),
-			// gen_ai.system is the older name of gen_ai.provider.name;
-			// both, for backends that read either.
-			attribute.String("gen_ai.system", op.Provider), attribute.String("gen_ai.provider.name", op.Provider),
-			attribute.String("gen_ai.request.model", op.Model), attribute.Int("keel.attempt", op.Attempt))
+		a = append(a, attribute.String("gen_ai.operation.name", "chat"), attribute.String("gen_ai.provider.name", op.Provider),
+			attribute.String("gen_ai.request.model", op.Model))
+		if op.Attempt > 1 {
+			a = append(a, attribute.Int("keel.attempt", op.Attempt))
+		}
 		if err == nil {
 			a = append(a, attribute.String("gen_ai.response.model", op.ResponseModel), attribute.String("gen_ai.response.id", op.ResponseID),
 				attribute.StringSlice("gen_ai.response.finish_reasons", []string{string(op.FinishReason)}),
@@ -92,7 +98,7 @@ func attrs(op *observe.Op, err error) []attribute.KeyValue {
 		if op.Step >= 0 {
 			a = append(a, attribute.Int("keel.step", op.Step))
 		}
-		a = append(a, decisionAttrs(op)...)
+		a = appendDecision(a, op)
 	case observe.ToolCall:
 		a = append(a, attribute.String("gen_ai.operation.name", "execute_tool"), attribute.String("gen_ai.tool.name", op.Tool),
 			attribute.String("gen_ai.tool.call.id", op.ToolCallID))
@@ -111,12 +117,34 @@ func attrs(op *observe.Op, err error) []attribute.KeyValue {
 	return a
 }
 
-// endSpan sets what op told, and err, on s and ends it.
-func endSpan(s trace.Span, op *observe.Op, err error) {
+// attrBuf holds the attributes of a span while they are set: the SDK's
+// span copies them, so one buffer serves span after span, where a new
+// slice would cost each span a kilobyte.
+type attrBuf struct{ a []attribute.KeyValue }
+
+var attrBufs = sync.Pool{New: func() any { return &attrBuf{a: make([]attribute.KeyValue, 0, 16)} }}
+
+// endSpan sets what op told, and err, on s and ends it. reuse says that
+// s copies the attributes it is given (the SDK's spans do), so that they
+// may be built in a pooled buffer.
+func endSpan(s trace.Span, op *observe.Op, err error, reuse bool) {
+	if !s.IsRecording() {
+		// The sampler dropped it: whatever is set would be thrown away.
+		s.End()
+		return
+	}
 	if op.Kind == observe.Request && op.Route != "" {
 		s.SetName(op.Method + " " + op.Route)
 	}
-	s.SetAttributes(attrs(op, err)...)
+	if reuse {
+		buf := attrBufs.Get().(*attrBuf)
+		buf.a = appendAttrs(buf.a[:0], op, err)
+		s.SetAttributes(buf.a...)
+		clear(buf.a) // the strings are not kept alive by the pool
+		attrBufs.Put(buf)
+	} else {
+		s.SetAttributes(appendAttrs(nil, op, err)...)
+	}
 	switch {
 	case err != nil:
 		s.RecordError(err)
@@ -132,11 +160,10 @@ func endSpan(s trace.Span, op *observe.Op, err error) {
 	s.End()
 }
 
-// decisionAttrs are a processor hook's decision and recoveries: one
+// appendDecision appends a processor hook's decision and recoveries: one
 // value per recovery in order, so that a backend can search for an
 // action or a cause.
-func decisionAttrs(op *observe.Op) []attribute.KeyValue {
-	var a []attribute.KeyValue
+func appendDecision(a []attribute.KeyValue, op *observe.Op) []attribute.KeyValue {
 	if op.Hook == observe.HookAPIError {
 		a = append(a, attribute.Bool("keel.decision.retry", op.Retry), attribute.Bool("keel.output_sent", op.OutputSent))
 		if op.Retry {

@@ -18,13 +18,8 @@ import (
 //
 //	messages\.(\d+)\.content\.(\d+)\.(image|document|pdf)\b
 func partPath(msg string) (n, m, kind string) {
-	for at := 0; ; {
-		i := strings.Index(msg[at:], "messages.")
-		if i < 0 {
-			return "", "", ""
-		}
-		i += at + len("messages.")
-		at = i
+	for i := range refusal.Each(msg, "messages.") {
+		i += len("messages.")
 		j := digitsAt(msg, i)
 		if j == i || !strings.HasPrefix(msg[j:], ".content.") {
 			continue
@@ -39,6 +34,7 @@ func partPath(msg string) (n, m, kind string) {
 			return msg[i:j], msg[k:e], w
 		}
 	}
+	return "", "", ""
 }
 
 // digitsAt returns where the digits starting at s[i] end.
@@ -54,13 +50,7 @@ func digitsAt(s string, i int) int {
 //
 //	\bfile\b[^.]{0,80}\b(?:not found|does not exist|was deleted)|\bfile_[0-9a-z]+\b[^.]{0,40}\bnot found
 func saysFileGone(l string) bool {
-	for at := 0; ; {
-		i := strings.Index(l[at:], "file")
-		if i < 0 {
-			return false
-		}
-		i += at
-		at = i + 1
+	for i := range refusal.Each(l, "file") {
 		if !refusal.StartsWord(l, i) {
 			continue
 		}
@@ -78,6 +68,7 @@ func saysFileGone(l string) bool {
 			}
 		}
 	}
+	return false
 }
 
 func notDot(c byte) bool { return c != '.' }

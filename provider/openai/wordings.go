@@ -17,13 +17,8 @@ import (
 //
 //	unsupported (?:mime|media|content|file) type:?\s*'?"?([a-z0-9][\w.+-]*/[\w.+-]+)
 func unsupportedMIME(l string) (int, int) {
-	for at := 0; ; {
-		i := strings.Index(l[at:], "unsupported ")
-		if i < 0 {
-			return -1, -1
-		}
-		i += at + len("unsupported ")
-		at = i
+	for i := range refusal.Each(l, "unsupported ") {
+		i += len("unsupported ")
 		w := refusal.Prefix(l, i, "mime type", "media type", "content type", "file type")
 		if w == "" {
 			continue
@@ -43,6 +38,7 @@ func unsupportedMIME(l string) (int, int) {
 			return i, j
 		}
 	}
+	return -1, -1
 }
 
 // mediaTypeAt returns where a media type starting at l[i] ends, or i
@@ -124,13 +120,7 @@ func indexEither(l string, at int, a, b string) int {
 //
 //	(?:unknown|unsupported|invalid)\s+(?:content\s+)?part\s+type:?\s*\\?["']?([a-z_]+)
 func partType(l string) (int, int) {
-	for at := 0; ; {
-		p := strings.Index(l[at:], "part")
-		if p < 0 {
-			return -1, -1
-		}
-		p += at
-		at = p + 1
+	for p := range refusal.Each(l, "part") {
 		if !saysUnknownBefore(l, p) {
 			continue
 		}
@@ -158,6 +148,7 @@ func partType(l string) (int, int) {
 			return i, j
 		}
 	}
+	return -1, -1
 }
 
 // saysUnknownBefore reports whether "part" at l[p] follows "unknown",
@@ -229,13 +220,7 @@ func inputKind(l string) string {
 //
 //	content'?\s*:\s*value must be a string
 func mustBeString(l string) bool {
-	for at := 0; ; {
-		i := strings.Index(l[at:], "value must be a string")
-		if i < 0 {
-			return false
-		}
-		i += at
-		at = i + 1
+	for i := range refusal.Each(l, "value must be a string") {
 		k := refusal.SpacesBefore(l, i)
 		if k == 0 || l[k-1] != ':' {
 			continue
@@ -245,6 +230,7 @@ func mustBeString(l string) bool {
 			return true
 		}
 	}
+	return false
 }
 
 // modelMissing finds an unknown model in a 400, as some servers answer
@@ -253,13 +239,7 @@ func mustBeString(l string) bool {
 //
 //	model\b.{0,120}\b(?:does not exist|not found|is not available|unknown)|(?:unknown|invalid) model\b
 func modelMissing(l string) bool {
-	for at := 0; ; {
-		i := strings.Index(l[at:], "model")
-		if i < 0 {
-			return false
-		}
-		i += at
-		at = i + 1
+	for i := range refusal.Each(l, "model") {
 		e := i + len("model")
 		if !refusal.EndsWord(l, e) {
 			continue
@@ -269,6 +249,7 @@ func modelMissing(l string) bool {
 			return true
 		}
 	}
+	return false
 }
 
 func notNewline(c byte) bool { return c != '\n' }
@@ -282,18 +263,13 @@ func saysFileGone(l string) bool {
 	if strings.Contains(l, "no such file object") || strings.Contains(l, "invalid file id") {
 		return true
 	}
-	for at := 0; ; {
-		i := strings.Index(l[at:], "file")
-		if i < 0 {
-			return false
-		}
-		i += at
-		at = i + 1
+	for i := range refusal.Each(l, "file") {
 		if refusal.StartsWord(l, i) &&
 			refusal.PhraseAfter(l, i+len("file"), 60, isIDByte, "not found", "does not exist", "has expired", "was deleted") {
 			return true
 		}
 	}
+	return false
 }
 
 // isIDByte reports a byte of a file's name or ID in a message: [\w -].

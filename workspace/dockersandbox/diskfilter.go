@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/keel-go/keel/workspace/internal/capped"
 )
 
 // The wrapper reports the working directory's size on the command's
@@ -65,7 +67,7 @@ type diskFilter struct {
 	head      []byte
 	before    int64
 	beforeErr error
-	out       cappedBuffer
+	out       capped.Buffer
 	tail      []byte
 	written   int64 // bytes after the first line
 	maxOutput int
@@ -75,7 +77,7 @@ func newDiskFilter(maxOutput int, token string, measure bool) *diskFilter {
 	// The cap leaves room for the last lines, which are taken out at the
 	// end.
 	f := &diskFilter{measure: measure, token: token, headDone: !measure, maxOutput: maxOutput,
-		beforeErr: errNotMeasured, out: cappedBuffer{max: maxOutput + tailSize}, headSeen: make(chan struct{})}
+		beforeErr: errNotMeasured, out: capped.Buffer{Max: maxOutput + tailSize}, headSeen: make(chan struct{})}
 	if !measure {
 		close(f.headSeen)
 	}
@@ -152,7 +154,7 @@ func (f *diskFilter) result() ([]byte, bool) {
 	if _, n, _ := f.last(); n > 0 {
 		user -= int64(n)
 	}
-	out := f.out.bytes()
+	out := f.out.Bytes()
 	keep := min(int64(len(out)), user, int64(f.maxOutput))
 	return out[:keep], user > int64(f.maxOutput)
 }

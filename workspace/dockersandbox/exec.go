@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/keel-go/keel/workspace/internal/capped"
 )
 
 // drainGrace bounds how long output is still read after a command was
@@ -116,7 +118,7 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 	}
 	defer st.close()
 	start := time.Now()
-	stdout := &cappedBuffer{max: req.maxOutput}
+	stdout := &capped.Buffer{Max: req.maxOutput}
 	stderr := newDiskFilter(req.maxOutput, token, req.measure)
 	done := make(chan error, 1)
 	go func() { done <- demux(st.r, stdout, stderr) }()
@@ -164,9 +166,9 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 	}
 	close(stopWatch)
 	<-watching
-	res := &execResult{stdout: stdout.bytes(), duration: time.Since(start)}
+	res := &execResult{stdout: stdout.Bytes(), duration: time.Since(start)}
 	res.stderr, res.truncated = stderr.result()
-	res.truncated = res.truncated || stdout.truncated
+	res.truncated = res.truncated || stdout.Truncated
 	res.before, res.beforeErr = stderr.beforeValue()
 	res.after, res.afterErr = stderr.afterValue()
 
@@ -232,7 +234,7 @@ func (s *Sandbox) execPlain(ctx context.Context, cmd []string) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	var sink cappedBuffer
+	var sink capped.Buffer
 	err = demux(st.r, &sink, &sink)
 	st.close()
 	if err != nil {

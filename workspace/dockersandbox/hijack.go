@@ -152,30 +152,3 @@ func demux(r io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 }
-
-// cappedBuffer keeps the first max bytes written to it and counts the rest
-// as dropped; it never fails a write, so that the command is never held
-// up by a full stream.
-type cappedBuffer struct {
-	max       int
-	buf       []byte
-	truncated bool
-}
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	room := b.max - len(b.buf)
-	if len(p) > room {
-		b.truncated = true
-		b.buf = append(b.buf, p[:max(room, 0)]...)
-		return len(p), nil
-	}
-	b.buf = append(b.buf, p...)
-	return len(p), nil
-}
-
-func (b *cappedBuffer) bytes() []byte {
-	if b.buf == nil {
-		return []byte{}
-	}
-	return b.buf
-}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/internal/capped"
 	"golang.org/x/sys/unix"
 )
 
@@ -128,9 +129,9 @@ func (s *Sandbox) RunCommand(ctx context.Context, c workspace.Command) (*workspa
 
 	res := &workspace.CommandResult{
 		ExitCode:  cmd.ProcessState.ExitCode(),
-		Stdout:    out.stdout.bytes(),
-		Stderr:    out.stderr.bytes(),
-		Truncated: out.stdout.truncated || out.stderr.truncated,
+		Stdout:    out.stdout.Bytes(),
+		Stderr:    out.stderr.Bytes(),
+		Truncated: out.stdout.Truncated || out.stderr.Truncated,
 		Duration:  time.Since(start),
 	}
 	if note != "" {
@@ -187,7 +188,7 @@ func waitExited(pid int) {
 
 // output reads a command's stdout and stderr, and feeds its stdin.
 type output struct {
-	stdout, stderr cappedBuffer
+	stdout, stderr capped.Buffer
 	outR, errR     io.Reader
 	in             io.WriteCloser
 	readers        sync.WaitGroup
@@ -197,7 +198,7 @@ type output struct {
 // the user commands run as: a command that opens /dev/stdout opens its
 // pipe again, which the file permissions of the pipe decide.
 func (s *Sandbox) pipes(cmd *exec.Cmd, withStdin bool) (*output, error) {
-	o := &output{stdout: cappedBuffer{max: s.opts.MaxOutput}, stderr: cappedBuffer{max: s.opts.MaxOutput}}
+	o := &output{stdout: capped.Buffer{Max: s.opts.MaxOutput}, stderr: capped.Buffer{Max: s.opts.MaxOutput}}
 	var err error
 	if o.outR, err = cmd.StdoutPipe(); err != nil {
 		return nil, err
@@ -249,30 +250,3 @@ func (o *output) drain() {
 // wait returns once the readers stopped, which Wait's closing of the
 // pipes guarantees.
 func (o *output) wait() { o.readers.Wait() }
-
-// cappedBuffer keeps the first max bytes written to it and counts the rest
-// as dropped; it never fails a write, so the command is never blocked on a
-// full pipe.
-type cappedBuffer struct {
-	max       int
-	buf       []byte
-	truncated bool
-}
-
-func (b *cappedBuffer) Write(p []byte) (int, error) {
-	room := b.max - len(b.buf)
-	if len(p) > room {
-		b.truncated = true
-		b.buf = append(b.buf, p[:max(room, 0)]...)
-		return len(p), nil
-	}
-	b.buf = append(b.buf, p...)
-	return len(p), nil
-}
-
-func (b *cappedBuffer) bytes() []byte {
-	if b.buf == nil {
-		return []byte{}
-	}
-	return b.buf
-}

@@ -1,6 +1,7 @@
 package refusal_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/keel-go/keel/provider/internal/refusal"
@@ -84,6 +85,33 @@ func TestLower(t *testing.T) {
 		got := refusal.Lower(tt.in)
 		if got != tt.want || len(got) != len(tt.in) {
 			t.Errorf("Lower(%q) = %q; want %q, of the same length", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestEach(t *testing.T) {
+	tests := []struct {
+		l, word string
+		stop    int // stop after this many offsets; 0: never
+		want    []int
+	}{
+		{"no such word", "file", 0, nil},
+		{"file", "file", 0, []int{0}},
+		{"a file, the file_1 and files", "file", 0, []int{2, 12, 23}},
+		{"aaaa", "aa", 0, []int{0, 1, 2}},
+		{"a file, the file_1 and files", "file", 2, []int{2, 12}},
+		{"", "file", 0, nil},
+	}
+	for _, tt := range tests {
+		var got []int
+		for i := range refusal.Each(tt.l, tt.word) {
+			got = append(got, i)
+			if len(got) == tt.stop {
+				break
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Each(%q, %q) = %v, want %v", tt.l, tt.word, got, tt.want)
 		}
 	}
 }

@@ -1,5 +1,25 @@
 package refusal
 
+import (
+	"iter"
+	"strings"
+)
+
+// Each yields the offset of each occurrence of word in l, first to last,
+// overlapping ones included: the loop every hand scanner starts with,
+// looking at each place its key word stands.
+func Each(l, word string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for at := 0; ; {
+			i := strings.Index(l[at:], word)
+			if i < 0 || !yield(at+i) {
+				return
+			}
+			at += i + 1
+		}
+	}
+}
+
 // Lower returns msg with its ASCII letters in lower case and every other
 // byte as it is, so that an offset in one is the same offset in the
 // other: an adapter finds words in the lower-case text and takes what it
