@@ -74,10 +74,10 @@ func (r Recovery) Describe() Description {
 		d.By = name
 	}
 	for _, f := range r.Files {
-		d.Files = append(d.Files, FileDescription{Name: oneLine(f.Name, maxNameWords), Got: f.got()})
+		d.Files = append(d.Files, FileDescription{Name: cleantext.Short(f.Name, maxNameWords), Got: f.got()})
 	}
 	if len(r.Files) == 0 {
-		d.Files = []FileDescription{{Got: oneLine(r.Action, maxNameWords)}}
+		d.Files = []FileDescription{{Got: cleantext.Short(r.Action, maxNameWords)}}
 	}
 	return d
 }
@@ -114,7 +114,7 @@ func (f RecoveredFile) got() string {
 		}
 		return s
 	}
-	s := cmp.Or(oneLine(f.Outcome, maxNameWords), "handled")
+	s := cmp.Or(cleantext.Short(f.Outcome, maxNameWords), "handled")
 	if f.Path != "" {
 		s += ", in the sandbox at " + f.Path
 	}
@@ -143,7 +143,7 @@ func (c *Conversion) words() string {
 		facts = append(facts, cmp.Or(c.As, "text"))
 	}
 	if c.Description != "" {
-		facts = append(facts, oneLine(c.Description, maxNameWords))
+		facts = append(facts, cleantext.Short(c.Description, maxNameWords))
 	}
 	if c.Chars > 0 || c.Kind != "image" {
 		facts = append(facts, thousands(c.Chars)+" characters")
@@ -175,7 +175,7 @@ func (c *RecoveryCause) why() string {
 	case CauseAPIError:
 		s = cmp.Or(c.Provider, "the provider") + " failed without an answer"
 		if c.Status != 0 {
-			s = strings.TrimRight(cmp.Or(c.Provider, "the provider")+" answered "+strconv.Itoa(c.Status)+" "+oneLine(c.Code, maxNameWords), " ")
+			s = strings.TrimRight(cmp.Or(c.Provider, "the provider")+" answered "+strconv.Itoa(c.Status)+" "+cleantext.Short(c.Code, maxNameWords), " ")
 		}
 	case CauseUnsupportedFunctionality:
 		s = "the provider's SDK refused it before sending"
@@ -194,15 +194,15 @@ func (c *RecoveryCause) why() string {
 			s += " (" + strings.Join(when, ", ") + ")"
 		}
 		// The message is the evidence the refusal was learned from.
-		if evidence := strings.TrimSpace(statusText(c.Status) + " " + oneLine(c.Message, maxMessageWords)); evidence != "" {
+		if evidence := strings.TrimSpace(statusText(c.Status) + " " + cleantext.Short(c.Message, maxMessageWords)); evidence != "" {
 			s += "; evidence: " + evidence
 		}
 		return s
 	default:
-		s = strings.TrimSpace(oneLine(c.Kind, maxNameWords) + " " + statusText(c.Status))
+		s = strings.TrimSpace(cleantext.Short(c.Kind, maxNameWords) + " " + statusText(c.Status))
 	}
 	if c.Message != "" {
-		s += ": " + oneLine(c.Message, maxMessageWords)
+		s += ": " + cleantext.Short(c.Message, maxMessageWords)
 	}
 	return s
 }
@@ -213,18 +213,6 @@ func statusText(status int) string {
 		return ""
 	}
 	return strconv.Itoa(status)
-}
-
-// oneLine is s on one line of at most n characters, without the escape
-// sequences and control characters that could work a terminal or a log
-// reader: a provider's message and a converter's description are words
-// from outside.
-func oneLine(s string, n int) string {
-	s = cleantext.Line(strings.Join(strings.Fields(s), " "), n+1)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // thousands writes n with its thousands separated by commas: 61,234.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/config"
+	"github.com/keel-go/keel/internal/cleantext"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 )
@@ -30,11 +31,11 @@ func failureText(err error) string {
 	var api *keel.APICallError
 	switch {
 	case errors.As(err, &api) && api.StatusCode != 0 && api.Message != "":
-		return fmt.Sprintf("%d (%s)", api.StatusCode, oneLine(api.Message, 120))
+		return fmt.Sprintf("%d (%s)", api.StatusCode, cleantext.Short(api.Message, 120))
 	case errors.As(err, &api) && api.StatusCode != 0:
 		return fmt.Sprintf("%d", api.StatusCode)
 	case err != nil:
-		return oneLine(err.Error(), 160)
+		return cleantext.Short(err.Error(), 160)
 	}
 	return "a failure"
 }
