@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/convert"
 )
 
@@ -29,22 +28,60 @@ type conversion struct {
 	chars int // runes of res.Text
 }
 
-// convertOnce converts f (inline, decodable, of digest sum) once per run:
-// a file met again, under any name, gets the same text.
-func (h *UnsupportedFileHandler) convertOnce(ctx context.Context, run *Run, st *unsupportedFileState, f keel.FilePart, filename, sum string, data []byte) conversion {
-	return convertCached(ctx, h.converters, &st.texts, f, filename, sum, data, func(err error) {
-		warnRefusedFile(run, "file the model refused could not be converted to text; sent without its text", displayName(filename, f.MediaType), err)
+// withConversion gives the model more than the sandbox's note or the
+// placeholder for a refused file pf: for an image, the image as the model
+// can read it or what can be said of it (see imagefile.go); else, when a
+// converter knows the file, its text. It returns the warning to log in
+// place of warning: without a sandbox, the text is all a model can get.
+func (h *UnsupportedFileHandler) withConversion(ctx context.Context, req *LLMRequest, st *unsupportedFileState, pf *promptFile, rep *replacement, warning string) string {
+	if !pf.part.IsInline() || pf.err != nil {
+		return warning
+	}
+	if h.withImage(ctx, req, st, pf, rep) {
+		if warning == noSandboxWarning {
+			return ""
+		}
+		return warning
+	}
+	if h.converters == nil {
+		return warning
+	}
+	conv := convertCached(ctx, h.converters, &st.texts, pf, func(err error) {
+		warnRefusedFile(req.Run, "file the model refused could not be converted to text; sent without its text", pf.name, err)
 	})
+	if conv.res == nil {
+		return warning
+	}
+	rep.withText(pf.name, conv)
+	switch warning {
+	case "", noSandboxWarning:
+		return ""
+	}
+	return "file the model refused not uploaded to the sandbox; its text sent"
 }
 
-// convertCached converts f with converters once per content, keeping the
-// result in *cache; warn is told of a converter's failure (not of a file
-// no converter knows).
-func convertCached(ctx context.Context, converters FileConverter, cache *map[string]conversion, f keel.FilePart, filename, sum string, data []byte, warn func(error)) conversion {
-	if c, ok := (*cache)[sum]; ok {
+// withText puts conv's text, labelled, after rep's note, or in place of
+// the placeholder, which would say the file is unavailable; nothing when
+// no converter knew the file.
+func (r *replacement) withText(name string, conv conversion) {
+	if conv.res == nil {
+		return
+	}
+	if r.file.Outcome == OutcomePlaceholder {
+		r.texts = nil
+	}
+	r.texts = append(r.texts, conv.label(name, r.file.Path))
+	r.file.Outcome, r.file.Conversion = OutcomeConverted, conv.report()
+}
+
+// convertCached converts pf (inline, decoded) with converters once per
+// content, keeping the result in *cache; warn is told of a converter's
+// failure (not of a file no converter knows).
+func convertCached(ctx context.Context, converters FileConverter, cache *map[string]conversion, pf *promptFile, warn func(error)) conversion {
+	if c, ok := (*cache)[pf.sum]; ok {
 		return c
 	}
-	res, err := converters.Convert(ctx, convert.Input{Name: filename, MediaType: f.MediaType, Data: data})
+	res, err := converters.Convert(ctx, convert.Input{Name: pf.filename, MediaType: pf.part.MediaType, Data: pf.data})
 	var c conversion
 	switch {
 	case err == nil && res != nil:
@@ -60,7 +97,7 @@ func convertCached(ctx context.Context, converters FileConverter, cache *map[str
 	if *cache == nil {
 		*cache = make(map[string]conversion)
 	}
-	(*cache)[sum] = c
+	(*cache)[pf.sum] = c
 	return c
 }
 

@@ -44,10 +44,9 @@
 //   - [UnsupportedFileHandler] ("unsupported-file-handler"): when the
 //     model refused a file, in its SDK or in its HTTP response, takes every
 //     file the model may not read out of the prompt and calls it once
-//     more. Only the prompt changes. An answer of 401, 403 or 404 is never
-//     blamed on a file. Given converters, it also gives the model the
-//     file's text; given [RememberedRefusals], it handles a file of a type
-//     the model refused before at the first call (see below).
+//     more. Only the prompt changes. Its doc maps each of its rules to the
+//     function that keeps it, and names the file of each of keel's
+//     extensions (converters, remembered refusals: see below).
 //   - [StreamErrorRetry] ("stream-error-retry-processor"): retries
 //     transient failures (rate limits, overloads, 5xx, connection resets)
 //     with the same request, honouring the provider's Retry-After.

@@ -123,9 +123,8 @@ type fileUploadState struct {
 	// turn holds the digests of the chosen files of the turn's new
 	// messages.
 	turn map[string]bool
-	// done maps a file (see fileKey) to the texts that replace it in every
-	// prompt of the run.
-	done map[string][]string
+	// done holds what replaces each file in every prompt of the run.
+	done replaced
 	// uploaded maps a content's digest to where it was put, so that the
 	// same bytes under several names are written once.
 	uploaded map[string]workspace.Uploaded
@@ -144,16 +143,21 @@ func (p *FileUpload) ProcessInput(ctx context.Context, in *Input) error {
 	defer st.mu.Unlock()
 	st.turn = make(map[string]bool)
 	for f := range filesOf(in.Messages, isUser) {
-		if !f.IsInline() {
-			continue
-		}
-		c, err := p.check(in.Run, f)
+		c, chosen, err := p.read(in.Run, f)
 		if err != nil {
 			return err
 		}
-		if c.chosen {
-			st.turn[c.sum] = true
+		if !chosen {
+			continue
 		}
+		if c.fail == nil {
+			c.decode()
+			c.fail = c.check(c.limit)
+		}
+		if c.fail != nil {
+			return c.fail.stop(c.name)
+		}
+		st.turn[c.sum] = true
 	}
 	if len(st.turn) == 0 {
 		return nil
@@ -172,50 +176,45 @@ func sandboxError(err error) *FileUploadError {
 	return &FileUploadError{Code: CodeNoSandbox, Err: err}
 }
 
-// checked is a file that [FileUpload.check] looked at.
-type checked struct {
-	chosen bool
-	sum    string // the content's digest, when chosen
-	data   []byte // the content, when chosen
+// chosenFile is a file the filter chose, and what keeps it out of the
+// sandbox when something does.
+type chosenFile struct {
+	promptFile
+	limit int64
+	fail  *uploadFailure
 }
 
-// check applies the filter and the limits to f, an inline file.
-func (p *FileUpload) check(run *Run, f keel.FilePart) (checked, error) {
-	limit, sel, err := p.choose(f)
-	if err != nil || !sel {
-		return checked{}, err
+// read applies the filter to f, and reports whether it chose f: never
+// a file given by URL or provider reference. A chosen file's size is
+// checked before decoding: a file over the limit says so even when its
+// data is badly encoded. Otherwise it is read (not decoded: see
+// promptFile.decode).
+func (p *FileUpload) read(run *Run, f keel.FilePart) (c chosenFile, chosen bool, err error) {
+	if !f.IsInline() {
+		return c, false, nil
 	}
+	info := FileInfo{Name: f.Filename, MediaType: keel.NormalizeMediaType(f.MediaType)}
+	if f.Filename != "" {
+		info.Extension = workspace.Extension(f.Filename, "")
+	}
+	if chosen, err = p.filter(info); err != nil || !chosen {
+		if err != nil {
+			err = &FileUploadError{Code: CodeInvalidFilter, File: displayOf(f.Filename), Err: err}
+		}
+		return c, false, err
+	}
+	limit := p.maxSize(info)
+	if limit <= 0 || limit > workspace.MaxUploadSize {
+		return c, false, &FileUploadError{Code: CodeInvalidMaxFileSize, File: displayOf(f.Filename),
+			Err: fmt.Errorf("MaxSize gave %d bytes; want 1 to %d", limit, int64(workspace.MaxUploadSize))}
+	}
+	c = chosenFile{promptFile: promptFile{part: f, filename: f.Filename, name: displayOf(f.Filename)}, limit: limit}
 	if size := encodedSize(f); size > limit {
-		// The size is checked before decoding: a file over the limit
-		// says so even when its data is badly encoded.
-		return checked{}, tooLargeError(f, size, limit)
+		c.fail = &uploadFailure{CodeFileTooLarge, &workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(f.Filename, size, limit)}
+		return c, true, nil
 	}
-	sum, data, err := run.fileDigest(f)
-	if err != nil {
-		return checked{}, p.invalidData(f, err)
-	}
-	c := checked{chosen: true, sum: sum}
-	if c.data, err = inlineData(f, data); err != nil {
-		return c, p.invalidData(f, err)
-	}
-	if size := int64(len(c.data)); size > limit {
-		return c, tooLargeError(f, size, limit)
-	}
-	return c, nil
-}
-
-func tooLargeError(f keel.FilePart, size, limit int64) *FileUploadError {
-	return &FileUploadError{Code: CodeFileTooLarge, File: uploadName(f.Filename), Err: &workspace.FileTooLargeError{Size: size, Limit: limit}}
-}
-
-// uploadName is the name FileUpload gives a file in its notes and errors:
-// its cleaned file name, or "unnamed file". Unlike the unsupported-file
-// handler's, it never shows the media type for a name.
-func uploadName(filename string) string {
-	if n := cleanName(filename); n != "" {
-		return n
-	}
-	return unnamedFile
+	c.sum, c.data, c.err = run.fileDigest(f)
+	return c, true, nil
 }
 
 // encodedSize is the size f's inline data decodes to, worked out without
@@ -233,165 +232,64 @@ func encodedSize(f keel.FilePart) int64 {
 	return int64(len(payload) - 2*strings.Count(payload, "%"))
 }
 
-// choose applies the filter to f and returns its size limit.
-func (p *FileUpload) choose(f keel.FilePart) (limit int64, chosen bool, err error) {
-	info := FileInfo{
-		Name:      f.Filename,
-		MediaType: keel.NormalizeMediaType(f.MediaType),
-	}
-	if f.Filename != "" {
-		info.Extension = workspace.Extension(f.Filename, "")
-	}
-	sel, err := p.filter(info)
-	if err != nil {
-		return 0, false, &FileUploadError{Code: CodeInvalidFilter, File: uploadName(f.Filename), Err: err}
-	}
-	if !sel {
-		return 0, false, nil
-	}
-	limit = p.maxSize(info)
-	if limit <= 0 || limit > workspace.MaxUploadSize {
-		return 0, true, &FileUploadError{Code: CodeInvalidMaxFileSize, File: uploadName(f.Filename),
-			Err: fmt.Errorf("MaxSize gave %d bytes; want 1 to %d", limit, int64(workspace.MaxUploadSize))}
-	}
-	return limit, true, nil
-}
-
-func (p *FileUpload) invalidData(f keel.FilePart, err error) *FileUploadError {
-	return &FileUploadError{Code: CodeInvalidFileData, File: uploadName(f.Filename), Err: err}
-}
-
 // RewriteLLMRequest uploads the chosen files of the prompt's user
 // messages and puts their notes in their place.
 func (p *FileUpload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error {
 	if req == nil || req.Run == nil {
 		return nil
 	}
-	files, err := p.rewrite(ctx, req)
-	reportFiles(req.Run, FileUploadID, nil, files)
-	return err
-}
-
-func (p *FileUpload) rewrite(ctx context.Context, req *LLMRequest) ([]RecoveredFile, error) {
 	st := StateOf[fileUploadState](req.Run, p)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	var files []RecoveredFile
-	err := replaceFiles(req.Prompt, isUser, func(f keel.FilePart) ([]keel.Part, bool, error) {
-		if !f.IsInline() {
-			return nil, false, nil
-		}
-		texts, file, err := p.replacement(ctx, req.Run, st, f)
-		if err != nil || len(texts) == 0 {
-			return nil, false, err
-		}
-		if file != nil {
-			files = append(files, *file)
-		}
-		return textParts(texts), true, nil
+	return rewriteFiles(req, FileUploadID, isUser, func(f keel.FilePart) (replacement, bool, bool, error) {
+		return p.replacement(ctx, req.Run, st, f)
 	})
-	return files, err
 }
 
-// replacement returns the texts that take f's place in the prompt (none
-// to leave f): the note, then, with converters that know the file, its
-// text. The file is returned to report when this call is the run's first
-// for it.
-func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) ([]string, *RecoveredFile, error) {
-	limit, chosen, err := p.choose(f)
-	if err != nil {
+// replacement returns what takes f's place in the prompt (ok false to
+// leave f): the note, then, with converters that know the file, its
+// text; first reports that this call is the run's first for f.
+func (p *FileUpload) replacement(ctx context.Context, run *Run, st *fileUploadState, f keel.FilePart) (rep replacement, ok, first bool, err error) {
+	c, chosen, err := p.read(run, f)
+	if err != nil || !chosen {
 		// A filter that cannot judge a file, of this turn or of the
 		// history, stops the turn, as does a wrong MaxSize.
-		return nil, nil, err
+		return rep, false, false, err
 	}
-	if !chosen {
-		return nil, nil, nil
-	}
-	name := uploadName(f.Filename)
-	size := encodedSize(f)
-	var (
-		sum, dataErr = "", error(nil)
-		data         []byte
-	)
-	if size <= limit {
-		sum, data, dataErr = run.fileDigest(f)
-	}
-	current := dataErr == nil && sum != "" && st.turn[sum]
-	key := fileKey(f, sum, f.Filename)
-	if texts, ok := st.done[key]; ok {
-		return texts, nil, nil
-	}
-	file := RecoveredFile{Name: displayName(f.Filename, f.MediaType), MediaType: keel.NormalizeMediaType(f.MediaType), SHA256: sum}
-	// A failure stops the run for a file of the current turn; for a file
-	// of the history it becomes a note, the same on every call.
-	fail := func(code string, cause error, reason string) ([]string, *RecoveredFile, error) {
-		if current {
-			return nil, nil, &FileUploadError{Code: code, File: name, Err: cause}
+	pf := &c.promptFile
+	current := pf.err == nil && pf.sum != "" && st.turn[pf.sum]
+	rep, first, err = st.done.once(fileKey(f, pf.sum, f.Filename), func() (replacement, error) {
+		if c.fail != nil {
+			return p.failed(run, replacement{file: pf.recovered()}, current, pf.name, c.fail)
 		}
-		file.Outcome, file.Reason = OutcomeNotUploaded, reason
-		return st.remember(key, notUploadedNote(name, reason)), &file, nil
-	}
-	if size > limit {
-		// Checked before decoding, as on input.
-		file.SHA256 = ""
-		return fail(CodeFileTooLarge, &workspace.FileTooLargeError{Size: size, Limit: limit}, tooLargeReason(f.Filename, size, limit))
-	}
-	if dataErr == nil {
-		data, dataErr = inlineData(f, data)
-	}
-	if dataErr != nil {
-		file.SHA256 = ""
-		return fail(CodeInvalidFileData, dataErr, undecodableReason(f.Filename))
-	}
-	file.Size = int64(len(data))
-	if file.Size > limit {
-		return fail(CodeFileTooLarge, &workspace.FileTooLargeError{Size: file.Size, Limit: limit}, tooLargeReason(f.Filename, file.Size, limit))
-	}
-	u, ok := st.uploaded[sum]
-	if !ok {
-		// The same bytes under another name, or none, were written
-		// already: the path is the content's.
-		up, err := run.uploader(ctx, p.ws)
-		if err != nil {
-			fe := sandboxError(err)
-			reason := noSandboxReason
-			if fe.Code == CodeNoWriteCapability {
-				reason = cannotWriteReason
-			}
-			return fail(fe.Code, err, reason)
+		pf.decode()
+		rep, fail := pf.upload(ctx, sandboxTarget{run: run, ws: p.ws, limit: c.limit, uploaded: &st.uploaded})
+		if fail != nil {
+			return p.failed(run, rep, current, pf.name, fail)
 		}
-		u, err = up.Upload(ctx, run.ThreadID, run.ResourceID, workspace.File{Name: f.Filename, MediaType: f.MediaType, Data: data, SHA256: sum})
-		if err != nil {
-			if run.Logger != nil {
-				run.Logger.Warn("file-upload: upload to the sandbox failed", "file", name, "err", err)
-			}
-			return fail(CodeUploadFailed, err, uploadFailedReason)
+		if p.converters != nil {
+			conv := convertCached(ctx, p.converters, &st.texts, pf, func(err error) {
+				if run.Logger != nil {
+					run.Logger.Warn("file-upload: file could not be converted to text; its note sent alone", "file", pf.name, "err", err)
+				}
+			})
+			rep.withText(pf.name, conv)
 		}
-		if st.uploaded == nil {
-			st.uploaded = make(map[string]workspace.Uploaded)
-		}
-		st.uploaded[sum] = u
-	}
-	file.Outcome, file.Path = OutcomeUploaded, u.Path
-	texts := []string{uploadNote(u.Path, name, file.MediaType, file.Size)}
-	if p.converters != nil {
-		conv := convertCached(ctx, p.converters, &st.texts, f, f.Filename, sum, data, func(err error) {
-			if run.Logger != nil {
-				run.Logger.Warn("file-upload: file could not be converted to text; its note sent alone", "file", name, "err", err)
-			}
-		})
-		if conv.res != nil {
-			texts = append(texts, conv.label(name, u.Path))
-			file.Outcome, file.Conversion = OutcomeConverted, conv.report()
-		}
-	}
-	return st.remember(key, texts...), &file, nil
+		return rep, nil
+	})
+	return rep, err == nil, first, err
 }
 
-func (st *fileUploadState) remember(key string, texts ...string) []string {
-	if st.done == nil {
-		st.done = make(map[string][]string)
+// failed is what a failure to upload a chosen file does: it stops the run
+// for a file of the current turn; a file of the history gets a note with
+// the reason instead, the same on every call.
+func (p *FileUpload) failed(run *Run, rep replacement, current bool, name string, fail *uploadFailure) (replacement, error) {
+	if fail.code == CodeUploadFailed && run.Logger != nil {
+		run.Logger.Warn("file-upload: upload to the sandbox failed", "file", name, "err", fail.err)
 	}
-	st.done[key] = texts
-	return texts
+	if current {
+		return rep, fail.stop(name)
+	}
+	rep.notUploaded(name, fail.reason)
+	return rep, nil
 }

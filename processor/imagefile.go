@@ -51,14 +51,39 @@ type imageResult struct {
 	description, by string
 }
 
-// imageOnce re-encodes or describes the refused image f (inline, of
-// digest sum) once per run for model: a PNG or JPEG within the model's
+// withImage makes rep, for a refused image pf (inline, decoded), say
+// what the image converter made of it: the image as the model can read it,
+// in place of the placeholder or after the sandbox's note, or what can be
+// said of it. It reports whether it did.
+func (h *UnsupportedFileHandler) withImage(ctx context.Context, req *LLMRequest, st *unsupportedFileState, pf *promptFile, rep *replacement) bool {
+	if h.images == nil || !strings.HasPrefix(keel.NormalizeMediaType(pf.part.MediaType), "image/") {
+		return false
+	}
+	img := h.imageOnce(ctx, req, st, pf)
+	if img.image == nil && img.info == nil {
+		return false
+	}
+	if rep.file.Outcome == OutcomePlaceholder && img.image != nil {
+		// The image stands for the file.
+		rep.texts = nil
+	}
+	rep.texts = append(rep.texts, img.label(rep.file.Name))
+	if img.image != nil {
+		rep.part = &keel.FilePart{Data: img.image.Data, MediaType: img.image.MediaType, Filename: pf.part.Filename}
+	}
+	rep.file.Outcome, rep.file.Conversion = OutcomeConverted, img.report()
+	return true
+}
+
+// imageOnce re-encodes or describes the refused image pf (inline,
+// decoded) once per run for model: a PNG or JPEG within the model's
 // limits when the model takes that type, else a description.
-func (h *UnsupportedFileHandler) imageOnce(ctx context.Context, req *LLMRequest, st *unsupportedFileState, f keel.FilePart, filename, sum string, data []byte) imageResult {
+func (h *UnsupportedFileHandler) imageOnce(ctx context.Context, req *LLMRequest, st *unsupportedFileState, pf *promptFile) imageResult {
+	sum := pf.sum
 	if r, ok := st.images[sum]; ok {
 		return r
 	}
-	in := imageconv.Input{Name: filename, MediaType: f.MediaType, Data: data}
+	in := imageconv.Input{Name: pf.filename, MediaType: pf.part.MediaType, Data: pf.data}
 	var r imageResult
 	img, err := h.images.Convert(ctx, in, imageTarget(req.Model))
 	switch {
@@ -71,7 +96,7 @@ func (h *UnsupportedFileHandler) imageOnce(ctx context.Context, req *LLMRequest,
 		if err == nil && h.describer != nil {
 			var derr error
 			if r.description, r.by, derr = h.describer.DescribeImage(ctx, in, sum); derr != nil && ctx.Err() == nil {
-				warnRefusedFile(req.Run, "image the model cannot see could not be described; sent with what its file says", displayName(filename, f.MediaType), derr)
+				warnRefusedFile(req.Run, "image the model cannot see could not be described; sent with what its file says", pf.name, derr)
 			}
 		}
 	}
@@ -80,7 +105,7 @@ func (h *UnsupportedFileHandler) imageOnce(ctx context.Context, req *LLMRequest,
 	case ctx.Err() != nil:
 		return imageResult{}
 	default:
-		warnRefusedFile(req.Run, "image the model refused could not be converted or described; sent without it", displayName(filename, f.MediaType), err)
+		warnRefusedFile(req.Run, "image the model refused could not be converted or described; sent without it", pf.name, err)
 	}
 	if st.images == nil {
 		st.images = make(map[string]imageResult)

@@ -128,7 +128,9 @@ func reasonSubject(filename string) string {
 	return "An unnamed file"
 }
 
-// displayOf cleans a name that is meant to be a display name already.
+// displayOf cleans a name that is meant to be a display name already. It
+// is also the name FileUpload gives a file in its notes and errors: unlike
+// displayName, it never shows the media type for a missing name.
 func displayOf(name string) string {
 	if clean := cleanName(name); clean != "" {
 		return clean

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/keel-go/keel"
@@ -115,7 +114,7 @@ func (h *UnsupportedFileHandler) referencePlan(ctx context.Context, req *LLMRequ
 		case remembered[fileRefusalKey(c.sum)] != nil:
 			if _, ok := pf.refs[c.sum]; !ok && !pf.renewed[c.sum] {
 				if _, found, err := h.providerFiles.ProviderFile(ctx, scope, c.sum); err != nil || !found {
-					warnIf(req.Run, "provider file references not read; the file is handled as refused", c.f.Filename, err)
+					warnRefusedFile(req.Run, "provider file references not read; the file is handled as refused", c.f.Filename, err)
 					continue
 				}
 			}
@@ -162,7 +161,7 @@ func (h *UnsupportedFileHandler) referencePlan(ctx context.Context, req *LLMRequ
 				st.rejectedFiles = make(map[string]*RecoveryCause)
 			}
 			st.rejectedFiles[c.sum] = wanted[c.sum]
-			warnIf(req.Run, "file not sent to the provider's file store; handled as refused", c.f.Filename, err)
+			warnRefusedFile(req.Run, "file not sent to the provider's file store; handled as refused", c.f.Filename, err)
 			continue
 		}
 		plan[c.sum] = plannedRef{ref: ref, size: c.size, cause: wanted[c.sum]}
@@ -191,16 +190,12 @@ func inlineCandidates(req *LLMRequest, st *unsupportedFileState, remembered map[
 }
 
 // inlineSize is the size of f's bytes: data's when fileDigest had them,
-// else reckoned from a data: URL's base64 without decoding it.
+// else reckoned from a data: URL without decoding it.
 func inlineSize(f keel.FilePart, data []byte) int64 {
-	if data != nil || f.Source() == keel.SourceBytes {
+	if data != nil {
 		return int64(len(data))
 	}
-	header, payload, _ := strings.Cut(f.URL, ",")
-	if strings.HasSuffix(strings.ToLower(header), ";base64") {
-		return int64(len(strings.TrimRight(payload, "="))) * 3 / 4
-	}
-	return int64(len(payload))
+	return encodedSize(f)
 }
 
 // reference returns the reference c goes by: this run's, else the
@@ -212,13 +207,13 @@ func (h *UnsupportedFileHandler) reference(ctx context.Context, run *Run, store 
 		return ref, nil
 	}
 	ref, found, err := h.providerFiles.ProviderFile(ctx, scope, c.sum)
-	warnIf(run, "provider file references not read; the file is uploaded again", c.f.Filename, err)
+	warnRefusedFile(run, "provider file references not read; the file is uploaded again", c.f.Filename, err)
 	if err != nil || !found || ref.Expired(time.Now()) {
 		if ref, err = store.UploadFile(ctx, c.f); err != nil {
 			return keel.ProviderFile{}, err
 		}
 		err := h.providerFiles.SaveProviderFile(ctx, scope, c.sum, ref)
-		warnIf(run, "provider file reference not saved; later runs upload the file again", c.f.Filename, err)
+		warnRefusedFile(run, "provider file reference not saved; later runs upload the file again", c.f.Filename, err)
 	}
 	pf.setRef(c.sum, ref)
 	return ref, nil
@@ -239,28 +234,25 @@ func inlineLimitCause(m keel.Model, sent, limit int64) *RecoveryCause {
 		Message: fmt.Sprintf("the request's inline files would be %d bytes as sent, over the %d the provider takes in one request", sent, limit)}
 }
 
-// referencePart returns the part that names f by its planned reference,
-// and the file to report when this is the run's first time for it.
-func (st *unsupportedFileState) referencePart(run *Run, f keel.FilePart, sum string, p plannedRef) (keel.FilePart, *handledFile) {
-	filename := f.Filename
-	if filename == "" {
-		filename = storedFileName(run, f, sum)
-	}
+// referencePart returns what names f by its planned reference, and
+// whether this is the run's first time for it.
+func (st *unsupportedFileState) referencePart(run *Run, f keel.FilePart, sum string, p plannedRef) (replacement, bool) {
+	filename := fileName(run, f, sum)
 	part := p.ref.Part(filename)
 	if part.MediaType == "" {
 		part.MediaType = f.MediaType
 	}
+	rep := replacement{part: &part, cause: p.cause, file: RecoveredFile{Name: displayName(filename, f.MediaType),
+		MediaType: keel.NormalizeMediaType(f.MediaType), Size: p.size, SHA256: sum, Outcome: OutcomeProviderFile, Ref: p.ref.Ref}}
 	key := fileKey(f, sum, filename) + "\x00" + p.ref.Ref
 	if st.pf.reported[key] {
-		return part, nil
+		return rep, false
 	}
 	if st.pf.reported == nil {
 		st.pf.reported = make(map[string]bool)
 	}
 	st.pf.reported[key] = true
-	return part, &handledFile{cause: p.cause, file: RecoveredFile{Name: displayName(filename, f.MediaType),
-		MediaType: keel.NormalizeMediaType(f.MediaType), Size: p.size, SHA256: sum,
-		Outcome: OutcomeProviderFile, Ref: p.ref.Ref}}
+	return rep, true
 }
 
 // noteSizeRefusal marks the files a refusal for size was blamed on: they
@@ -355,11 +347,4 @@ func (st *unsupportedFileState) carriedRefs(msgs []keel.Message) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// warnIf logs msg about the file named name when err is not nil.
-func warnIf(run *Run, msg, name string, err error) {
-	if err != nil {
-		warnRefusedFile(run, msg, name, err)
-	}
 }

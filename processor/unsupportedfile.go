@@ -7,6 +7,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
+	"github.com/keel-go/keel/workspace"
 )
 
 // UnsupportedFileHandlerID is the ID of [UnsupportedFileHandler].
@@ -22,58 +23,77 @@ const unnamedRejection = "*"
 var mediaTypePattern = regexp.MustCompile(`(?i)media type:?\s+(\S+)`)
 
 // UnsupportedFileHandler is the default error processor that keeps a run
-// going when the model refuses a file a user sent. Once a call failed
-// because of a file, it takes the files the model may not read out of the
-// prompt of every later call of the run, and retries once. Each such file
-// becomes text at its place (see the package documentation for the
-// texts):
+// going when the model refuses a file a user sent: it takes the file out
+// of the prompt, and the model is called once more. Its rules, each with
+// the function that keeps it:
 //
-//   - with a sandbox, the file's inline data (bytes or a data: URL) is
-//     uploaded with [workspace.Upload]'s path scheme and the model gets
-//     the "[File uploaded to the sandbox]" note with its path;
-//   - with a sandbox, a file over 10 MiB ([workspace.MaxUploadSize]) or
-//     with data that cannot be decoded is not uploaded, and the model gets
-//     the "[File not uploaded]" note with the reason;
-//   - otherwise — no sandbox, a sandbox that cannot take files, a failed
-//     write, or a file given by URL or provider reference, which is never
-//     downloaded — the model gets "[Attachment unavailable: NAME]".
+//   - Every file goes to the model unchanged; which types a model reads
+//     is not guessed up front: [UnsupportedFileHandler.RewriteLLMRequest]
+//     leaves a prompt alone until a call of the run was refused.
+//   - A call fails because of a file when the provider's SDK refuses the
+//     file type before the request goes out, with a
+//     [keel.UnsupportedFunctionalityError] that names the media type:
+//     classifyRefusal, refusedMediaType.
+//   - Or when the provider rejects the request in its HTTP response:
+//     any API error counts while the request holds a file that is not an
+//     image, a PDF or text (blame, unreadable); a status that asks to try
+//     again later (408, 409, 429, 503, 504) does not, and is left to
+//     [StreamErrorRetry] (asksToRetryLater).
+//   - On the first refusal, the refused file and every other file that is
+//     not an image, a PDF or text leave the prompt: blame, selects. A
+//     refused type is one the refusal names (an SDK's, or a provider's
+//     answer such as Gemini's 400 "Unsupported MIME type: X", read into
+//     [keel.APICallError].MediaType), which leaves even when readable.
+//   - The call is tried again once, on the run's first failure only, and
+//     if it fails again the error surfaces:
+//     [UnsupportedFileHandler.HandleAPIError] (Decision{Retry: true}).
+//   - With a sandbox, each file is uploaded the way [FileUpload] does it
+//     and the model gets a note with the sandbox path: sandboxOutcome,
+//     with the upload-and-note step both share (promptFile.upload,
+//     uploadNote). The sandbox is the one of the step, the agent's tools'
+//     own ([Run.Sandbox]).
+//   - Without a sandbox, or when the upload fails, the model gets the
+//     placeholder "[Attachment unavailable: NAME]", as does a file given
+//     by URL or provider reference, never downloaded; a file sent without
+//     a name shows its type instead: sandboxOutcome, placeholder,
+//     displayName.
+//   - Files over 10 MiB ([workspace.MaxUploadSize]) are not uploaded and
+//     get a note with the reason: promptFile.check, notUploadedNote.
+//   - Only the prompt sent to the model changes; the stored message keeps
+//     the file: replaceFiles gives a rewritten message new parts.
+//   - Once a call was refused for a file, every following call of the run
+//     gets the same text for it, and a thread that stores a refused file
+//     works again on its next turn, as the file is handled the same way
+//     on every turn: replaced.once, selects over the whole prompt.
+//   - A refusal unrelated to a file, on a request without one, is left
+//     alone: blame finds nothing to blame.
+//   - It is an error processor of every agent by default, after
+//     [PrefillErrorHandler] and before [StreamErrorRetry]
+//     ([DefaultErrorProcessors]), and takes no parameters
+//     ([NewUnsupportedFileHandler]).
 //
-// Given converters ([UnsupportedFileOptions].Converters), it also gives
-// the model the file's text, labelled, after the sandbox's note or in
-// place of the placeholder. Given remembered refusals
-// ([UnsupportedFileOptions].Refusals), it handles a file whose type the
-// model refused before at the first call, without a doomed one.
+// keel's extensions, each in a file of its own, given by
+// [UnsupportedFileOptions] unless said otherwise:
 //
-// Stored messages keep their files; only the prompt changes. Each file
+//   - notafile.go: an answer of 401, 403 or 404 (a bad key, no access, an
+//     unknown model or route) is never blamed on a file; it surfaces.
+//     Always on.
+//   - convertfile.go, imagefile.go, imagedescribe.go: the file's text
+//     (Converters), or a refused image as the model can read it, or what
+//     can be said of it (Images, DescribeWith), after the note or in
+//     place of the placeholder.
+//   - refusals.go, refusallearning.go: refusals remembered across runs
+//     (Refusals), so that a file of a type the model refused before is
+//     handled at the first call, without a doomed one.
+//   - providerfiles.go, filelimits.go: a file too large to go inline goes
+//     by reference to the provider's file store (ProviderFiles).
+//   - BlameReadableFiles: an unnamed refusal of a request whose files are
+//     all readable is blamed on them too (blame).
+//
+// See the package documentation for the texts the model gets. Each file
 // is uploaded, converted and reported once per run ([Recovery], with the
-// refusal as its Cause), and every call of the run gets the same text for
-// it.
-//
-// A call counts as failed because of a file when:
-//
-//   - the adapter refused a media type before sending
-//     ([keel.UnsupportedFunctionalityError] with its MediaType, or naming
-//     it in its text for an error from elsewhere) while the run holds a
-//     file: a refusal of that type by name;
-//   - the provider's answer names the type it cannot read
-//     ([keel.APICallError].MediaType, such as Gemini's 400 "Unsupported
-//     MIME type: X") while a user message holds a file of that type or a
-//     file that is not an image, a PDF or text: a refusal of that type by
-//     name too;
-//   - the provider answered with any other [keel.APICallError] but 408,
-//     409, 429, 503 and 504 (which [StreamErrorRetry] retries as they
-//     are) while a user message holds a file that is not an image, a PDF
-//     or text.
-//
-// After any of them, files of a type refused by name are taken out even
-// when they are of a readable type (a PDF), and so is every file that is
-// not an image, a PDF or text. An answer of 401, 403 or 404 (a bad key,
-// no access, an unknown model or route) is never blamed on a file: the
-// handler leaves it alone, nothing is uploaded or retried, and the error
-// surfaces. The handler acts only on the run's first failure.
-//
-// Its state lives in the run, so one value serves any number of
-// concurrent runs.
+// refusal as its Cause). Its state lives in the run, so one value serves
+// any number of concurrent runs.
 type UnsupportedFileHandler struct {
 	converters    FileConverter
 	images        ImageConverter
@@ -191,7 +211,9 @@ type unsupportedFileState struct {
 	// done maps a file (see fileKey) to what replaced it, so that every
 	// call of the run gets the same text and the file is uploaded and
 	// reported once.
-	done map[string]replacement
+	done replaced
+	// uploaded maps a content's digest to where the sandbox has it.
+	uploaded map[string]workspace.Uploaded
 	// texts holds each file's conversion by digest, so that a file is
 	// converted once however many names it comes under.
 	texts map[string]conversion
@@ -344,13 +366,8 @@ type refusalClass struct {
 	// same request may pass later, and that does not say it is about
 	// something else than files.
 	http *keel.APICallError
-	// notAFile: an answer no file can cause is in the chain: a bad key
-	// (401), no access (403), an answer its adapter typed so (a bad key in
-	// a 400, a quota), or an unknown model or route (404) unless the
-	// answer says it is about a kind of input (OpenRouter's 404 "No
-	// endpoints found that support image input", which its adapter types
-	// [keel.FaultFileType]). Taking files out would not help, and the
-	// caller must see the error itself.
+	// notAFile: an answer no file can cause is in the chain (see
+	// notAFile in notafile.go).
 	notAFile bool
 }
 
@@ -367,9 +384,8 @@ func classifyRefusal(err error) refusalClass {
 				}
 			}
 		case *keel.APICallError:
-			switch fault := faultOf(err); {
-			case fault == keel.FaultNotFile || err.StatusCode == 401 || err.StatusCode == 403 ||
-				err.StatusCode == 404 && fault != keel.FaultFileType:
+			switch {
+			case notAFile(err):
 				c.notAFile = true
 				return true
 			case asksToRetryLater(err.StatusCode) && err.Fault == "":

@@ -2,23 +2,10 @@ package processor
 
 import (
 	"context"
-	"strings"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/workspace"
 )
-
-// replacement is what stands for one file in the prompt: one or two text
-// parts (the sandbox's note or the placeholder, and the file's text), the
-// file as reported, and why it was handled.
-type replacement struct {
-	texts []string
-	// image, when not nil, follows the texts: the refused image as the
-	// model can read it.
-	image *keel.FilePart
-	file  RecoveredFile
-	cause *RecoveryCause
-}
 
 // RewriteLLMRequest replaces, in the user messages of req.Prompt, every
 // file whose media type a model refused by name and every file a model
@@ -46,8 +33,7 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 	// Files refused for their size or pages, and files sent by reference,
 	// are known by their digest.
 	digests := byFile || len(st.rejectedFiles) > 0 || len(refs) > 0
-	var fresh []handledFile
-	_ = replaceFiles(req.Prompt, carriesUserFiles, func(f keel.FilePart) ([]keel.Part, bool, error) {
+	return rewriteFiles(req, UnsupportedFileHandlerID, carriesUserFiles, func(f keel.FilePart) (replacement, bool, bool, error) {
 		sum := ""
 		if digests && f.IsInline() {
 			sum, _, _ = req.Run.fileDigest(f)
@@ -55,28 +41,16 @@ func (h *UnsupportedFileHandler) RewriteLLMRequest(ctx context.Context, req *LLM
 		if r, byRef := refs[sum]; byRef && sum != "" {
 			// The file goes by its reference in the provider's file
 			// store, in its place.
-			part, report := st.referencePart(req.Run, f, sum, r)
-			if report != nil {
-				fresh = append(fresh, *report)
-			}
-			return []keel.Part{part}, true, nil
+			rep, first := st.referencePart(req.Run, f, sum, r)
+			return rep, true, first, nil
 		}
 		cause, ok := st.selects(f, sum, remembered)
 		if !ok {
-			return nil, false, nil
+			return replacement{}, false, false, nil
 		}
-		rep, isNew := h.replace(ctx, req, st, f, cause)
-		with := textParts(rep.texts)
-		if rep.image != nil {
-			with = append(with, *rep.image)
-		}
-		if isNew {
-			fresh = append(fresh, handledFile{file: rep.file, cause: rep.cause})
-		}
-		return with, true, nil
+		rep, first := h.replace(ctx, req, st, f, cause)
+		return rep, true, first, nil
 	})
-	reportHandled(req.Run, UnsupportedFileHandlerID, fresh)
-	return nil
 }
 
 // selects reports whether f, whose digest is sum ("" when it is not
@@ -102,185 +76,99 @@ func (st *unsupportedFileState) selects(f keel.FilePart, sum string, remembered 
 	if c := st.rejectedFiles[sum]; c != nil && sum != "" {
 		return c, true
 	}
-	if c := remembered[t]; c != nil {
-		return c, true
-	}
-	if c := remembered[fileRefusalKey(sum)]; c != nil && sum != "" {
-		return c, true
-	}
-	return nil, false
+	c := rememberedFor(remembered, t, sum)
+	return c, c != nil
 }
 
 // replace returns what stands for f in the prompt, uploading and
 // converting f when it can, and reports whether this is the run's first
 // time for f.
 func (h *UnsupportedFileHandler) replace(ctx context.Context, req *LLMRequest, st *unsupportedFileState, f keel.FilePart, cause *RecoveryCause) (replacement, bool) {
-	run := req.Run
-	sum, data, dataErr := "", []byte(nil), error(nil)
+	pf := promptFile{part: f}
 	if f.IsInline() {
-		sum, data, dataErr = run.fileDigest(f)
+		pf.sum, pf.data, pf.err = req.Run.fileDigest(f)
 	}
-	filename := f.Filename
-	if filename == "" {
-		filename = storedFileName(run, f, sum)
-	}
-	key := fileKey(f, sum, filename)
-	if rep, ok := st.done[key]; ok {
-		return rep, false
-	}
-	rep := h.outcome(ctx, req, st, f, filename, sum, data, dataErr)
-	rep.cause = cause
-	if st.done == nil {
-		st.done = make(map[string]replacement)
-	}
-	st.done[key] = rep
-	return rep, true
-}
-
-// fileKey names a file among the run's: its content (the digest, or the
-// URL of a file not inline or not decodable) and what its text shows (the
-// name and media type, which also give the upload path's extension). The
-// same bytes under another name get a note of their own, and are still
-// written once: the path is content-addressed.
-func fileKey(f keel.FilePart, sum, filename string) string {
-	content := "sha256:" + sum
-	if sum == "" {
-		content = "url:" + f.URL
-	}
-	return content + "\x00" + filename + "\x00" + f.MediaType
-}
-
-// outcome works out what stands for f: the sandbox's note or the
-// placeholder, then, for an image, the image as the model can read it or
-// what can be said of it, or, when a converter knows f, its text.
-func (h *UnsupportedFileHandler) outcome(ctx context.Context, req *LLMRequest, st *unsupportedFileState, f keel.FilePart, filename, sum string, data []byte, dataErr error) replacement {
-	run := req.Run
-	if f.IsInline() && dataErr == nil {
-		data, dataErr = inlineData(f, data)
-	}
-	rep, warning, warnErr := h.sandboxOutcome(ctx, run, f, filename, sum, data, dataErr)
-	if f.IsInline() && dataErr == nil && h.images != nil && strings.HasPrefix(keel.NormalizeMediaType(f.MediaType), "image/") {
-		if img := h.imageOnce(ctx, req, st, f, filename, sum, data); img.image != nil || img.info != nil {
-			if rep.file.Outcome == OutcomePlaceholder && img.image != nil {
-				// The image stands for the file.
-				rep.texts = nil
-			}
-			rep.texts = append(rep.texts, img.label(rep.file.Name))
-			if img.image != nil {
-				rep.image = &keel.FilePart{Data: img.image.Data, MediaType: img.image.MediaType, Filename: f.Filename}
-			}
-			rep.file.Outcome, rep.file.Conversion = OutcomeConverted, img.report()
-			if warning == noSandboxWarning {
-				warning = ""
-			}
-			if warning != "" {
-				warnRefusedFile(run, warning, rep.file.Name, warnErr)
-			}
-			return rep
+	pf.filename = fileName(req.Run, f, pf.sum)
+	rep, first, _ := st.done.once(fileKey(f, pf.sum, pf.filename), func() (replacement, error) {
+		pf.name = displayName(pf.filename, f.MediaType)
+		pf.decode()
+		rep, warning, warnErr := h.sandboxOutcome(ctx, req.Run, st, &pf)
+		if warning = h.withConversion(ctx, req, st, &pf, &rep, warning); warning != "" {
+			warnRefusedFile(req.Run, warning, rep.file.Name, warnErr)
 		}
-	}
-	if f.IsInline() && dataErr == nil && h.converters != nil {
-		if conv := h.convertOnce(ctx, run, st, f, filename, sum, data); conv.res != nil {
-			if rep.file.Outcome == OutcomePlaceholder {
-				// The text stands for the file: the placeholder would say
-				// it is unavailable.
-				rep.texts = nil
-			}
-			rep.texts = append(rep.texts, conv.label(rep.file.Name, rep.file.Path))
-			rep.file.Outcome, rep.file.Conversion = OutcomeConverted, conv.report()
-			switch warning {
-			case "", noSandboxWarning:
-				// Without a sandbox the text is all a model can get.
-				warning = ""
-			default:
-				warning = "file the model refused not uploaded to the sandbox; its text sent"
-			}
-		}
-	}
-	if warning != "" {
-		warnRefusedFile(run, warning, rep.file.Name, warnErr)
-	}
-	return rep
+		rep.cause = cause
+		return rep, nil
+	})
+	return rep, first
 }
 
-// sandboxOutcome puts f in the run's sandbox when it can, and returns the
-// note or placeholder that says what became of it, with a warning to log
-// when there was a sandbox to try (or none to be had).
-func (h *UnsupportedFileHandler) sandboxOutcome(ctx context.Context, run *Run, f keel.FilePart, filename, sum string, data []byte, dataErr error) (rep replacement, warning string, err error) {
-	name := displayName(filename, f.MediaType)
-	file := RecoveredFile{Name: name, MediaType: keel.NormalizeMediaType(f.MediaType), SHA256: sum, Outcome: OutcomePlaceholder}
+// sandboxOutcome puts pf in the run's sandbox when it can, with the
+// upload-and-note step FileUpload uses, and returns the note or
+// placeholder that says what became of it, with a warning to log when
+// there was a sandbox to try (or none to be had).
+func (h *UnsupportedFileHandler) sandboxOutcome(ctx context.Context, run *Run, st *unsupportedFileState, pf *promptFile) (rep replacement, warning string, err error) {
 	unavailable := func(warning string, err error) (replacement, string, error) {
-		return replacement{texts: []string{placeholder(name)}, file: file}, warning, err
+		rep.file.Outcome = OutcomePlaceholder
+		rep.texts = []string{placeholder(pf.name)}
+		return rep, warning, err
 	}
-	notUploaded := func(reason string) (replacement, string, error) {
-		file.Outcome, file.Reason = OutcomeNotUploaded, reason
-		return replacement{texts: []string{notUploadedNote(name, reason)}, file: file}, "", nil
-	}
-
-	if !f.IsInline() {
+	rep.file = pf.recovered()
+	if !pf.part.IsInline() {
 		// The handler never downloads: a URL or a provider's reference
 		// stays out of reach of the sandbox.
 		return unavailable("", nil)
 	}
-	if dataErr != nil {
-		file.SHA256 = ""
-	}
-	file.Size = int64(len(data))
 	if _, err := run.Sandbox(ctx); err != nil {
 		return unavailable(noSandboxWarning, err)
 	}
-	if dataErr != nil {
-		return notUploaded(undecodableReason(filename))
+	rep, fail := pf.upload(ctx, sandboxTarget{run: run, ws: run.Workspace, limit: workspace.MaxUploadSize, uploaded: &st.uploaded})
+	switch {
+	case fail == nil:
+		return rep, "", nil
+	case fail.code == CodeInvalidFileData || fail.code == CodeFileTooLarge:
+		rep.notUploaded(pf.name, fail.reason)
+		return rep, "", nil
+	case fail.code == CodeUploadFailed:
+		return unavailable("file the model refused not uploaded to the sandbox; placeholder sent", fail.err)
 	}
-	if file.Size > workspace.MaxUploadSize {
-		return notUploaded(tooLargeReason(filename, file.Size, workspace.MaxUploadSize))
-	}
-	up, err := run.uploader(ctx, run.Workspace)
-	if err != nil {
-		return unavailable("sandbox cannot take the file the model refused; placeholder sent", err)
-	}
-	u, err := up.Upload(ctx, run.ThreadID, run.ResourceID, workspace.File{Name: filename, MediaType: f.MediaType, Data: data, SHA256: sum})
-	if err != nil {
-		return unavailable("file the model refused not uploaded to the sandbox; placeholder sent", err)
-	}
-	file.Outcome, file.Path = OutcomeUploaded, u.Path
-	return replacement{texts: []string{uploadNote(u.Path, name, file.MediaType, file.Size)}, file: file}, "", nil
+	return unavailable("sandbox cannot take the file the model refused; placeholder sent", fail.err)
 }
 
 const noSandboxWarning = "no sandbox for a file the model refused; placeholder sent"
 
-// storedFileName returns the name of a file of the run's messages with the
-// same content as f, for a prompt part that lost its name; "" when there
-// is none. sum is f's digest, "" when f is not inline.
-func storedFileName(run *Run, f keel.FilePart, sum string) string {
-	for _, m := range run.Messages {
-		for _, p := range m.Parts {
-			s, ok := p.(keel.FilePart)
-			switch {
-			case !ok || s.Filename == "":
-				continue
-			case sum == "":
-				// Not inline, or not decodable: the URL is the content.
-				if s.Data == nil && s.URL == f.URL {
-					return s.Filename
-				}
-				continue
-			case !s.IsInline():
-				continue
-			}
-			if s.Source() == keel.SourceBytes && f.Source() == keel.SourceBytes && len(s.Data) != len(f.Data) {
-				continue // cannot be the same content: spare the digest
-			}
-			if other, _, err := run.fileDigest(s); err == nil && other == sum {
+// fileName returns f's file name, or, for a prompt part that lost its
+// name, that of a file of the run's messages with the same content; ""
+// when there is none. sum is f's digest, "" when f is not inline.
+func fileName(run *Run, f keel.FilePart, sum string) string {
+	if f.Filename != "" {
+		return f.Filename
+	}
+	for s := range filesOf(run.Messages, anyRole) {
+		switch {
+		case s.Filename == "":
+			continue
+		case sum == "":
+			// Not inline, or not decodable: the URL is the content.
+			if s.Data == nil && s.URL == f.URL {
 				return s.Filename
 			}
+			continue
+		case !s.IsInline():
+			continue
+		}
+		if s.Source() == keel.SourceBytes && f.Source() == keel.SourceBytes && len(s.Data) != len(f.Data) {
+			continue // cannot be the same content: spare the digest
+		}
+		if other, _, err := run.fileDigest(s); err == nil && other == sum {
+			return s.Filename
 		}
 	}
 	return ""
 }
 
+// warnRefusedFile logs msg about the file named name when err is not nil.
 func warnRefusedFile(run *Run, msg, name string, err error) {
-	if run.Logger != nil {
+	if err != nil && run.Logger != nil {
 		run.Logger.Warn(msg, "processor", UnsupportedFileHandlerID, "run", run.ID, "file", name, "err", err)
 	}
 }

@@ -170,6 +170,19 @@ func (st *unsupportedFileState) rememberedCause(ref memory.Refusal) *RecoveryCau
 	return c
 }
 
+// rememberedFor returns the remembered refusal, among remembered (see
+// remembered), of files of type t or of the file whose digest is sum ("" when
+// not inline); nil when there is none.
+func rememberedFor(remembered map[string]*RecoveryCause, t, sum string) *RecoveryCause {
+	if c := remembered[t]; c != nil {
+		return c
+	}
+	if sum == "" {
+		return nil
+	}
+	return remembered[fileRefusalKey(sum)]
+}
+
 // ObserveResponse learns from a call that succeeded: the model takes the
 // types of the files its user messages carried, so their refusals are
 // forgotten; and the types an unnamed refusal of the run took out are
