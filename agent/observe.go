@@ -39,11 +39,8 @@ func (h hookSpan) end(err error) {
 		return
 	}
 	for _, rec := range h.r.run.RecoveriesSince(h.before) {
-		o := observe.Recovery{Processor: rec.Processor, Action: rec.Action, Files: len(rec.Files)}
-		if rec.Cause != nil {
-			o.Cause = rec.Cause.Kind
-		}
-		h.op.Recoveries = append(h.op.Recoveries, o)
+		h.op.Recoveries = append(h.op.Recoveries,
+			observe.Recovery{Processor: rec.Processor, Action: rec.Action, Cause: rec.CauseKind(), Files: len(rec.Files)})
 	}
 	h.span.End(err)
 }

@@ -19,7 +19,9 @@
 //     recoveries stored with the turn. Each is shown once, on the card of
 //     the file it concerns (found by SHA-256 among the turn's files); one
 //     that concerns no file of the turn, such as a file of an earlier
-//     turn handled again, is listed on the turn's message.
+//     turn handled again, is listed on the turn's message. The words are
+//     the server's, sent with each recovery (the same keel's command line
+//     and log print): the console words none itself.
 //   - Chat: a message with files (picker, drag and drop, several at once),
 //     the answer streamed from the agent's stream route, keel's recovery
 //     events shown as they arrive, on the files' cards as once stored (the

@@ -132,8 +132,9 @@ type Op struct {
 // Recovery is what a processor reported doing to keep a run going: its
 // ID, its action (such as "uploaded" or "placeholder"), the kind of
 // failure it answered ("api-error", "unsupported-functionality",
-// "remembered-refusal"; "" when it acted on its own rule, not a failure)
-// and how many files it concerned.
+// "remembered-refusal"; "none" when it acted on its own rule, not a
+// failure: the processor package's Recovery.CauseKind) and how many files
+// it concerned.
 type Recovery struct {
 	Processor string
 	Action    string

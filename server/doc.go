@@ -172,7 +172,11 @@
 // with it: the content.metadata of the turn's first reply message (or,
 // when the run failed, of its last input message) holds
 // "keelRecoveries" ([agent.MetadataRecoveries]), the run's recoveries as
-// the stream sent them. The messages route is gzipped for a client that
+// the stream sent them. Wherever the server sends a recovery (these, the
+// stream's events, the generate answer), it adds the words keel's command
+// line and log use ([processor.Recovery.Describe]): "by" names the
+// processor, "why" says the cause, and each file's "got" what the model
+// got in its place; a client shows them rather than wording its own. The messages route is gzipped for a client that
 // takes gzip, when between 1 KiB and 4 MiB.
 //
 // The sandbox routes act for the caller's resource and, with ?threadId=, a
@@ -196,8 +200,9 @@
 // ordinary JSON error.
 //
 // keel adds three events: [EventRecovery] ("data-keel-recovery", payload
-// {processor, action, files:[{name, mediaType, path?}]}) when a processor
-// kept the run going, for example a refused file uploaded to the sandbox,
+// {processor, action, cause?, by, why, files:[{name, mediaType, outcome,
+// path?, got}]}) when a processor kept the run going, for example a
+// refused file uploaded to the sandbox,
 // and [EventRetry] ("data-keel-retry", payload {discard:true, reason,
 // error}) when a model call failed after output was streamed: the text
 // and tool calls since the last step-start are void and the call is tried
@@ -339,8 +344,10 @@
 // status already sent if any; probes are logged at debug level. One line
 // "server: recovery" per file of each recovery a run reports (agent, run,
 // thread, resource, processor, action, file, mediaType, size, sha256,
-// outcome, path or reason, and the cause group: kind, provider, status,
-// code, message, mediaType).
+// outcome, the cause's kind ("none" when the processor acted on its own
+// rule), and, in the words every reader of a recovery uses, "got" (what
+// the model got instead, its sandbox path or the reason included) and
+// "why" (the cause: provider, status, code and message)).
 //
 // Metrics and traces: Config.Observer is told of every request (its
 // method, route and the status the client saw, 499 included), and the

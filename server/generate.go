@@ -75,7 +75,7 @@ type wireGenerateResult struct {
 	ResourceID   string              `json:"resourceId,omitempty"`
 	Messages     []wireStoredMessage `json:"messages"`
 	// Recoveries tell what keel's processors did to keep the run going.
-	Recoveries []processor.Recovery `json:"recoveries"`
+	Recoveries []wireRecovery `json:"recoveries"`
 }
 
 type wireStep struct {
@@ -156,10 +156,7 @@ func toWireResult(res *agent.Result) wireGenerateResult {
 		Response: wireResponse{ID: res.ResponseID, ModelID: res.ModelID, Model: res.Model, Messages: toModelMessages(res.Messages)},
 		RunID:    res.RunID, ThreadID: res.ThreadID, ResourceID: res.ResourceID,
 		Messages:   toWireMessages(res.Messages, res.ThreadID, res.ResourceID),
-		Recoveries: res.Recoveries,
-	}
-	if out.Recoveries == nil {
-		out.Recoveries = []processor.Recovery{}
+		Recoveries: toWireRecoveries(res.Recoveries),
 	}
 	for _, c := range res.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, toolCallChunk(res.RunID, c))

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -505,15 +504,10 @@ func TestRecoveryIsLogged(t *testing.T) {
 				line["outcome"].String() != "placeholder" || intAttr(line, "size") != 8 || len(line["sha256"].String()) != 64 {
 				t.Errorf("Got(recovery log) = %v; want thread t-log, the handler's placeholder for leads.xlsx", line)
 			}
-			cause := map[string]string{}
-			if v, ok := line["cause"]; ok && v.Kind() == slog.KindGroup {
-				for _, a := range v.Group() {
-					cause[a.Key] = a.Value.String()
-				}
-			}
-			if cause["kind"] != processor.CauseAPIError || cause["provider"] != "google" || cause["status"] != "400" ||
-				!strings.Contains(cause["message"], "Unsupported MIME type") {
-				t.Errorf("Got(recovery log cause) = %v; want google's 400 and its message", cause)
+			if line["cause"].String() != processor.CauseAPIError || !strings.HasPrefix(line["why"].String(), "google answered 400 ") ||
+				!strings.Contains(line["why"].String(), "Unsupported MIME type") || line["got"].String() != "replaced by a placeholder" {
+				t.Errorf("Got(recovery log cause) = %v, why %v, got %v; want google's 400 and its message, the placeholder said",
+					line["cause"], line["why"], line["got"])
 			}
 		})
 	}

@@ -8,12 +8,13 @@ import (
 )
 
 // logRecovery writes what a recovery a run reported did: one line per
-// file (thread, file, what the model got instead, why), so that a search
-// for a file's name or digest finds each time keel acted on it. The cause
-// group (kind, provider, status, code, message, mediaType) is absent when
-// the processor acted on its own rule, not on an error. A recovery about
-// no file is one line without a file.
+// file (thread, file, what the model got instead and why, in the words
+// [processor.Recovery.Describe] gives every reader), so that a search for
+// a file's name or digest finds each time keel acted on it. The cause is
+// the cause's kind, "none" when the processor acted on its own rule. A
+// recovery about no file is one line without a file.
 func (s *Server) logRecovery(ctx context.Context, agentID, runID, threadID, resourceID string, rec processor.Recovery) {
+	d := rec.Describe()
 	base := []slog.Attr{
 		slog.String("agent", agentID),
 		slog.String("run", runID),
@@ -21,35 +22,21 @@ func (s *Server) logRecovery(ctx context.Context, agentID, runID, threadID, reso
 		slog.String("resource", resourceID),
 		slog.String("processor", rec.Processor),
 		slog.String("action", rec.Action),
-	}
-	if c := rec.Cause; c != nil {
-		base = append(base, slog.Group("cause",
-			slog.String("kind", c.Kind),
-			slog.String("provider", c.Provider),
-			slog.Int("status", c.Status),
-			slog.String("code", c.Code),
-			slog.String("message", c.Message),
-			slog.String("mediaType", c.MediaType),
-		))
+		slog.String("cause", rec.CauseKind()),
+		slog.String("why", d.Why),
 	}
 	if len(rec.Files) == 0 {
-		s.logger.LogAttrs(ctx, slog.LevelInfo, "server: recovery", base...)
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "server: recovery", append(base, slog.String("got", d.Files[0].Got))...)
 		return
 	}
-	for _, f := range rec.Files {
-		attrs := append(base[:len(base):len(base)],
+	for i, f := range rec.Files {
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "server: recovery", append(base[:len(base):len(base)],
 			slog.String("file", f.Name),
 			slog.String("mediaType", f.MediaType),
 			slog.Int64("size", f.Size),
 			slog.String("sha256", f.SHA256),
 			slog.String("outcome", f.Outcome),
-		)
-		if f.Path != "" {
-			attrs = append(attrs, slog.String("path", f.Path))
-		}
-		if f.Reason != "" {
-			attrs = append(attrs, slog.String("reason", f.Reason))
-		}
-		s.logger.LogAttrs(ctx, slog.LevelInfo, "server: recovery", attrs...)
+			slog.String("got", d.Files[i].Got),
+		)...)
 	}
 }

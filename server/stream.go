@@ -11,7 +11,6 @@ import (
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/agent"
 	"github.com/keel-go/keel/memory"
-	"github.com/keel-go/keel/processor"
 )
 
 // The types of keel's own stream events. Clients pass unknown types to the
@@ -72,11 +71,11 @@ type fallbackPayload struct {
 }
 
 type finishPayload struct {
-	MessageID  string               `json:"messageId"`
-	StepResult stepResult           `json:"stepResult"`
-	Output     stepOutput           `json:"output"`
-	Metadata   finishMetadata       `json:"metadata"`
-	Recoveries []processor.Recovery `json:"recoveries,omitempty"`
+	MessageID  string         `json:"messageId"`
+	StepResult stepResult     `json:"stepResult"`
+	Output     stepOutput     `json:"output"`
+	Metadata   finishMetadata `json:"metadata"`
+	Recoveries []wireRecovery `json:"recoveries,omitempty"`
 }
 
 type errorPayload struct {
@@ -245,11 +244,7 @@ func (st *streamState) event(ev agent.Event) bool {
 	case agent.EventToolResult:
 		return st.closeText() && st.send("tool-result", toolResultChunk(st.runID, ev.ToolResult).Payload)
 	case agent.EventRecovery:
-		rec := ev.Recovery
-		if rec.Files == nil {
-			rec.Files = []processor.RecoveredFile{}
-		}
-		return st.send(EventRecovery, rec)
+		return st.send(EventRecovery, toWireRecovery(ev.Recovery))
 	case agent.EventRetry:
 		if !ev.Discard {
 			return true // nothing was shown, so the retry is invisible
@@ -273,7 +268,9 @@ func (st *streamState) event(ev agent.Event) bool {
 		if res := ev.Result; res != nil {
 			p.Output.Text = res.Text
 			p.Metadata = st.metadata(res.ResponseID, res.ModelID, res.Model)
-			p.Recoveries = res.Recoveries
+			if len(res.Recoveries) > 0 {
+				p.Recoveries = toWireRecoveries(res.Recoveries)
+			}
 			for _, c := range res.ToolCalls {
 				p.Output.ToolCalls = append(p.Output.ToolCalls, toolCallChunk(st.runID, c))
 			}

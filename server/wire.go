@@ -124,7 +124,7 @@ func toWireMessage(m keel.Message, threadID, resourceID string, results map[stri
 	}
 	wm := wireStoredMessage{ID: m.ID, Role: role, CreatedAt: jsonTime(m.CreatedAt), ThreadID: threadID,
 		ResourceID: resourceID, Type: "text",
-		Content: wireContent{Format: 2, Parts: make([]any, 0, len(m.Parts)), Content: m.Text(), Metadata: m.Metadata}}
+		Content: wireContent{Format: 2, Parts: make([]any, 0, len(m.Parts)), Content: m.Text(), Metadata: withWireRecoveries(m)}}
 	for _, p := range m.Parts {
 		switch p := p.(type) {
 		case keel.TextPart:

@@ -68,8 +68,8 @@ func TestRunFileUploadFromYAML(t *testing.T) {
 		t.Errorf("Got(first call's text) = %q; want the upload note of data.csv", text)
 	}
 	text := mustKeel(t, dir, geminiEnv(srv), "run", "--new-thread", "up2", "--file", "data.csv", "Which region?")
-	if !strings.Contains(text.stderr, "keel.yaml's fileUpload chose data.csv (text/csv); the model got its text") ||
-		!strings.Contains(text.stderr, "it was uploaded to the sandbox at /home/user/uploads/up2/") {
+	if !strings.Contains(text.stderr, "keel run: data.csv converted to text (") ||
+		!strings.Contains(text.stderr, ") and uploaded to the sandbox at /home/user/uploads/up2/") || !strings.Contains(text.stderr, "(file-upload; by its own rule)") {
 		t.Errorf("Got(stderr) = %q; want the upload told", text.stderr)
 	}
 }

@@ -33,8 +33,8 @@ func TestRunOversizedFile(t *testing.T) {
 
 	// The refusal is remembered by now: the line says so, and the rest is the same.
 	res = mustKeel(t, dir, geminiEnv(srv), "run", "--file", "big.xlsx", "What is in it?")
-	if want := " big.xlsx (" + xlsxType + "); it was not uploaded, and the model was told why: " + reason; !strings.Contains(res.stderr, want) ||
-		!strings.Contains(res.stderr, "keel run: the model is remembered to refuse (since ") {
+	if want := "keel run: big.xlsx not uploaded: " + reason + " (unsupported-file-handler; google/gemini-2.5-flash refused " + xlsxType +
+		" before, so keel did not send it again (learned "; !strings.Contains(res.stderr, want) {
 		t.Errorf("Got(stderr) = %q; want the remembered refusal of %q", res.stderr, want)
 	}
 }

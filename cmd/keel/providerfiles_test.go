@@ -66,7 +66,8 @@ func TestRunProviderFile(t *testing.T) {
 	}
 	// The line keel run prints says what was done.
 	res := mustKeel(t, dir, geminiEnv(srv), "run", "--db", db, "--sandbox", filepath.Join(dir, "sb"), "--thread", "t1", "Question 5")
-	if !strings.Contains(res.stderr, "report.pdf (application/pdf) was too large to go inline; the model got it by reference") {
+	if !strings.Contains(res.stderr, "keel run: report.pdf sent by reference, from the provider's file store (") ||
+		!strings.Contains(res.stderr, "; too large to go inline to google/gemini-2.5-flash: ") {
 		t.Errorf("Got(stderr) = %q; want the line saying the PDF went by reference", res.stderr)
 	}
 }

@@ -51,8 +51,8 @@ func TestThreadsShowRecoveries(t *testing.T) {
 	text := mustKeel(t, dir, env(), "threads", "show", "t1", "--db", db).stdout
 	for _, want := range []string{
 		`keel: leads.xlsx converted to text (CSV, sheet "Leads", 3 rows × 2 columns, 42 characters) and uploaded to the sandbox at /home/user/uploads/t1/ab12.xlsx (unsupported-file-handler; by its own rule)`,
-		`keel: a.zip replaced by a placeholder (unsupported-file-handler; google/gemini-2.5-flash refused application/zip before, remembered until 2026-12-02T10:00:00Z; evidence 502: Internal error encountered.)`,
-		`keel: big.tar not uploaded: it is over the upload limit. (unsupported-file-handler; the SDK refused it: file parts of type application/x-tar are not supported)`,
+		`keel: a.zip replaced by a placeholder (unsupported-file-handler; google/gemini-2.5-flash refused application/zip before, so keel did not send it again (remembered until 2026-12-02T10:00:00Z); evidence: 502 Internal error encountered.)`,
+		`keel: big.tar not uploaded: it is over the upload limit. (unsupported-file-handler; the provider's SDK refused it before sending: file parts of type application/x-tar are not supported)`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("Got(threads show) = %q; want the line %q", text, want)

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/keel-go/keel/internal/cleantext"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 	"github.com/keel-go/keel/server"
@@ -107,7 +108,7 @@ func (c *refusalsListCmd) Run(ctx context.Context, args []string, std stdio) err
 
 // evidenceOf says in a few words why r was learned.
 func evidenceOf(r memory.Refusal) string {
-	reason := oneLine(r.Reason, 80)
+	reason := cleantext.Short(r.Reason, 80)
 	if r.Status == 0 {
 		return reason
 	}

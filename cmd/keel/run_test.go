@@ -143,7 +143,7 @@ func TestRunRecoversRefusedFile(t *testing.T) {
 	if !strings.Contains(text.stdout, "leads.xlsx") || !strings.Contains(text.stdout, digest) || !strings.Contains(text.stdout, fmt.Sprintf("%d bytes", len(data))) {
 		t.Errorf("Got(threads show) = %q; want leads.xlsx with its size and sha256 %s", text.stdout, digest)
 	}
-	if want := "keel: leads.xlsx uploaded to the sandbox at " + wantPath + " (unsupported-file-handler; google answered 400: Unsupported MIME type"; !strings.Contains(text.stdout, want) {
+	if want := "keel: leads.xlsx uploaded to the sandbox at " + wantPath + " (unsupported-file-handler; google answered 400 INVALID_ARGUMENT: Unsupported MIME type"; !strings.Contains(text.stdout, want) {
 		t.Errorf("Got(threads show) = %q; want the line %q", text.stdout, want)
 	}
 }

@@ -303,7 +303,7 @@ func (c *runCmd) runStream(ctx context.Context, a *agent.Agent, msg keel.Message
 			}
 		case agent.EventRecovery:
 			if !c.asJSON {
-				printRecovery(std.err, ev.Recovery)
+				printRecoveries(std.err, "keel run: ", ev.Recovery)
 			}
 		case agent.EventRetry:
 			fmt.Fprintf(std.err, "keel run: retrying %s after %s\n", waitText(ev.Delay), failureText(ev.Err))
@@ -351,9 +351,7 @@ func (c *runCmd) print(res *agent.Result, std stdio) error {
 		return writeJSON(std.out, out)
 	}
 	if !c.stream {
-		for _, rec := range res.Recoveries {
-			printRecovery(std.err, rec)
-		}
+		printRecoveries(std.err, "keel run: ", res.Recoveries...)
 		fmt.Fprintln(std.out, res.Text)
 	}
 	fmt.Fprintf(std.err, "keel run: thread %s (continue it with --thread %s; show it with keel threads show %s)\n", res.ThreadID, res.ThreadID, res.ThreadID)

@@ -4,72 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/config"
+	"github.com/keel-go/keel/internal/cleantext"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/processor"
 )
-
-// printRecovery tells, in a sentence per file, what a processor did to
-// keep the run going.
-func printRecovery(w io.Writer, rec processor.Recovery) {
-	if len(rec.Files) == 0 {
-		fmt.Fprintf(w, "keel run: %s: %s\n", rec.Processor, rec.Action)
-		return
-	}
-	if rec.Action == processor.OutcomeProviderFile {
-		for _, f := range rec.Files {
-			fmt.Fprintf(w, "keel run: %s (%s) was too large to go inline; the model got it by reference, from its provider's file store (%s)\n",
-				f.Name, f.MediaType, f.Ref)
-		}
-		return
-	}
-	what := "the model refused"
-	switch c := rec.Cause; {
-	case rec.Processor == processor.FileUploadID:
-		what = "keel.yaml's fileUpload chose"
-	case c != nil && c.Kind == processor.CauseRememberedRefusal:
-		what = "the model is remembered to refuse (since " + c.LearnedAt.Local().Format(time.DateTime) + ")"
-	}
-	for _, f := range rec.Files {
-		switch f.Outcome {
-		case processor.OutcomeUploaded:
-			fmt.Fprintf(w, "keel run: %s %s (%s); it was uploaded to the sandbox at %s\n", what, f.Name, f.MediaType, f.Path)
-		case processor.OutcomeNotUploaded:
-			fmt.Fprintf(w, "keel run: %s %s (%s); it was not uploaded, and the model was told why: %s\n", what, f.Name, f.MediaType, f.Reason)
-		case processor.OutcomePlaceholder:
-			fmt.Fprintf(w, "keel run: %s %s (%s); the model got a placeholder instead (the agent has no sandbox that could take it)\n",
-				what, f.Name, f.MediaType)
-		case processor.OutcomeConverted:
-			fmt.Fprintf(w, "keel run: %s %s (%s); the model got its text instead%s%s\n", what, f.Name, f.MediaType, conversionText(f.Conversion), uploadedText(f))
-		default:
-			fmt.Fprintf(w, "keel run: %s: %s %s (%s)\n", rec.Processor, f.Outcome, f.Name, f.MediaType)
-		}
-	}
-}
-
-// conversionText describes a converted file's text: " (sheet "Leads",
-// 3 rows × 2 columns, 61 characters of CSV)".
-func conversionText(c *processor.Conversion) string {
-	if c == nil {
-		return ""
-	}
-	return fmt.Sprintf(" (%s, %d characters of %s)", c.Description, c.Chars, c.As)
-}
-
-// uploadedText says where a converted file is besides, if anywhere.
-func uploadedText(f processor.RecoveredFile) string {
-	switch {
-	case f.Path != "":
-		return "; it was uploaded to the sandbox at " + f.Path
-	case f.Reason != "":
-		return "; it was not uploaded: " + f.Reason
-	}
-	return ""
-}
 
 // waitText says how long a retry waits: "in 3 s", "in 250 ms", "at once".
 func waitText(d time.Duration) string {
@@ -89,11 +31,11 @@ func failureText(err error) string {
 	var api *keel.APICallError
 	switch {
 	case errors.As(err, &api) && api.StatusCode != 0 && api.Message != "":
-		return fmt.Sprintf("%d (%s)", api.StatusCode, oneLine(api.Message, 120))
+		return fmt.Sprintf("%d (%s)", api.StatusCode, cleantext.Short(api.Message, 120))
 	case errors.As(err, &api) && api.StatusCode != 0:
 		return fmt.Sprintf("%d", api.StatusCode)
 	case err != nil:
-		return oneLine(err.Error(), 160)
+		return cleantext.Short(err.Error(), 160)
 	}
 	return "a failure"
 }

@@ -112,7 +112,7 @@ func (c *threadsListCmd) Run(ctx context.Context, args []string, std stdio) erro
 	tw := tabwriter.NewWriter(std.out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tUPDATED\tTITLE")
 	for _, t := range threads {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", printable(t.ID), t.UpdatedAt.Local().Format(time.DateTime), oneLine(t.Title, agent.MaxTitleLength))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", printable(t.ID), t.UpdatedAt.Local().Format(time.DateTime), cleantext.Short(t.Title, agent.MaxTitleLength))
 	}
 	return tw.Flush()
 }
@@ -218,7 +218,7 @@ func toMessageJSON(m keel.Message) messageJSON {
 		case keel.ToolCallPart:
 			mj.ToolCalls = append(mj.ToolCalls, p.Name)
 		case keel.ToolResultPart:
-			mj.Text += fmt.Sprintf("[%s result] %s", p.Name, oneLine(string(p.Output), 200))
+			mj.Text += fmt.Sprintf("[%s result] %s", p.Name, cleantext.Short(string(p.Output), 200))
 		}
 	}
 	// A value that is not a recovery list is someone else's metadata
@@ -247,7 +247,7 @@ func printThread(w io.Writer, s showJSON) {
 	t := s.Thread
 	fmt.Fprintf(w, "thread %s (resource %s)", printable(t.ID), printable(t.ResourceID))
 	if t.Title != "" {
-		fmt.Fprintf(w, ": %s", oneLine(t.Title, 80))
+		fmt.Fprintf(w, ": %s", cleantext.Short(t.Title, 80))
 	}
 	fmt.Fprintf(w, "\ncreated %s, updated %s, %d messages\n", t.CreatedAt.Local().Format(time.DateTime), t.UpdatedAt.Local().Format(time.DateTime), len(s.Messages))
 	for _, m := range s.Messages {
@@ -261,7 +261,7 @@ func printThread(w io.Writer, s showJSON) {
 			fmt.Fprintf(w, "  calls tool %s\n", printable(name))
 		}
 		for _, f := range m.Files {
-			name := oneLine(f.Name, 200)
+			name := cleantext.Short(f.Name, 200)
 			if name == "" {
 				name = "(unnamed)"
 			}
@@ -271,19 +271,8 @@ func printThread(w io.Writer, s showJSON) {
 			}
 			fmt.Fprintf(w, "  file %s  %s  %d bytes  sha256 %s\n", name, printable(f.MediaType), f.Size, f.SHA256)
 		}
-		printRecoveries(w, m.Recoveries)
+		printRecoveries(w, "  keel: ", m.Recoveries...)
 	}
-}
-
-// oneLine shortens s to one line of at most n runes, without the escape
-// sequences and control characters that could work the terminal it is
-// printed to (a file's name and a thread's text are anyone's words).
-func oneLine(s string, n int) string {
-	s = cleantext.Line(strings.Join(strings.Fields(s), " "), n+1)
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 // printable is s, one line of a longer text, without escape sequences and

@@ -7,68 +7,20 @@ import { h, bytes } from "./dom.js";
 
 export const METADATA_KEY = "keelRecoveries";
 
-const count = new Intl.NumberFormat("en");
+// The words come from the server, which sends each recovery with those
+// keel's command line and log print: "by" (the processor), "why" (the
+// cause) and each file's "got" (what the model got in its place). A
+// recovery without them (from a server that sends none) shows its
+// fields as they are.
 
-const PROCESSORS = {
-  "unsupported-file-handler": "Unsupported File Handler",
-  "file-upload": "File Upload",
-};
-
-// outcomeText says what the model got in the file's place.
-export function outcomeText(f) {
-  const conv = f.conversion;
-  switch (f.outcome) {
-    case "uploaded":
-      return ["uploaded to the sandbox at ", h("code", { class: "path" }, f.path || "?")];
-    case "not-uploaded":
-      return ["not uploaded: ", f.reason || "no reason given"];
-    case "placeholder":
-      return ["replaced by a placeholder: ", h("code", {}, `[Attachment unavailable: ${f.name}]`)];
-    case "provider-file":
-      return ["sent by reference, from the provider's file store: ", h("code", {}, f.ref || "?")];
-    case "converted": {
-      const out = ["converted to text"];
-      if (conv) {
-        out.push(` (${conv.as || "text"}${conv.description ? ", " + conv.description : ""}, ${count.format(conv.chars)} characters`);
-        if (conv.omittedChars) out.push(`, ${conv.omittedAtLeast ? "at least " : ""}${count.format(conv.omittedChars)} left out`);
-        out.push(")");
-      }
-      if (f.path) out.push(" and uploaded to the sandbox at ", h("code", { class: "path" }, f.path));
-      else if (f.reason) out.push("; not uploaded: ", f.reason);
-      return out;
-    }
-    default:
-      return [String(f.outcome || "handled")];
-  }
+// gotText says what the model got in the file's place.
+function gotText(f) {
+  return f.got || String(f.outcome || "handled");
 }
 
-// causeText says why keel acted.
-export function causeText(c) {
-  if (!c) return "chosen by the agent's rule, not after an error";
-  switch (c.kind) {
-    case "api-error": {
-      const who = c.provider || "the provider";
-      const what = c.status ? `answered ${c.status}` : "failed without an answer";
-      return `${who} ${what}${c.code ? " " + c.code : ""}${c.message ? ": " + c.message : ""}`;
-    }
-    case "unsupported-functionality":
-      return `the provider's SDK refused it before sending${c.message ? ": " + c.message : ""}`;
-    case "remembered-refusal": {
-      const model = [c.provider, c.model].filter(Boolean).join("/") || "the model";
-      let s = `${model} refused ${c.mediaType || "this type"} before, so keel did not send it again`;
-      if (c.learnedAt) s += ` (learned ${new Date(c.learnedAt).toLocaleString()}`;
-      if (c.expiresAt) s += `${c.learnedAt ? ", " : " ("}remembered until ${new Date(c.expiresAt).toLocaleString()}`;
-      if (c.learnedAt || c.expiresAt) s += ")";
-      if (c.status || c.message) s += `; evidence: ${c.status || ""} ${c.message || ""}`.trimEnd();
-      return s;
-    }
-    case "inline-limit": {
-      const model = [c.provider, c.model].filter(Boolean).join("/") || "the model";
-      return `too large to go inline to ${model}${c.message ? ": " + c.message : ""}`;
-    }
-    default:
-      return [c.kind, c.status, c.message].filter(Boolean).join(" ") || "unknown cause";
-  }
+// whyText says why keel acted.
+function whyText(rec) {
+  return rec.why || (rec.cause && rec.cause.kind) || "not said";
 }
 
 // Each thing keel did with a file is shown once, in one place: on the
@@ -79,15 +31,15 @@ export function causeText(c) {
 
 // processorName names the processor that acted.
 function processorName(rec) {
-  return PROCESSORS[rec.processor] || rec.processor || "a processor";
+  return rec.by || rec.processor || "a processor";
 }
 
 // fileRecovery shows, on a file's card, one thing keel did with the file:
 // what the model got in its place, why, and which processor acted.
 export function fileRecovery(f, rec) {
   return h("div", { class: "acted recovery", "data-outcome": f.outcome || rec.action || "" },
-    h("div", {}, "keel: ", outcomeText(f)),
-    h("div", { class: "cause" }, "Why: ", causeText(rec.cause)),
+    h("div", {}, "keel: ", gotText(f)),
+    h("div", { class: "cause" }, "Why: ", whyText(rec)),
     h("div", { class: "muted small" }, "By " + processorName(rec)));
 }
 
@@ -112,13 +64,13 @@ export function renderRecoveries(recs, title) {
   const list = h("ul", { class: "recoveries" });
   for (const rec of recs || []) {
     const who = processorName(rec);
-    const files = rec.files && rec.files.length ? rec.files : [{ name: "(no file)", outcome: rec.action }];
+    const files = rec.files && rec.files.length ? rec.files : [{ name: "(no file)", outcome: rec.action, got: rec.action }];
     for (const f of files) {
       list.append(h("li", { class: "recovery", "data-outcome": f.outcome || rec.action || "" },
         h("strong", { class: "file-name" }, f.name || "unnamed file"),
         f.mediaType ? h("span", { class: "muted" }, " (" + f.mediaType + (f.size !== undefined ? ", " + bytes(f.size) : "") + ")") : null,
-        ": ", outcomeText(f),
-        h("div", { class: "cause" }, "Why: ", causeText(rec.cause)),
+        ": ", gotText(f),
+        h("div", { class: "cause" }, "Why: ", whyText(rec)),
         h("div", { class: "muted small" }, "By " + who + (f.sha256 ? " · SHA-256 " + f.sha256 : "")),
       ));
     }

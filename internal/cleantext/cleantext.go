@@ -94,3 +94,14 @@ func stringLen(s string) int {
 	}
 	return len(s)
 }
+
+// Short is s as [Line] makes it, its runs of white space (line breaks
+// included) one space each, and, past n characters, cut to n with "…"
+// last: a message or a name shown in a sentence.
+func Short(s string, n int) string {
+	s = Line(strings.Join(strings.Fields(s), " "), n+1)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -36,6 +36,26 @@ func TestLine(t *testing.T) {
 	}
 }
 
+func TestShort(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"", 10, ""},
+		{"  two\n  lines\t", 80, "two lines"},
+		{"a \x1b[31mred\x1b[0m word", 80, "a red word"},
+		{"abcdef", 6, "abcdef"},
+		{"abcdefg", 6, "abcde…"},
+		{"naïve café", 5, "naïv…"},
+	}
+	for _, tt := range tests {
+		if got := cleantext.Short(tt.in, tt.n); got != tt.want {
+			t.Errorf("Short(%q, %d) = %q; want %q", tt.in, tt.n, got, tt.want)
+		}
+	}
+}
+
 // FuzzLine: whatever the text, the line holds no ESC, no C0 or C1
 // control, and at most max characters.
 func FuzzLine(f *testing.F) {

@@ -94,7 +94,7 @@ func (m *metrics) record(op *observe.Op, err error, d time.Duration) {
 			m.retries.WithLabelValues(op.Decider).Inc()
 		}
 		for _, r := range op.Recoveries {
-			m.recoveries.WithLabelValues(r.Processor, r.Action, causeLabel(r.Cause)).Inc()
+			m.recoveries.WithLabelValues(r.Processor, r.Action, r.Cause).Inc()
 		}
 	case observe.ToolCall:
 		status := "ok"

@@ -177,7 +177,7 @@ func appendDecision(a []attribute.KeyValue, op *observe.Op) []attribute.KeyValue
 	actions := make([]string, len(op.Recoveries))
 	causes := make([]string, len(op.Recoveries))
 	for i, r := range op.Recoveries {
-		procs[i], actions[i], causes[i] = r.Processor, r.Action, causeLabel(r.Cause)
+		procs[i], actions[i], causes[i] = r.Processor, r.Action, r.Cause
 	}
 	return append(a, attribute.StringSlice("keel.recovery.processor", procs), attribute.StringSlice("keel.recovery.action", actions),
 		attribute.StringSlice("keel.recovery.cause", causes))
@@ -187,16 +187,7 @@ func appendDecision(a []attribute.KeyValue, op *observe.Op) []attribute.KeyValue
 func recoveryEvents(s trace.Span, op *observe.Op) {
 	for _, r := range op.Recoveries {
 		s.AddEvent("keel.recovery", trace.WithAttributes(attribute.String("keel.recovery.processor", r.Processor),
-			attribute.String("keel.recovery.action", r.Action), attribute.String("keel.recovery.cause", causeLabel(r.Cause)),
+			attribute.String("keel.recovery.action", r.Action), attribute.String("keel.recovery.cause", r.Cause),
 			attribute.Int("keel.recovery.files", r.Files)))
 	}
-}
-
-// causeLabel is a recovery's cause as a metric label and attribute:
-// "none" for a processor that acted on its own rule.
-func causeLabel(cause string) string {
-	if cause == "" {
-		return "none"
-	}
-	return cause
 }
