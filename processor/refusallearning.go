@@ -102,7 +102,7 @@ func (h *UnsupportedFileHandler) learn(ctx context.Context, e *APIErrorEvent, st
 		remember(fileRefusalKey(sum), b.cause)
 	}
 	if b.unnamed == "" || b.cause.Status == 0 {
-		// No answer came (a connection that failed): the seed's rule
+		// No answer came (a connection that failed): the handler's base rule
 		// retries without the files, but nothing says the model refused
 		// them.
 		return
