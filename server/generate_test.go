@@ -44,6 +44,12 @@ func TestGenerateText(t *testing.T) {
 	if v["text"] != "Hello from the model." || v["finishReason"] != "stop" || v["runId"] == "" {
 		t.Errorf("Got(generate) text %v, finishReason %v, runId %v; want the model's text, stop, a run id", v["text"], v["finishReason"], v["runId"])
 	}
+	// A run id the client chose is the run's: Mastra's clients send one to
+	// find the run again.
+	status, body = e.do("POST", "/api/agents/support/generate", `{"messages":"Say hi","runId":"run-of-the-client"}`)
+	if w := wantStatus(t, "generate with a runId", status, body, 200); w["runId"] != "run-of-the-client" {
+		t.Errorf("Got(runId) = %v; want the client's run-of-the-client", w["runId"])
+	}
 	usage, _ := v["usage"].(map[string]any)
 	if usage["inputTokens"] != float64(googletest.InputTokens) || usage["outputTokens"] != float64(googletest.OutputTokens) || usage["totalTokens"] == nil {
 		t.Errorf("Got(usage) = %v; want %d in, %d out and a total", usage, googletest.InputTokens, googletest.OutputTokens)

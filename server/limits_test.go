@@ -132,8 +132,23 @@ func TestUnauthorizedBeforeTheBody(t *testing.T) {
 		c := dialRaw(t, e)
 		_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
 		fmt.Fprintf(c, "POST /api/agents/support/generate HTTP/1.1\r\nHost: keel\r\n%sContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n", auth)
-		status, _, body := readResponse(t, c)
+		status, h, body := readResponse(t, c)
 		wantError(t, fmt.Sprintf("generate with %q and no body yet", auth), status, body, http.StatusUnauthorized, "token")
+		// The body is never read, so the connection cannot carry another
+		// request: the answer says it closes.
+		if got := h.Get("Connection"); got != "close" {
+			t.Errorf("Got(Connection of the 401 with %q, a body unread) = %q; want close", auth, got)
+		}
+	}
+	// A request without a body leaves nothing unread: its connection
+	// stays open for the next request.
+	c := dialRaw(t, e)
+	_ = c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(c, "GET /api/agents HTTP/1.1\r\nHost: keel\r\n\r\n")
+	status, h, body := readResponse(t, c)
+	wantError(t, "agents without a token", status, body, http.StatusUnauthorized, "token")
+	if got := h.Get("Connection"); got == "close" {
+		t.Errorf("Got(Connection of the 401 to a GET) = %q; want the connection kept", got)
 	}
 }
 
