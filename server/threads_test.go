@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/base64"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -302,6 +303,21 @@ func TestThreadTitleFromFirstTurn(t *testing.T) {
 	for _, th := range wantStatus(t, "list", status, body, 200)["threads"].([]any) {
 		if th := th.(map[string]any); th["title"] != "Which of our Berlin leads signed in March?" {
 			t.Errorf("Got(title of %v) = %q; want the first user text", th["id"], th["title"])
+		}
+	}
+}
+
+// An unknown agent's id is said back whole up to 64 bytes, and cut with
+// "..." past them, so that a long id cannot fill the answer.
+func TestUnknownAgentIDSaidBackCut(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel()})
+	for _, tc := range []struct{ id, want string }{
+		{strings.Repeat("a", 64), "Agent with id " + strings.Repeat("a", 64) + " not found"},
+		{strings.Repeat("b", 65), "Agent with id " + strings.Repeat("b", 64) + "... not found"},
+	} {
+		status, body := e.do("GET", "/api/memory/threads?resourceId=user-1&agentId="+tc.id, nil)
+		if v := wantStatus(t, "threads of agent "+tc.id, status, body, 404); v["error"] != tc.want {
+			t.Errorf("Got(error) = %q; want %q", v["error"], tc.want)
 		}
 	}
 }

@@ -66,6 +66,7 @@ func testHistoryWindow(t *testing.T, mem memory.Store) {
 		{`,"options":{"lastMessages":false}`, 600},
 		{`,"options":{"lastMessages":0}`, 600},
 		{`,"options":{}`, 10},
+		{`,"options":{"lastMessages":1000000}`, 600}, // the largest taken
 	}
 	for i, tc := range cases {
 		t.Run(tc.options, func(t *testing.T) {
@@ -81,7 +82,7 @@ func testHistoryWindow(t *testing.T, mem memory.Store) {
 			}
 		})
 	}
-	for _, bad := range []string{`"x"`, `-1`, `true`, `1.5`} {
+	for _, bad := range []string{`"x"`, `-1`, `true`, `1.5`, `1000001`} {
 		status, body := e.do("POST", "/api/agents/support/generate", `{"messages":"hi","memory":{"thread":"long-0","resource":"r","options":{"lastMessages":`+bad+`}}}`)
 		wantError(t, "lastMessages "+bad, status, body, 400, "memory.options.lastMessages")
 	}
