@@ -210,17 +210,6 @@ func (m *memberReader) Read(p []byte) (int, error) {
 
 func (m *memberReader) Close() error { return m.c.Close() }
 
-// read returns a whole part; for the small parts (relationships, styles,
-// workbook) that are looked at as a whole.
-func (p *pkg) read(name string) ([]byte, error) {
-	rc, err := p.open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(rc)
-}
-
 // scan opens a part for XML scanning; the caller closes the returned
 // closer.
 func (p *pkg) scan(name string) (*xmlScanner, io.Closer, error) {

@@ -88,15 +88,6 @@ func (u runAs) chownTree(r *os.Root, name string) error {
 	return nil
 }
 
-// chown gives a file keel made in the sandbox to the dedicated user, so
-// that commands can change it.
-func (u runAs) chown(r *os.Root, name string) error {
-	if !u.dedicated {
-		return nil
-	}
-	return r.Chown(name, u.uid, u.gid)
-}
-
 // mkdirAll makes dir and its missing parents in r, each given to u.
 func (u runAs) mkdirAll(r *os.Root, dir string) error {
 	if !u.dedicated {

@@ -3,7 +3,6 @@ package pdf
 import (
 	"bytes"
 	"context"
-	"io"
 )
 
 // Limits bound what reading a document may cost.
@@ -304,19 +303,3 @@ func (st *objStream) object(d *Document, index int) (Object, error) {
 
 // Trailer returns the trailer dictionary.
 func (d *Document) Trailer() Dict { return d.trailer }
-
-// readAllLimited reads r whole, counting against the document's budget
-// of unpacked bytes.
-func (d *Document) readAllLimited(r io.Reader) ([]byte, error) {
-	var buf bytes.Buffer
-	left := d.lim.MaxUnpacked - d.unpacked
-	n, err := buf.ReadFrom(io.LimitReader(r, left+1))
-	d.unpacked += n
-	if n > left {
-		return nil, &LimitError{Limit: "unpacked bytes", Max: d.lim.MaxUnpacked}
-	}
-	if err != nil && buf.Len() == 0 {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
