@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -324,4 +325,45 @@ func wantValue(v attribute.Value) *commonpb.AnyValue {
 		return &commonpb.AnyValue{Value: &commonpb.AnyValue_KvlistValue{KvlistValue: &commonpb.KeyValueList{Values: wantKVs(v.AsMap())}}}
 	}
 	return &commonpb.AnyValue{}
+}
+
+// Whatever strings and numbers a span's attributes and name hold, the
+// collector decodes them as they were (invalid UTF-8 aside: protobuf's
+// strings must be UTF-8, and the SDK makes them so when it records).
+func FuzzExporterAttributes(f *testing.F) {
+	f.Add("gen_ai.request.model", "gemini-2.5-flash", []byte{0, 1}, int64(-1), 0.5, strings.Repeat("n", 200))
+	f.Add("", "", []byte(nil), int64(math.MinInt64), math.Inf(1), "")
+	f.Add("k\r\n", "v\x00\xe2\x82\xac", []byte(strings.Repeat("b", 20000)), int64(127), -0.0, "chat x")
+	c, url := &collector{}, ""
+	hs := httptest.NewServer(c)
+	defer hs.Close()
+	url = hs.URL + "/v1/traces"
+	exp, err := telemetry.NewExporter(telemetry.ExporterConfig{URL: url})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, key, val string, raw []byte, n int64, x float64, name string) {
+		if !utf8.ValidString(key) || !utf8.ValidString(val) || !utf8.ValidString(name) {
+			t.Skip("protobuf strings are UTF-8")
+		}
+		attrs := []attribute.KeyValue{attribute.String(key, val), attribute.ByteSlice(key, raw), attribute.Int64(key, n), attribute.Float64(key, x),
+			attribute.StringSlice(key, []string{val, name}), attribute.Map(key, attribute.String(val, name))}
+		s := tracetest.SpanStubs{{Name: name, Attributes: attrs, StartTime: t0, EndTime: t0,
+			Events: []sdktrace.Event{{Name: val, Time: t0, Attributes: attrs}}}}.Snapshots()
+		c.mu.Lock()
+		c.requests = c.requests[:0]
+		c.mu.Unlock()
+		if err := exp.ExportSpans(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if len(c.requests) != 1 || len(c.bad) > 0 {
+			t.Fatalf("Got(%d exports, unreadable %v); want one readable", len(c.requests), c.bad)
+		}
+		got := c.requests[0].GetResourceSpans()[0].GetScopeSpans()[0].GetSpans()[0]
+		if w := wantSpan(s[0]); !proto.Equal(got, w) {
+			t.Errorf("Got(span)\n%s\nwant\n%s", prototext.Format(got), prototext.Format(w))
+		}
+	})
 }
