@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"sync/atomic"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/keel-go/keel/observe/telemetry"
@@ -50,7 +49,7 @@ func newTelemetry(ctx context.Context, spec telemetrySpec) (tel *telemetry.Telem
 	}
 	opts := telemetry.Options{Metrics: spec.mode == telemetryMetrics || spec.mode == telemetryBoth}
 	if spec.traces() {
-		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(spec.otlpURL+"/v1/traces"))
+		exp, err := telemetry.NewExporter(telemetry.ExporterConfig{URL: spec.otlpURL + "/v1/traces"})
 		if err != nil {
 			return nil, stop, err
 		}

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -41,7 +40,7 @@ func benchServer(b *testing.B, mode string) *httptest.Server {
 			w.Header().Set("Content-Type", "application/x-protobuf")
 		}))
 		b.Cleanup(collector.Close)
-		exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(collector.URL+"/v1/traces"))
+		exp, err := telemetry.NewExporter(telemetry.ExporterConfig{URL: collector.URL + "/v1/traces"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -32,9 +31,11 @@ func TracingEnabled(getenv func(string) string) bool {
 
 // FromEnv returns a tracer provider that exports spans over OTLP/HTTP
 // (protobuf) in batches, as the standard OTEL_* variables say, or nil
-// when they ask for no traces ([TracingEnabled]). The exporter reads
-// OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT (default http://localhost:4318),
-// _HEADERS, _TIMEOUT, _COMPRESSION, _CERTIFICATE and _INSECURE; the
+// when they ask for no traces ([TracingEnabled]). The exporter, keel's
+// own [Exporter], reads OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT (default
+// http://localhost:4318), _HEADERS, _TIMEOUT, _COMPRESSION,
+// _CERTIFICATE, _CLIENT_CERTIFICATE and _CLIENT_KEY
+// ([ExporterConfigFromEnv]; a value it cannot use is a [*ConfigError]); the
 // provider OTEL_TRACES_SAMPLER and _ARG (default: parentbased_always_on;
 // see the package documentation), OTEL_BSP_* and OTEL_SPAN_*; the resource OTEL_SERVICE_NAME
 // (default "keel") and OTEL_RESOURCE_ATTRIBUTES. OTEL_TRACES_EXPORTER
@@ -60,7 +61,11 @@ func FromEnv(ctx context.Context) (*sdktrace.TracerProvider, error) {
 	if err := checkSampler(os.Getenv); err != nil {
 		return nil, err
 	}
-	exp, err := otlptracehttp.New(ctx)
+	cfg, err := ExporterConfigFromEnv(os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	exp, err := NewExporter(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("telemetry: OTLP/HTTP exporter: %w", err)
 	}

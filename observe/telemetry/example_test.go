@@ -71,3 +71,26 @@ func ExampleFromEnv() {
 	// telemetry: OTEL_TRACES_SAMPLER_ARG=10%: want the share of traces to keep, from 0 to 1, such as 0.1
 	// true <nil>
 }
+
+// The standard variables give the exporter's URL, headers, timeout and
+// compression; a value that would forge a header is refused.
+func ExampleExporterConfigFromEnv() {
+	vars := map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT":    "https://collector.example.com:4318",
+		"OTEL_EXPORTER_OTLP_HEADERS":     "api-key=s%3Dcret,x-tenant=acme",
+		"OTEL_EXPORTER_OTLP_TIMEOUT":     "2500",
+		"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+	}
+	cfg, err := telemetry.ExporterConfigFromEnv(func(k string) string { return vars[k] })
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(cfg.URL, cfg.Header.Get("Api-Key"), cfg.Timeout, cfg.Gzip)
+
+	vars["OTEL_EXPORTER_OTLP_HEADERS"] = "api-key=x%0D%0AHost:%20elsewhere"
+	_, err = telemetry.ExporterConfigFromEnv(func(k string) string { return vars[k] })
+	fmt.Println(err)
+	// Output:
+	// https://collector.example.com:4318/v1/traces s=cret 2.5s true
+	// telemetry: OTEL_EXPORTER_OTLP_HEADERS: header api-key: its value holds a control character (such as CR or LF)
+}

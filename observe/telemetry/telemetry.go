@@ -116,9 +116,18 @@ func (t *Telemetry) Start(ctx context.Context, op *observe.Op) (context.Context,
 	if op.Kind == observe.Request && op.Header != nil {
 		ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(op.Header))
 	}
-	ctx, s.span = t.tracer.Start(ctx, spanName(op), trace.WithSpanKind(spanKind(op)))
+	ctx, s.span = t.tracer.Start(ctx, spanName(op), kindOptions[spanKind(op)]...)
 	return ctx, s
 }
+
+// kindOptions are the start options of a span of each kind, made once:
+// a call's own variadic slice would cost each span an allocation.
+var kindOptions = func() (o [trace.SpanKindConsumer + 1][]trace.SpanStartOption) {
+	for k := range o {
+		o[k] = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKind(k))}
+	}
+	return o
+}()
 
 // pendingKey marks a context under a hook whose span is not made yet.
 type pendingKey struct{}
