@@ -110,7 +110,8 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	}
 	ctx = observe.NewContext(ctx, a.cfg.Observer) // else a server's, which ctx carries
 	if obs := observe.FromContext(ctx); obs != nil {
-		op := &observe.Op{Kind: observe.Run, Agent: a.cfg.ID, RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID,
+		op := observe.NewOp()
+		*op = observe.Op{Kind: observe.Run, Agent: a.cfg.ID, RunID: o.runID, ThreadID: o.threadID, ResourceID: o.resourceID,
 			Streaming: emit != nil}
 		var span observe.Span
 		ctx, span = obs.Start(ctx, op)
@@ -119,6 +120,7 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 				op.Steps, op.Usage, op.FinishReason = len(res.Steps), res.Usage, res.FinishReason
 			}
 			span.End(err)
+			observe.ReleaseOp(op)
 		}()
 	}
 	if len(input) == 0 {
@@ -195,12 +197,14 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 // the tools it asked for.
 func (r *runner) step(ctx context.Context, step int) (st Step, resp *keel.Response, err error) {
 	if obs := observe.FromContext(ctx); obs != nil {
-		op := &observe.Op{Kind: observe.Step, Agent: r.a.cfg.ID, RunID: r.opts.runID, Step: step}
+		op := observe.NewOp()
+		*op = observe.Op{Kind: observe.Step, Agent: r.a.cfg.ID, RunID: r.opts.runID, Step: step}
 		var span observe.Span
 		ctx, span = obs.Start(ctx, op)
 		defer func() {
 			op.Attempt, op.FinishReason, op.Usage = st.Attempts, st.FinishReason, st.Usage
 			span.End(err)
+			observe.ReleaseOp(op)
 		}()
 	}
 	if !r.send(Event{Type: EventStepStart, Step: step}) {
@@ -305,7 +309,8 @@ func (r *runner) prompt() []keel.Message {
 func (r *runner) call(ctx context.Context, step, attempt int, req *keel.Request) (resp *keel.Response, sent bool, err error) {
 	model := r.slot().model // the model this attempt calls: a fallback's, once the run moved on
 	if obs := observe.FromContext(ctx); obs != nil {
-		op := &observe.Op{Kind: observe.ModelCall, Agent: r.a.cfg.ID, RunID: r.opts.runID, Provider: model.Provider(), Model: model.Name(),
+		op := observe.NewOp()
+		*op = observe.Op{Kind: observe.ModelCall, Agent: r.a.cfg.ID, RunID: r.opts.runID, Provider: model.Provider(), Model: model.Name(),
 			Step: step, Attempt: attempt, Streaming: r.emit != nil}
 		var span observe.Span
 		ctx, span = obs.Start(ctx, op)
@@ -314,11 +319,12 @@ func (r *runner) call(ctx context.Context, step, attempt int, req *keel.Request)
 				op.ResponseModel, op.ResponseID, op.FinishReason, op.Usage = resp.ModelID, resp.ID, resp.FinishReason, resp.Usage
 			}
 			op.OutputSent = sent
+			ended := err
 			if errors.Is(err, errStopped) {
-				span.End(context.Canceled) // the consumer left: the call was cut, it did not fail
-				return
+				ended = context.Canceled // the consumer left: the call was cut, it did not fail
 			}
-			span.End(err)
+			span.End(ended)
+			observe.ReleaseOp(op)
 		}()
 	}
 	if r.emit == nil {

@@ -71,12 +71,14 @@ func (a *Agent) toolbox() toolbox {
 // The call is an observe.ToolCall op.
 func (a *Agent) execTool(ctx context.Context, run *processor.Run, tools toolbox, call keel.ToolCallPart) (tr keel.ToolResultPart, files []keel.FilePart) {
 	if obs := observe.FromContext(ctx); obs != nil {
-		op := &observe.Op{Kind: observe.ToolCall, Agent: a.cfg.ID, RunID: run.ID, Tool: call.Name, ToolCallID: call.ID}
+		op := observe.NewOp()
+		*op = observe.Op{Kind: observe.ToolCall, Agent: a.cfg.ID, RunID: run.ID, Tool: call.Name, ToolCallID: call.ID}
 		var span observe.Span
 		ctx, span = obs.Start(ctx, op)
 		defer func() {
 			op.ToolFailed = tr.IsError
 			span.End(nil)
+			observe.ReleaseOp(op)
 		}()
 	}
 	tr = keel.ToolResultPart{CallID: call.ID, Name: call.Name}

@@ -32,7 +32,8 @@ func (s *Server) observeRequest(r *http.Request) (*http.Request, *observe.Op, ob
 	if s.cfg.Observer == nil {
 		return r, nil, nil
 	}
-	op := &observe.Op{Kind: observe.Request, Method: r.Method, Header: r.Header}
+	op := observe.NewOp()
+	*op = observe.Op{Kind: observe.Request, Method: r.Method, Header: r.Header}
 	ctx, span := s.cfg.Observer.Start(observe.NewContext(r.Context(), s.cfg.Observer), op)
 	return r.WithContext(ctx), op, span
 }
@@ -51,4 +52,5 @@ func endRequest(r *http.Request, op *observe.Op, span observe.Span, status int) 
 	}
 	op.Route, op.Status = route, status
 	span.End(nil)
+	observe.ReleaseOp(op)
 }

@@ -16,12 +16,14 @@ func RunCommand(ctx context.Context, r CommandRunner, cmd Command) (*CommandResu
 	if obs == nil {
 		return r.RunCommand(ctx, cmd)
 	}
-	op := &observe.Op{Kind: observe.Command, Sandbox: r.ID(), ExitCode: -1}
+	op := observe.NewOp()
+	*op = observe.Op{Kind: observe.Command, Sandbox: r.ID(), ExitCode: -1}
 	ctx, span := obs.Start(ctx, op)
 	res, err := r.RunCommand(ctx, cmd)
 	if res != nil && err == nil {
 		op.ExitCode = res.ExitCode
 	}
 	span.End(err)
+	observe.ReleaseOp(op)
 	return res, err
 }

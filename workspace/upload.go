@@ -164,12 +164,14 @@ func Upload(ctx context.Context, sb Sandbox, threadID, resourceID string, f File
 // wrapped; errors.Is finds context.Canceled when ctx ended the upload.
 func (u *Uploader) Upload(ctx context.Context, threadID, resourceID string, f File) (up Uploaded, err error) {
 	if obs := observe.FromContext(ctx); obs != nil {
-		op := &observe.Op{Kind: observe.Upload, Sandbox: u.id, Size: int64(len(f.Data)), ThreadID: threadID, ResourceID: resourceID}
+		op := observe.NewOp()
+		*op = observe.Op{Kind: observe.Upload, Sandbox: u.id, Size: int64(len(f.Data)), ThreadID: threadID, ResourceID: resourceID}
 		var span observe.Span
 		ctx, span = obs.Start(ctx, op)
 		defer func() {
 			op.Path, op.Written = up.Path, up.Written
 			span.End(err)
+			observe.ReleaseOp(op)
 		}()
 	}
 	if err := ctx.Err(); err != nil {

@@ -40,10 +40,11 @@ var errRefused = &keel.APICallError{StatusCode: 400, Message: "unsupported mime 
 // refused file and a tool call add.
 var keelSpans = []spanCase{
 	{"request", 1, func(ctx context.Context, tel *telemetry.Telemetry) {
-		op := &observe.Op{Kind: observe.Request, Method: "POST", Header: benchHeader}
+		op := pooled(observe.Op{Kind: observe.Request, Method: "POST", Header: benchHeader})
 		_, s := tel.Start(ctx, op)
 		op.Route, op.Status = "/api/agents/{id}/generate", 200
 		s.End(nil)
+		observe.ReleaseOp(op)
 	}},
 	{"run", 1, func(ctx context.Context, tel *telemetry.Telemetry) { _, st := runStart(ctx, tel); st.end() }},
 	{"step", 1, func(ctx context.Context, tel *telemetry.Telemetry) { _, st := stepStart(ctx, tel); st.end() }},
@@ -57,26 +58,29 @@ var keelSpans = []spanCase{
 		s.End(nil)
 	}},
 	{"tool-call", 1, func(ctx context.Context, tel *telemetry.Telemetry) {
-		op := &observe.Op{Kind: observe.ToolCall, Agent: "support", RunID: "run_01JD8X", Tool: "run_command", ToolCallID: "call_7f3a"}
+		op := pooled(observe.Op{Kind: observe.ToolCall, Agent: "support", RunID: "run_01JD8X", Tool: "run_command", ToolCallID: "call_7f3a"})
 		_, s := tel.Start(ctx, op)
 		s.End(nil)
+		observe.ReleaseOp(op)
 	}},
 	{"command", 1, func(ctx context.Context, tel *telemetry.Telemetry) {
-		op := &observe.Op{Kind: observe.Command, Sandbox: "sbx-support", ExitCode: -1}
+		op := pooled(observe.Op{Kind: observe.Command, Sandbox: "sbx-support", ExitCode: -1})
 		_, s := tel.Start(ctx, op)
 		op.ExitCode = 0
 		s.End(nil)
+		observe.ReleaseOp(op)
 	}},
 	{"upload", 1, func(ctx context.Context, tel *telemetry.Telemetry) {
-		op := &observe.Op{Kind: observe.Upload, Sandbox: "sbx-support", Path: "/workspace/uploads/leads.xlsx", Size: 48213}
+		op := pooled(observe.Op{Kind: observe.Upload, Sandbox: "sbx-support", Path: "/workspace/uploads/leads.xlsx", Size: 48213})
 		_, s := tel.Start(ctx, op)
 		op.Written = true
 		s.End(nil)
+		observe.ReleaseOp(op)
 	}},
 	// A text generate's trace: the request, the run, its step and its
 	// model call, each under the one before (idle hooks make no span).
 	{"generate", 4, func(ctx context.Context, tel *telemetry.Telemetry) {
-		op := &observe.Op{Kind: observe.Request, Method: "POST", Header: benchHeader}
+		op := pooled(observe.Op{Kind: observe.Request, Method: "POST", Header: benchHeader})
 		ctx, s := tel.Start(ctx, op)
 		runCtx, run := runStart(ctx, tel)
 		stepCtx, step := stepStart(runCtx, tel)
@@ -85,10 +89,19 @@ var keelSpans = []spanCase{
 		run.end()
 		op.Route, op.Status = "/api/agents/{id}/generate", 200
 		s.End(nil)
+		observe.ReleaseOp(op)
 	}},
 }
 
 var benchHeader = http.Header{"Content-Type": {"application/json"}, "User-Agent": {"mastra-client/0.10"}, "Accept": {"*/*"}}
+
+// pooled is an Op from observe's pool, as keel's code takes the Ops of
+// every kind but the processor hooks'.
+func pooled(o observe.Op) *observe.Op {
+	op := observe.NewOp()
+	*op = o
+	return op
+}
 
 type started struct {
 	op *observe.Op
@@ -96,13 +109,13 @@ type started struct {
 }
 
 func runStart(ctx context.Context, tel *telemetry.Telemetry) (context.Context, started) {
-	op := &observe.Op{Kind: observe.Run, Agent: "support", RunID: "run_01JD8X", ThreadID: "thread-42", ResourceID: "user-7"}
+	op := pooled(observe.Op{Kind: observe.Run, Agent: "support", RunID: "run_01JD8X", ThreadID: "thread-42", ResourceID: "user-7"})
 	ctx, s := tel.Start(ctx, op)
 	return ctx, started{op, s}
 }
 
 func stepStart(ctx context.Context, tel *telemetry.Telemetry) (context.Context, started) {
-	op := &observe.Op{Kind: observe.Step, Agent: "support", RunID: "run_01JD8X", Step: 0}
+	op := pooled(observe.Op{Kind: observe.Step, Agent: "support", RunID: "run_01JD8X", Step: 0})
 	ctx, s := tel.Start(ctx, op)
 	return ctx, started{op, s}
 }
@@ -116,17 +129,19 @@ func (st started) end() {
 		st.op.Attempt, st.op.FinishReason = 1, keel.FinishStop
 	}
 	st.s.End(nil)
+	observe.ReleaseOp(st.op)
 }
 
 func modelCallOp(ctx context.Context, tel *telemetry.Telemetry, err error) {
-	op := &observe.Op{Kind: observe.ModelCall, Agent: "support", RunID: "run_01JD8X", Provider: "google", Model: "gemini-2.5-flash",
-		Step: 0, Attempt: 1}
+	op := pooled(observe.Op{Kind: observe.ModelCall, Agent: "support", RunID: "run_01JD8X", Provider: "google", Model: "gemini-2.5-flash",
+		Step: 0, Attempt: 1})
 	_, s := tel.Start(ctx, op)
 	if err == nil {
 		op.ResponseModel, op.ResponseID, op.FinishReason = "gemini-2.5-flash", "resp-9c1e77a0", keel.FinishStop
 		op.Usage = keel.Usage{InputTokens: 812, OutputTokens: 64, TotalTokens: 876}
 	}
 	s.End(err)
+	observe.ReleaseOp(op)
 }
 
 // BenchmarkSpan is the whole cost of one keel span as keel serve makes
