@@ -16,9 +16,10 @@
 //     workspace.RunCommand (the tools and the uploader use it) and each
 //     upload, finding the observer in the context.
 //
-// Each seam is a wrapper around the call it observes. It looks the
-// observer up once and, when there is none, calls what it wraps and does
-// nothing else: no Op is made, no clock read. So keel with metrics and
+// Each seam starts its Op inline, in the code it observes. It looks the
+// observer up once and, when there is none, does nothing else: no Op is
+// made, no clock read. When there is one, the Op comes from a pool
+// ([NewOp]) and goes back once its span has ended ([ReleaseOp]). So keel with metrics and
 // tracing off pays a context lookup per operation, and keel's packages
 // depend on nothing beyond the standard library for it: this package
 // imports only the standard library and keel.

@@ -34,3 +34,21 @@ func Example() {
 	// Output:
 	// command sb-1 exit 0, err <nil>
 }
+
+// Code that starts an operation on every call takes its Op from the pool
+// and gives it back once the span has ended, when no Observer reads it
+// any more.
+func ExampleNewOp() {
+	ctx := observe.NewContext(context.Background(), printer{})
+	for exit := range 2 {
+		op := observe.NewOp()
+		*op = observe.Op{Kind: observe.Command, Sandbox: "sb-1"}
+		_, span := observe.Start(ctx, op)
+		op.ExitCode = exit
+		span.End(nil)
+		observe.ReleaseOp(op)
+	}
+	// Output:
+	// command sb-1 exit 0, err <nil>
+	// command sb-1 exit 1, err <nil>
+}
