@@ -154,10 +154,27 @@ say "fuzz targets, briefly"
 # while a worker is busy (golang/go#75804, fixed in Go 1.27), which a loaded
 # machine hits with no failing input at all. A count has no deadline.
 FUZZTIME=${FUZZTIME:-50x}
+# Two targets at a time (FUZZJOBS): each is mostly the fuzzing engine's
+# start and its pass over the seed corpus, one core's work, so two at once
+# take half the time on two cores. A target's output is shown when it fails.
+fuzz_one() {
+	local dir=$1 target=$2 log
+	log=$(mktemp)
+	if go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" -parallel 1 "$dir" >"$log" 2>&1; then
+		printf '==> fuzz %s %s: ok\n' "$dir" "$target"
+		rm -f "$log"
+		return 0
+	fi
+	printf '==> fuzz %s %s: FAILED\n' "$dir" "$target"
+	cat "$log"
+	rm -f "$log"
+	return 1
+}
+export -f fuzz_one
+export FUZZTIME
 git grep -l '^func Fuzz' -- '*_test.go' | sort | while read -r file; do
 	dir=./$(dirname "$file")
 	for target in $(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$file"); do
-		say "fuzz $dir $target"
-		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" -parallel 1 "$dir"
+		echo "$dir $target"
 	done
-done
+done | xargs -P "${FUZZJOBS:-2}" -L 1 bash -c 'fuzz_one "$0" "$1"'
