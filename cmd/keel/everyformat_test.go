@@ -3,8 +3,8 @@ package main_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,47 +13,40 @@ import (
 	"github.com/keel-go/keel/provider/providertest"
 )
 
-// libreOffice converts src (in dir) to each format with LibreOffice,
-// headless, as a user's office suite writes them, and returns the files'
-// names.
-func libreOffice(t *testing.T, dir, src string, formats ...string) []string {
-	t.Helper()
-	bin, err := exec.LookPath("soffice")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("soffice is missing; CI is set, so this fails instead of skipping (scripts/test.sh installs LibreOffice)")
-		}
-		t.Skip("LibreOffice (soffice) writes the files this test sends; install libreoffice-writer and libreoffice-calc")
-	}
-	profile := "file://" + filepath.Join(t.TempDir(), "profile")
-	var out []string
-	for _, f := range formats {
-		cmd := exec.Command(bin, "-env:UserInstallation="+profile, "--headless", "--convert-to", f, "--outdir", dir, filepath.Join(dir, src))
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("soffice --convert-to %s %s: %v\n%s", f, src, err, b)
-		}
-		name := strings.TrimSuffix(src, filepath.Ext(src)) + "." + f
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			t.Fatalf("soffice wrote no %s: %v", name, err)
-		}
-		out = append(out, name)
-	}
-	return out
+// corpus holds office files LibreOffice wrote (convert/testdata/corpus/make.sh
+// and convert/testdata/pdf, which say how), each with markers in its text.
+var corpus = map[string][]string{
+	"../../convert/testdata/corpus/report.doc": {"QZH1", "QZBODY", "QZCELL"},
+	"../../convert/testdata/corpus/report.odt": {"QZH1", "QZBODY", "QZCELL"},
+	"../../convert/testdata/corpus/report.rtf": {"QZH1", "QZBODY", "QZCELL"},
+	"../../convert/testdata/pdf/report.pdf":    {"PAGEONEMARK", "LEFTSTART", "RIGHTEND"},
+	"../../convert/testdata/corpus/leads.xls":  {"QZNAME1", "QZTOTAL"},
+	"../../convert/testdata/corpus/leads.ods":  {"QZNAME1", "QZTOTAL"},
 }
 
 // TestRunGeminiRefusesEveryFormat sends, through keel run, each format
-// LibreOffice writes (and the Office files keel's tests write) to a
-// Gemini-protocol server that refuses every inline file with Gemini's own
-// "Unsupported MIME type" answer: the model gets the file's text in 2
-// calls.
+// LibreOffice writes (the corpus above) and the Office files keel's tests
+// write to a Gemini-protocol server that refuses every inline file with
+// Gemini's own "Unsupported MIME type" answer: the model gets the file's
+// text in 2 calls.
 func TestRunGeminiRefusesEveryFormat(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "memo.docx"), officetest.Document(t, "Quarterly memo",
 		[]string{"Revenue rose QZREVENUE in the third quarter."}, [][]string{{"Region", "Sales"}, {"North", "QZNORTH"}}))
 	writeFile(t, filepath.Join(dir, "leads.xlsx"), leads(t))
+	want := map[string][]string{"memo.docx": {"QZREVENUE", "QZNORTH"}, "leads.xlsx": {"Ada", "Berlin", "Grace", "Paris"}}
 	files := []string{"memo.docx", "leads.xlsx"}
-	files = append(files, libreOffice(t, dir, "memo.docx", "doc", "odt", "rtf", "pdf")...)
-	files = append(files, libreOffice(t, dir, "leads.xlsx", "xls", "ods")...)
+	for src, markers := range corpus {
+		b, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(src)
+		writeFile(t, filepath.Join(dir, name), b)
+		want[name] = markers
+		files = append(files, name)
+	}
+	slices.Sort(files[2:])
 
 	srv := googletest.NewServer(t, googletest.Options{Respond: func(r googletest.Request, _ int) (providertest.Reply, bool) {
 		var body struct {
@@ -89,11 +82,7 @@ func TestRunGeminiRefusesEveryFormat(t *testing.T) {
 				t.Fatalf("Got(run) = %d calls, %d requests; want 2", out.Calls, len(reqs))
 			}
 			last := string(reqs[1].Body)
-			want := []string{"QZREVENUE", "QZNORTH"}
-			if strings.HasPrefix(name, "leads") {
-				want = []string{"Ada", "Berlin", "Grace", "Paris"}
-			}
-			for _, w := range want {
+			for _, w := range want[name] {
 				if !strings.Contains(last, w) {
 					t.Errorf("Got(the model's request) without %q; want the file's text:\n%.1500s", w, last)
 				}
