@@ -17,10 +17,11 @@
 // killed while saving leaves the whole message or none of it. The file
 // syncs at checkpoints rather than at every commit (synchronous=NORMAL):
 // a power failure may lose the last saves, but never leaves half of one.
-// SQLite checkpoints the log itself; a commit that finds the log grown
-// past 16 MiB (readers going on all the time keep SQLite from starting
-// it over) makes it start over. Errors SQLite gives for a locked file are
-// told by their code, never by their text.
+// A goroutine of the store copies the log into the file beside the
+// writes (see checkpoint.go), so no save waits for the log to be copied,
+// and makes the log start over even while readers keep SQLite from doing
+// so by itself. Errors SQLite gives for a locked file are told by their
+// code, never by their text.
 //
 // # Performance
 //

@@ -28,3 +28,11 @@ func (s *Store) Leading() bool {
 	defer s.f.w.mu.Unlock()
 	return s.f.w.leading
 }
+
+// AutoCheckpointForTest returns wal_autocheckpoint as a connection of s
+// has it.
+func (s *Store) AutoCheckpointForTest(ctx context.Context) (int, error) {
+	var n int
+	err := s.f.db.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&n)
+	return n, err
+}

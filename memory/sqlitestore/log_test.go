@@ -8,11 +8,45 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/memory"
 	"github.com/keel-go/keel/memory/storetest"
 )
+
+// TestCheckpointsInTheBackground checks that commits leave the log to a
+// goroutine of the store's: no connection checkpoints as it commits, and
+// the database file still takes in what was written, well before the
+// log reaches the 1,000 pages at which SQLite would have done it.
+func TestCheckpointsInTheBackground(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "keel.db")
+	s := open(t, path)
+	if n, err := s.AutoCheckpointForTest(ctx); err != nil || n != 0 {
+		t.Fatalf("Got(wal_autocheckpoint) = %d, %v; want 0", n, err)
+	}
+	before := fileSize(t, path)
+	if _, err := s.CreateThread(ctx, memory.Thread{ID: "t", ResourceID: "r"}); err != nil {
+		t.Fatal(err)
+	}
+	const files, size = 48, 32 << 10 // 1.5 MiB: about 400 pages
+	for i := range files {
+		msg := keel.Message{Role: keel.RoleUser, Parts: []keel.Part{
+			keel.FilePart{Data: storetest.Bytes(uint64(i), size), MediaType: "application/pdf", Filename: fmt.Sprintf("%d.pdf", i)},
+		}}
+		if _, err := s.SaveMessages(ctx, "r", "t", []keel.Message{msg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for fileSize(t, path) < before+files*size {
+		if time.Now().After(deadline) {
+			t.Fatalf("Got(database file) = %d bytes after writing %d; want the log checkpointed into it", fileSize(t, path), files*size)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
 
 // TestLogStaysSmall checks that the log is started over while writes and
 // reads go on all the time: checkpoints made beside the writes alone
@@ -71,4 +105,13 @@ func TestLogStaysSmall(t *testing.T) {
 	if n := largest.Load(); n > limit {
 		t.Errorf("Got(largest log) = %.1f MiB after writing %d MiB; want at most %d MiB", float64(n)/(1<<20), writers*saves*size>>20, limit>>20)
 	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
 }

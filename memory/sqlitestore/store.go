@@ -5,9 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/keel-go/keel/memory"
@@ -47,9 +45,8 @@ type file struct {
 	// w queues this store's writers, where they can give up when their
 	// context ends rather than spin on SQLite's busy handler, and commits
 	// those that wait together.
-	w       writer
-	wal     string       // the log's file
-	commits atomic.Int64 // since the store opened, for restartLog
+	w    writer
+	ckpt *checkpointer
 }
 
 // Open opens the store in the SQLite file at path, creating the file and
@@ -78,7 +75,7 @@ func Open(path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("sqlitestore: open %s: %w", path, err)
 	}
-	f := &file{db: db, st: st, wal: path + "-wal"}
+	f := &file{db: db, st: st, ckpt: startCheckpointer(db)}
 	return &Store{Store: sqlstore.New(f, sqlstore.Config{Name: "sqlitestore"}), f: f}, nil
 }
 
@@ -121,56 +118,25 @@ func isBusy(err error) bool {
 // dsn returns the driver's name for the file at path: a file: URI (with
 // the characters URIs reserve escaped) whose parameters set every
 // connection up. IMMEDIATE transactions take the write lock when they
-// begin, so two writers never both read and then fail to upgrade. SQLite
-// checkpoints the log itself, in the commit that takes it past 1,000
-// pages, and cuts the file back to logLimit when it starts it over.
+// begin, so two writers never both read and then fail to upgrade. The
+// checkpointer, not SQLite's commits, copies the log into the file, and
+// SQLite cuts the log's file back to logLimit when it starts it over.
 func dsn(path string) string {
 	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
 	return "file:" + esc + "?_txlock=immediate" +
 		fmt.Sprintf("&_pragma=busy_timeout(%d)", BusyTimeout.Milliseconds()) +
 		"&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)" +
-		fmt.Sprintf("&_pragma=journal_size_limit(%d)", logLimit)
+		fmt.Sprintf("&_pragma=journal_size_limit(%d)", logLimit) +
+		"&_pragma=wal_autocheckpoint(0)" // see checkpointer
 }
 
 // logLimit is the size the log's file is cut back to when SQLite starts
-// the log over, and the size past which a commit makes it start over
-// (see restartLog).
+// the log over.
 const logLimit = 16 << 20
-
-// restartLog starts the log over when readers have kept SQLite from doing
-// so. SQLite starts the log over only when a write begins with every
-// frame of it copied into the database and no reader on one of them;
-// with reads going on all the time that seldom happens, and the log would
-// grow with everything ever written. So once the log's file is past
-// logLimit (it is cut back to that size whenever the log starts over), a
-// RESTART checkpoint copies the log and waits, restartWait at most, for
-// the readers to leave it, so that the next write starts it over. The
-// writer calls it after a commit, before it lets the next write begin:
-// no write adds frames meanwhile. A checkpoint that cannot finish leaves
-// the rest to a later commit. The file is looked at every restartEvery
-// commits: a look costs a system call, a few percent of a small commit.
-func (f *file) restartLog() {
-	if f.commits.Add(1)%restartEvery != 0 {
-		return
-	}
-	if fi, err := os.Stat(f.wal); err != nil || fi.Size() <= logLimit {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), restartWait)
-	defer cancel()
-	_, _ = f.db.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
-}
-
-const (
-	// restartEvery is how many commits make restartLog look at the log.
-	restartEvery = 16
-	// restartWait bounds a RESTART checkpoint's wait for readers, during
-	// which this store's writes wait too.
-	restartWait = 250 * time.Millisecond
-)
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.f.ckpt.close()
 	s.f.st.close()
 	if err := s.f.db.Close(); err != nil {
 		return fmt.Errorf("sqlitestore: close: %w", err)

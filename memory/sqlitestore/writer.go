@@ -179,6 +179,8 @@ func (f *file) commitGroup(group []*writeOp) []outcome {
 		}
 		cancel()
 	}()
+	f.ckpt.writes.RLock()
+	defer f.ckpt.writes.RUnlock()
 	tx, err := f.db.BeginTx(gctx, nil)
 	if err != nil {
 		outs[0].err = ownErr(own, err)
@@ -217,7 +219,7 @@ func (f *file) commitGroup(group []*writeOp) []outcome {
 		}
 	}
 	if err = tx.Commit(); err == nil {
-		f.restartLog()
+		f.ckpt.committed()
 	}
 	for i := range outs {
 		if ran[i] && outs[i].err == nil && err != nil {
@@ -251,6 +253,8 @@ func redo(outs []outcome, ran []bool, failed int) []outcome {
 
 // commitOne runs op alone in a transaction.
 func (f *file) commitOne(op *writeOp) error {
+	f.ckpt.writes.RLock()
+	defer f.ckpt.writes.RUnlock()
 	tx, err := f.db.BeginTx(op.ctx, nil)
 	if err != nil {
 		return err
@@ -262,7 +266,7 @@ func (f *file) commitOne(op *writeOp) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
-	f.restartLog()
+	f.ckpt.committed()
 	return nil
 }
 
