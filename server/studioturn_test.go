@@ -1,0 +1,67 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/keel-go/keel/keeltest"
+)
+
+// textContents is a message's contents as an array of one text part,
+// padded so that its JSON is exactly size bytes.
+func textContents(t *testing.T, size int) string {
+	t.Helper()
+	const head, end = `[{"type":"text","text":"`, `"}]`
+	n := size - len(head) - len(end)
+	if n < 1 {
+		t.Fatalf("textContents(%d): too small", size)
+	}
+	return head + strings.Repeat("a", n) + end
+}
+
+// The user's message is echoed (the signal of the answer, the
+// data-user-message of the turn) with its contents as Studio sent them,
+// parts and all, up to 64 KiB of them; larger contents are echoed as the
+// message's text.
+func TestStudioSignalEchoesContentsAsSent(t *testing.T) {
+	const limit = 64 << 10
+	tests := []struct {
+		name, contents string
+		asSent         bool
+	}{
+		{"a string", `"hello there"`, true},
+		{"parts", `[{"type":"text","text":"hello"},{"type":"text","text":" there"}]`, true},
+		{"parts of exactly the limit", textContents(t, limit), true},
+		{"parts a byte past the limit", textContents(t, limit+1), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "ok"})})
+			sub := e.subscribe(t, `{"resourceId":"support","threadId":"t1"}`)
+			status, body := e.do("POST", "/api/agents/support/send-message",
+				`{"message":{"contents":`+tt.contents+`},"resourceId":"support","threadId":"t1"}`)
+			v := wantStatus(t, "send-message", status, body, http.StatusOK)
+			var sent any
+			if err := json.Unmarshal([]byte(tt.contents), &sent); err != nil {
+				t.Fatal(err)
+			}
+			want := sent
+			if !tt.asSent {
+				want = strings.Repeat("a", len(tt.contents)-len(`[{"type":"text","text":""}]`))
+			}
+			sig, _ := v["signal"].(map[string]any)
+			echoed, _ := json.Marshal(sig["contents"])
+			if w, _ := json.Marshal(want); string(echoed) != string(w) {
+				t.Errorf("Got(signal contents) = %.80s; want %.80s", echoed, w)
+			}
+			um := sub.turn()[1]
+			data, _ := um["data"].(map[string]any)
+			echoed, _ = json.Marshal(data["contents"])
+			if w, _ := json.Marshal(want); um["type"] != "data-user-message" || string(echoed) != string(w) {
+				t.Errorf("Got(%v contents) = %.80s; want %.80s", um["type"], echoed, w)
+			}
+		})
+	}
+}
