@@ -2,11 +2,13 @@ package server_test
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/keel-go/keel/keeltest"
+	"github.com/keel-go/keel/server"
 )
 
 // textContents is a message's contents as an array of one text part,
@@ -63,5 +65,33 @@ func TestStudioSignalEchoesContentsAsSent(t *testing.T) {
 				t.Errorf("Got(%v contents) = %.80s; want %.80s", um["type"], echoed, w)
 			}
 		})
+	}
+}
+
+// A send-message turn that runs as it should logs no warning and no
+// error: its options decode, and its leaving the queue is no failure.
+// The first turn's logs are all in once the second turn has run, since a
+// thread's worker takes the next turn only once the last is done with.
+func TestStudioTurnLogsNothingAmiss(t *testing.T) {
+	logs := newLogSink()
+	model := keeltest.NewModel(keeltest.Reply{Text: "fine"})
+	model.RepeatLast = true
+	e := newEnv(t, envOptions{model: model, config: func(c *server.Config) { c.Logger = logs.logger() }})
+	sub := e.subscribe(t, `{"resourceId":"support","threadId":"t1"}`)
+	for _, text := range []string{"first", "second"} {
+		status, body := e.do("POST", "/api/agents/support/send-message", sendBody(text))
+		wantStatus(t, "send-message "+text, status, body, http.StatusOK)
+	}
+	for range 2 {
+		if got := chunkText(sub.turn()); got != "fine" {
+			t.Fatalf("Got(turn) = %q; want fine", got)
+		}
+	}
+	logs.mu.Lock()
+	defer logs.mu.Unlock()
+	for _, r := range logs.records {
+		if r.Level >= slog.LevelWarn {
+			t.Errorf("Got(log) %s %q %v; want no warning or error", r.Level, r.Message, recordAttrs(r))
+		}
 	}
 }
