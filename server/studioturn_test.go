@@ -95,3 +95,29 @@ func TestStudioTurnLogsNothingAmiss(t *testing.T) {
 		}
 	}
 }
+
+// A send-message turn runs with the maxSteps Studio sends, from
+// ifIdle.streamOptions when it has them (what Studio sends), else from
+// streamOptions.
+func TestStudioSendMessageStepLimit(t *testing.T) {
+	tests := []struct{ name, options string }{
+		{"ifIdle", `"ifIdle":{"streamOptions":{"maxSteps":1}}`},
+		{"streamOptions", `"streamOptions":{"maxSteps":1}`},
+		{"ifIdle over streamOptions", `"streamOptions":{"maxSteps":3},"ifIdle":{"streamOptions":{"maxSteps":1}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := keeltest.NewModel(lookupCall())
+			model.RepeatLast = true // would call the tool for ever
+			e := newEnv(t, envOptions{model: model, config: withTools(lookupTool)})
+			sub := e.subscribe(t, `{"resourceId":"support","threadId":"t1"}`)
+			status, body := e.do("POST", "/api/agents/support/send-message",
+				`{"message":{"contents":"loop"},"resourceId":"support","threadId":"t1",`+tt.options+`}`)
+			wantStatus(t, "send-message", status, body, http.StatusOK)
+			chunks := sub.turn()
+			if model.Calls() != 1 || strings.Count(chunkTypes(chunks), "step-start") != 1 {
+				t.Errorf("Got(model calls, turn) = %d, %s; want 1 step: maxSteps 1", model.Calls(), chunkTypes(chunks))
+			}
+		})
+	}
+}
