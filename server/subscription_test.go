@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"net/http"
+	"runtime"
 	"testing"
 	"time"
 
@@ -43,5 +45,28 @@ func TestStudioSubscriptionKeepAlive(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A subscriber that leaves takes only itself off its thread: the others
+// still get the thread's turns.
+func TestStudioSubscriberLeavingKeepsTheOthers(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "still here 6620"})})
+	stays := e.subscribe(t, `{"resourceId":"support","threadId":"t1"}`)
+	before := runtime.NumGoroutine()
+	leaves := e.subscribe(t, `{"resourceId":"support","threadId":"t1"}`)
+	leaves.cancel()
+	// The subscription's handler has returned (and unsubscribed) once the
+	// goroutines are back to what they were before it.
+	for deadline := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before; {
+		if time.Now().After(deadline) {
+			t.Fatalf("Got(goroutines after a subscriber left) = %d; want at most %d", runtime.NumGoroutine(), before)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the count, not synchronising
+	}
+	status, body := e.do("POST", "/api/agents/support/send-message", sendBody("anyone?"))
+	wantStatus(t, "send-message", status, body, http.StatusOK)
+	if got := chunkText(stays.turn()); got != "still here 6620" {
+		t.Errorf("Got(remaining subscriber's turn) = %q; want the answer", got)
 	}
 }
