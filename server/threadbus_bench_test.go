@@ -53,8 +53,8 @@ func (m *tickingModel) Stream(ctx context.Context, req *keel.Request) iter.Seq2[
 }
 
 // servePG serves agent "support" with model on its own store on the
-// PostgreSQL database url, until the benchmark ends.
-func servePG(b *testing.B, url string, model keel.Model) string {
+// PostgreSQL database url, until the test or benchmark ends.
+func servePG(b testing.TB, url string, model keel.Model) string {
 	b.Helper()
 	store, err := pgstore.Open(context.Background(), url)
 	if err != nil {

@@ -106,6 +106,8 @@ func TestThreadBadRequests(t *testing.T) {
 		{"illegal thread id, messages", "GET", "/api/memory/threads/a%2Fb/messages?resourceId=bob", "", 400, "invalid id"},
 		{"illegal resource id", "GET", "/api/memory/threads/bob-1?resourceId=b%C3%B6b", "", 400, "invalid resourceId"},
 		{"bad page", "GET", "/api/memory/threads?resourceId=bob&page=-1", "", 400, "page"},
+		{"page 0, the first", "GET", "/api/memory/threads?resourceId=bob&page=0&perPage=0", "", 200, ""},
+		{"page 0 of messages", "GET", "/api/memory/threads/bob-1/messages?resourceId=bob&page=0", "", 200, ""},
 		{"bad order", "GET", "/api/memory/threads?resourceId=bob&orderBy[field]=title", "", 400, "orderBy"},
 		{"bad direction", "GET", "/api/memory/threads?resourceId=bob&orderBy[direction]=up", "", 400, "orderBy"},
 		{"create malformed", "POST", "/api/memory/threads", `{"resourceId":`, 400, "malformed JSON"},

@@ -204,3 +204,51 @@ func TestQueuedTurnsRecoveredAndShutdownCancels(t *testing.T) {
 		t.Errorf("Got(queue after the turns ran) a turn; want none")
 	}
 }
+
+// A queued turn whose message a server stored before it died, without
+// taking the turn off the queue, is taken off by the next server and not
+// run again; a queued turn whose message is not in its thread runs, even
+// when the thread has other messages.
+func TestRecoveredTurnStoredAlreadyNotRunAgain(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.NewInMemory()
+	if _, err := mem.CreateThread(ctx, memory.Thread{ID: "t1", ResourceID: "support"}); err != nil {
+		t.Fatal(err)
+	}
+	stored := keel.UserText("stored already")
+	stored.ID = memory.NewID()
+	if _, err := mem.SaveMessages(ctx, "support", "t1", []keel.Message{stored}); err != nil {
+		t.Fatal(err)
+	}
+	waiting := keel.UserText("never stored")
+	waiting.ID = memory.NewID()
+	for _, m := range []keel.Message{stored, waiting} {
+		turn := memory.QueuedTurn{ID: memory.NewID(), AgentID: "support", ResourceID: "support", ThreadID: "t1", Message: m,
+			Options: []byte(`{}`), QueuedAt: time.Now()}
+		if err := mem.QueueTurn(ctx, turn, memory.QueueLimits{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := keeltest.NewModel(keeltest.Reply{Text: "answer"})
+	a := must(agent.New(agent.Config{ID: "support", Model: model, Memory: mem, Logger: quietLogger()}))
+	srv := must(server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Logger: quietLogger()}))
+	ln := must(net.Listen("tcp", "127.0.0.1:0"))
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(sctx, ln) }()
+	want := "user:stored already user:never stored assistant:answer"
+	for deadline := time.Now().Add(10 * time.Second); strings.Join(roles(t, mem, "support", "t1"), " ") != want; {
+		if time.Now().After(deadline) {
+			t.Fatalf("Got(thread) = %q; want %s", roles(t, mem, "support", "t1"), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	unqueued(t, mem, "t1")
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Got(Serve) = %v; want nil", err)
+	}
+	if got := strings.Join(roles(t, mem, "support", "t1"), " "); got != want || model.Calls() != 1 {
+		t.Errorf("Got(thread, model calls) = %q, %d; want %s, 1: the stored turn not run again", got, model.Calls(), want)
+	}
+}
