@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // ExporterConfig is where and how an [Exporter] sends spans.
@@ -156,7 +158,7 @@ func parseHeaders(name, v string) (http.Header, error) {
 		}
 		k, val, ok := strings.Cut(pair, "=")
 		k = strings.TrimSpace(k)
-		if !ok || !validToken(k) {
+		if !ok || !httpguts.ValidHeaderFieldName(k) {
 			return nil, &ConfigError{name, fmt.Sprintf("pair %d: want name=value, the name an HTTP header name", i+1)}
 		}
 		dec, err := url.PathUnescape(val)
@@ -164,28 +166,12 @@ func parseHeaders(name, v string) (http.Header, error) {
 			return nil, &ConfigError{name, "header " + k + ": its value is not URL-encoded right"}
 		}
 		dec = strings.TrimSpace(dec)
-		for _, c := range []byte(dec) {
-			if c < ' ' && c != '\t' || c == 0x7f {
-				return nil, &ConfigError{name, "header " + k + ": its value holds a control character (such as CR or LF)"}
-			}
+		if !httpguts.ValidHeaderFieldValue(dec) {
+			return nil, &ConfigError{name, "header " + k + ": its value holds a control character (such as CR or LF)"}
 		}
 		h.Add(k, dec)
 	}
 	return h, nil
-}
-
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range []byte(s) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 // tlsFromEnv is the TLS configuration the CERTIFICATE, CLIENT_CERTIFICATE

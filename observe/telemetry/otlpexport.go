@@ -16,6 +16,7 @@ import (
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"golang.org/x/net/http/httpguts"
 )
 
 // Exporter is an sdktrace.SpanExporter that sends spans to an OTLP/HTTP
@@ -67,11 +68,11 @@ func NewExporter(cfg ExporterConfig) (*Exporter, error) {
 		return nil, fmt.Errorf("telemetry: exporter URL %q: want an http:// or https:// URL with a host", cfg.URL)
 	}
 	for k, vs := range cfg.Header {
-		if !validToken(k) {
+		if !httpguts.ValidHeaderFieldName(k) {
 			return nil, fmt.Errorf("telemetry: exporter header %q: not an HTTP header name", k)
 		}
 		for _, v := range vs {
-			if strings.ContainsFunc(v, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+			if !httpguts.ValidHeaderFieldValue(v) {
 				return nil, fmt.Errorf("telemetry: exporter header %s: its value holds a control character (such as CR or LF)", k)
 			}
 		}
