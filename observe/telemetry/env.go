@@ -50,14 +50,6 @@ func FromEnv(ctx context.Context) (*sdktrace.TracerProvider, error) {
 	if e := strings.ToLower(strings.TrimSpace(os.Getenv("OTEL_TRACES_EXPORTER"))); e != "" && e != "otlp" {
 		return nil, fmt.Errorf("telemetry: OTEL_TRACES_EXPORTER=%s: keel exports traces over OTLP only: set it to otlp or none", e)
 	}
-	proto := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
-	if proto == "" {
-		proto = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
-	}
-	if proto != "" && proto != "http/protobuf" {
-		return nil, fmt.Errorf("telemetry: OTLP protocol %q: keel sends traces over OTLP/HTTP only: set OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf "+
-			"and an endpoint such as http://collector:4318", proto)
-	}
 	if err := checkSampler(os.Getenv); err != nil {
 		return nil, err
 	}

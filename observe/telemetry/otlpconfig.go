@@ -53,6 +53,7 @@ const (
 // OTEL_EXPORTER_OTLP_* variables, each OTEL_EXPORTER_OTLP_TRACES_*
 // winning over its general form:
 //
+//   - PROTOCOL: http/protobuf, the only one keel sends (default).
 //   - ENDPOINT: the collector's base URL, to which /v1/traces is added
 //     (default http://localhost:4318); TRACES_ENDPOINT is used as is.
 //     Its scheme, http or https, decides TLS (so _INSECURE, which the
@@ -75,6 +76,10 @@ func ExporterConfigFromEnv(getenv func(string) string) (ExporterConfig, error) {
 			return v, "OTEL_EXPORTER_OTLP_TRACES_" + name
 		}
 		return strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_" + name)), "OTEL_EXPORTER_OTLP_" + name
+	}
+	if v, name := get("PROTOCOL"); v != "" && v != "http/protobuf" {
+		return cfg, &ConfigError{name, fmt.Sprintf("%q: keel sends traces over OTLP/HTTP only: set http/protobuf "+
+			"and an endpoint such as http://collector:4318", v)}
 	}
 	if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); v != "" {
 		u, err := parseEndpoint("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", v)

@@ -189,6 +189,7 @@ func TestExporterConfigFromEnv(t *testing.T) {
 			header: map[string]string{"A": "2"}, timeout: 10 * time.Second},
 		{name: "timeout and gzip", env: env("TIMEOUT", "2500", "TRACES_COMPRESSION", "gzip"), url: "http://localhost:4318/v1/traces", timeout: 2500 * time.Millisecond, gzip: true},
 		{name: "compression none", env: env("COMPRESSION", "none"), url: "http://localhost:4318/v1/traces", timeout: 10 * time.Second},
+		{name: "protocol http/protobuf", env: env("PROTOCOL", "http/protobuf"), url: "http://localhost:4318/v1/traces", timeout: 10 * time.Second},
 		{name: "certificates", env: env("ENDPOINT", "https://c:4318", "CERTIFICATE", caFile, "CLIENT_CERTIFICATE", certFile, "CLIENT_KEY", keyFile),
 			url: "https://c:4318/v1/traces", timeout: 10 * time.Second, tls: true},
 
@@ -205,6 +206,8 @@ func TestExporterConfigFromEnv(t *testing.T) {
 		{name: "timeout negative", env: env("TRACES_TIMEOUT", "-1"), wantErr: "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT"},
 		{name: "timeout zero", env: env("TIMEOUT", "0"), wantErr: "OTEL_EXPORTER_OTLP_TIMEOUT"},
 		{name: "compression unknown", env: env("COMPRESSION", "zstd"), wantErr: "OTEL_EXPORTER_OTLP_COMPRESSION"},
+		{name: "protocol grpc", env: env("PROTOCOL", "grpc"), wantErr: "OTEL_EXPORTER_OTLP_PROTOCOL"},
+		{name: "traces protocol wins", env: env("PROTOCOL", "http/protobuf", "TRACES_PROTOCOL", "http/json"), wantErr: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"},
 		{name: "certificate missing", env: env("ENDPOINT", "https://c", "CERTIFICATE", filepath.Join(dir, "none.pem")), wantErr: "OTEL_EXPORTER_OTLP_CERTIFICATE"},
 		{name: "certificate not PEM", env: env("ENDPOINT", "https://c", "CERTIFICATE", notPEM), wantErr: "OTEL_EXPORTER_OTLP_CERTIFICATE"},
 		{name: "client certificate without key", env: env("ENDPOINT", "https://c", "CLIENT_CERTIFICATE", certFile), wantErr: "OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE"},
