@@ -5,16 +5,9 @@ import (
 	"strconv"
 )
 
-// load reads the workbook's sheet list, shared strings and styles.
-func (wb *workbook) load() error {
-	main, err := wb.p.mainPart("xl/workbook.xml")
-	if err != nil {
-		return err
-	}
-	rels, err := wb.p.relsOf(main)
-	if err != nil {
-		return err
-	}
+// load reads the workbook's sheet list, shared strings and styles from
+// its main part.
+func (wb *workbook) load(main string, rels []rel) error {
 	if err := wb.readWorkbook(main, rels); err != nil {
 		return err
 	}
