@@ -46,9 +46,7 @@ type LibreOfficeOptions struct {
 // [*FormatError] matching ErrNeedsLibreOffice that says which package
 // to install.
 func LibreOffice(opts LibreOfficeOptions) Converter {
-	if opts.Timeout <= 0 {
-		opts.Timeout = 60 * time.Second
-	}
+	orDefault(&opts.Timeout, 60*time.Second)
 	return libreOffice{opts: opts}
 }
 

@@ -85,27 +85,24 @@ const (
 
 // withDefaults returns l with every zero field set to its default.
 func (l Limits) withDefaults() Limits {
-	set := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	set64 := func(v *int64, d int64) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	set(&l.MaxChars, DefaultMaxChars)
-	set64(&l.MaxInput, DefaultMaxInput)
-	set64(&l.MaxUnpacked, DefaultMaxUnpacked)
-	set(&l.MaxEntries, DefaultMaxEntries)
-	set(&l.MaxSheets, DefaultMaxSheets)
-	set(&l.MaxDepth, DefaultMaxDepth)
-	set(&l.MaxTokens, DefaultMaxTokens)
-	set64(&l.MaxMemberText, DefaultMaxMemberText)
-	set64(&l.MaxStringBytes, DefaultMaxStringBytes)
-	set(&l.MaxStrings, DefaultMaxStrings)
-	set64(&l.MaxMeasured, DefaultMaxMeasured)
-	set(&l.MaxStyles, DefaultMaxStyles)
+	orDefault(&l.MaxChars, DefaultMaxChars)
+	orDefault(&l.MaxInput, DefaultMaxInput)
+	orDefault(&l.MaxUnpacked, DefaultMaxUnpacked)
+	orDefault(&l.MaxEntries, DefaultMaxEntries)
+	orDefault(&l.MaxSheets, DefaultMaxSheets)
+	orDefault(&l.MaxDepth, DefaultMaxDepth)
+	orDefault(&l.MaxTokens, DefaultMaxTokens)
+	orDefault(&l.MaxMemberText, DefaultMaxMemberText)
+	orDefault(&l.MaxStringBytes, DefaultMaxStringBytes)
+	orDefault(&l.MaxStrings, DefaultMaxStrings)
+	orDefault(&l.MaxMeasured, DefaultMaxMeasured)
+	orDefault(&l.MaxStyles, DefaultMaxStyles)
 	return l
+}
+
+// orDefault sets *v to d when it is zero or negative: left unset.
+func orDefault[T ~int | ~int64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }

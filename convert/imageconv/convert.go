@@ -88,9 +88,7 @@ type Converter struct {
 func New(opts Options) *Converter {
 	lim := opts.Limits.withDefaults()
 	n := opts.Concurrent
-	if n <= 0 {
-		n = runtime.NumCPU()
-	}
+	orDefault(&n, runtime.NumCPU())
 	return &Converter{lim: lim, wasm: newWasmEngine(opts.CacheDir, lim.MaxDecoderMemory, n)}
 }
 

@@ -40,23 +40,18 @@ const (
 
 // withDefaults returns l with every zero field set to its default.
 func (l Limits) withDefaults() Limits {
-	if l.MaxInput <= 0 {
-		l.MaxInput = DefaultMaxInput
-	}
-	if l.MaxPixels <= 0 {
-		l.MaxPixels = DefaultMaxPixels
-	}
-	if l.MaxFrames <= 0 {
-		l.MaxFrames = DefaultMaxFrames
-	}
-	if l.MaxDecoderMemory <= 0 {
-		l.MaxDecoderMemory = DefaultMaxDecoderMemory
-	}
-	if l.MaxElements <= 0 {
-		l.MaxElements = DefaultMaxElements
-	}
-	if l.MaxDepth <= 0 {
-		l.MaxDepth = DefaultMaxDepth
-	}
+	orDefault(&l.MaxInput, DefaultMaxInput)
+	orDefault(&l.MaxPixels, DefaultMaxPixels)
+	orDefault(&l.MaxFrames, DefaultMaxFrames)
+	orDefault(&l.MaxDecoderMemory, DefaultMaxDecoderMemory)
+	orDefault(&l.MaxElements, DefaultMaxElements)
+	orDefault(&l.MaxDepth, DefaultMaxDepth)
 	return l
+}
+
+// orDefault sets *v to d when it is zero or negative: left unset.
+func orDefault[T ~int | ~int64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }

@@ -50,15 +50,9 @@ func Gemini() Target {
 
 // withDefaults returns t with every zero field set to its default.
 func (t Target) withDefaults() Target {
-	if t.MaxBytes <= 0 {
-		t.MaxBytes = DefaultMaxBytes
-	}
-	if t.MaxSide <= 0 {
-		t.MaxSide = DefaultMaxSide
-	}
-	if t.MaxPixels <= 0 {
-		t.MaxPixels = int64(t.MaxSide) * int64(t.MaxSide)
-	}
+	orDefault(&t.MaxBytes, DefaultMaxBytes)
+	orDefault(&t.MaxSide, DefaultMaxSide)
+	orDefault(&t.MaxPixels, int64(t.MaxSide)*int64(t.MaxSide))
 	if len(t.Accepts) == 0 {
 		t.Accepts = []string{"image/png", "image/jpeg"}
 	}
