@@ -1,5 +1,7 @@
 package convert
 
+import "github.com/keel-go/keel/convert/internal/limit"
+
 // Limits bound what a conversion may read and produce. A zero field takes
 // its default; the defaults suit files of up to a few tens of megabytes,
 // such as a user's attachments.
@@ -85,24 +87,17 @@ const (
 
 // withDefaults returns l with every zero field set to its default.
 func (l Limits) withDefaults() Limits {
-	orDefault(&l.MaxChars, DefaultMaxChars)
-	orDefault(&l.MaxInput, DefaultMaxInput)
-	orDefault(&l.MaxUnpacked, DefaultMaxUnpacked)
-	orDefault(&l.MaxEntries, DefaultMaxEntries)
-	orDefault(&l.MaxSheets, DefaultMaxSheets)
-	orDefault(&l.MaxDepth, DefaultMaxDepth)
-	orDefault(&l.MaxTokens, DefaultMaxTokens)
-	orDefault(&l.MaxMemberText, DefaultMaxMemberText)
-	orDefault(&l.MaxStringBytes, DefaultMaxStringBytes)
-	orDefault(&l.MaxStrings, DefaultMaxStrings)
-	orDefault(&l.MaxMeasured, DefaultMaxMeasured)
-	orDefault(&l.MaxStyles, DefaultMaxStyles)
+	limit.Default(&l.MaxChars, DefaultMaxChars)
+	limit.Default(&l.MaxInput, DefaultMaxInput)
+	limit.Default(&l.MaxUnpacked, DefaultMaxUnpacked)
+	limit.Default(&l.MaxEntries, DefaultMaxEntries)
+	limit.Default(&l.MaxSheets, DefaultMaxSheets)
+	limit.Default(&l.MaxDepth, DefaultMaxDepth)
+	limit.Default(&l.MaxTokens, DefaultMaxTokens)
+	limit.Default(&l.MaxMemberText, DefaultMaxMemberText)
+	limit.Default(&l.MaxStringBytes, DefaultMaxStringBytes)
+	limit.Default(&l.MaxStrings, DefaultMaxStrings)
+	limit.Default(&l.MaxMeasured, DefaultMaxMeasured)
+	limit.Default(&l.MaxStyles, DefaultMaxStyles)
 	return l
-}
-
-// orDefault sets *v to d when it is zero or negative: left unset.
-func orDefault[T ~int | ~int64](v *T, d T) {
-	if *v <= 0 {
-		*v = d
-	}
 }

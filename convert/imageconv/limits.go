@@ -1,5 +1,7 @@
 package imageconv
 
+import "github.com/keel-go/keel/convert/internal/limit"
+
 // Limits bound what reading one image may cost. A zero field takes its
 // default; the defaults suit a user's attachments, up to the 50-megapixel
 // photographs of current cameras, and keep a hostile file's cost near
@@ -40,18 +42,11 @@ const (
 
 // withDefaults returns l with every zero field set to its default.
 func (l Limits) withDefaults() Limits {
-	orDefault(&l.MaxInput, DefaultMaxInput)
-	orDefault(&l.MaxPixels, DefaultMaxPixels)
-	orDefault(&l.MaxFrames, DefaultMaxFrames)
-	orDefault(&l.MaxDecoderMemory, DefaultMaxDecoderMemory)
-	orDefault(&l.MaxElements, DefaultMaxElements)
-	orDefault(&l.MaxDepth, DefaultMaxDepth)
+	limit.Default(&l.MaxInput, DefaultMaxInput)
+	limit.Default(&l.MaxPixels, DefaultMaxPixels)
+	limit.Default(&l.MaxFrames, DefaultMaxFrames)
+	limit.Default(&l.MaxDecoderMemory, DefaultMaxDecoderMemory)
+	limit.Default(&l.MaxElements, DefaultMaxElements)
+	limit.Default(&l.MaxDepth, DefaultMaxDepth)
 	return l
-}
-
-// orDefault sets *v to d when it is zero or negative: left unset.
-func orDefault[T ~int | ~int64](v *T, d T) {
-	if *v <= 0 {
-		*v = d
-	}
 }
