@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
@@ -47,11 +46,7 @@ func (m msgStorage) str(id uint16) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		u := make([]uint16, len(b)/2)
-		for i := range u {
-			u[i] = binary.LittleEndian.Uint16(b[2*i:])
-		}
-		return strings.TrimRight(string(utf16.Decode(u)), "\x00"), nil
+		return strings.TrimRight(utf16LE(b), "\x00"), nil
 	}
 	if e := m.c.child(m.dir, name+"001E"); e != nil && e.typ == 2 {
 		b, err := m.c.read(e)

@@ -330,11 +330,7 @@ func biffString16(d []byte, _ []int, _ int) (string, int, error) {
 func biffChars(d []byte, n int, high bool) (string, int) {
 	if high {
 		n = min(n, len(d)/2)
-		u := make([]uint16, n)
-		for i := range u {
-			u[i] = binary.LittleEndian.Uint16(d[2*i:])
-		}
-		return string(utf16.Decode(u)), 2 * n
+		return utf16LE(d[:2*n]), 2 * n
 	}
 	n = min(n, len(d))
 	r := make([]rune, n)
