@@ -328,3 +328,13 @@ func (c *cfb) stream(name string) ([]byte, bool, error) {
 	b, err := c.read(e)
 	return b, err == nil, err
 }
+
+// utf16LE decodes little-endian UTF-16 text, as the Compound File
+// formats store it; an odd last byte is left out.
+func utf16LE(b []byte) string {
+	u := make([]uint16, len(b)/2)
+	for i := range u {
+		u[i] = binary.LittleEndian.Uint16(b[2*i:])
+	}
+	return string(utf16.Decode(u))
+}

@@ -30,15 +30,7 @@ func (docxConverter) Format() Format {
 }
 
 func (docxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
-	p, err := openPackage(ctx, in, lim)
-	if err != nil {
-		return nil, err
-	}
-	main, err := p.mainPart("word/document.xml")
-	if err != nil {
-		return nil, err
-	}
-	rels, err := p.relsOf(main)
+	p, main, rels, err := openMain(ctx, in, lim, "word/document.xml")
 	if err != nil {
 		return nil, err
 	}

@@ -20,36 +20,29 @@ func (p *pkg) readNotes(part, elem string, n *docxNotes) (map[string]string, err
 	if part == "" || !p.has(part) {
 		return out, nil
 	}
-	sc, c, err := p.scan(part)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	var text textBuf
-	for {
-		k, ok, err := sc.inside(0)
-		if !ok {
-			return out, err
-		}
-		if k != tokStart || !sc.is(nsWML, elem) {
-			continue
+	err := p.eachStart(part, func(sc *xmlScanner) error {
+		if !sc.is(nsWML, elem) {
+			return nil
 		}
 		id, typ := sc.attrString(nsWML, "id"), sc.attrString(nsWML, "type")
 		author := sc.attrString(nsWML, "author")
 		text.reset(n.left)
 		if err := noteText(sc, &text); err != nil {
-			return nil, err
+			return err
 		}
 		s := strings.Join(strings.Fields(string(text.b)), " ")
 		if typ == "separator" || typ == "continuationSeparator" || typ == "continuationNotice" || s == "" || len(out) >= maxFormats {
-			continue
+			return nil
 		}
 		if author != "" {
 			s = author + ": " + s
 		}
 		n.left -= len(s)
 		out[id] = s
-	}
+		return nil
+	})
+	return out, err
 }
 
 // noteText reads the text of the note whose start tag was just read:

@@ -95,41 +95,60 @@ func (emlConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 	if err := r.walk(textproto.MIMEHeader(msg.Header), msg.Body, 0); err != nil {
 		return nil, err
 	}
-	s := newSink(lim.MaxChars, "lines")
-	subject := decodeHeader(msg.Header.Get("Subject"))
-	from := decodeHeader(msg.Header.Get("From"))
+	m := mailText{kind: "eml", what: "e-mail", atts: r.attachments, types: r.types}
+	m.subject = decodeHeader(msg.Header.Get("Subject"))
+	m.from = decodeHeader(msg.Header.Get("From"))
 	for _, f := range []string{"From", "To", "Cc", "Date", "Subject"} {
 		if v := msg.Header.Get(f); v != "" {
-			s.extra(f + ": " + strings.Join(strings.Fields(decodeHeader(v)), " ") + "\n")
+			m.headers = append(m.headers, [2]string{f, decodeHeader(v)})
 		}
 	}
-	body := strings.Join(r.plain, "\n\n")
-	if body == "" {
-		body = strings.Join(r.html, "\n\n")
+	if m.body = strings.Join(r.plain, "\n\n"); m.body == "" {
+		m.body = strings.Join(r.html, "\n\n")
 	}
-	if body = strings.TrimSpace(strings.ReplaceAll(body, "\r\n", "\n")); body != "" {
+	return m.result(lim), nil
+}
+
+// mailText is a message as the EML and MSG converters give it: its
+// headers, body and attachments as lines of text, described by what it
+// is ("e-mail"), its subject, its sender and its number of attachments.
+type mailText struct {
+	kind, what    string
+	headers       [][2]string // name and value, in order; each is written
+	subject, from string
+	body          string
+	atts          []Part
+	types         []string // the media types of atts
+}
+
+func (m *mailText) result(lim Limits) *Result {
+	s := newSink(lim.MaxChars, "lines")
+	for _, h := range m.headers {
+		s.extra(h[0] + ": " + strings.Join(strings.Fields(h[1]), " ") + "\n")
+	}
+	if body := strings.TrimSpace(strings.ReplaceAll(m.body, "\r\n", "\n")); body != "" {
 		s.extra("\n")
 		for line := range strings.Lines(body + "\n") {
 			s.unit(line)
 		}
 	}
-	if len(r.attachments) > 0 {
+	if len(m.atts) > 0 {
 		s.extra("\nAttachments:\n")
-		for i, a := range r.attachments {
-			s.unit("- " + quoteName(a.Name) + " (" + r.types[i] + ", " + plural(int(a.Size), "byte") + ")\n")
+		for i, a := range m.atts {
+			s.unit("- " + quoteName(a.Name) + " (" + m.types[i] + ", " + plural(int(a.Size), "byte") + ")\n")
 		}
 	}
-	desc := "e-mail"
-	if subject != "" {
-		desc += " " + strconv.Quote(subject)
+	desc := m.what
+	if m.subject != "" {
+		desc += " " + strconv.Quote(m.subject)
 	}
-	if from != "" {
-		desc += " from " + from
+	if m.from != "" {
+		desc += " from " + m.from
 	}
-	if len(r.attachments) > 0 {
-		desc += ", " + plural(len(r.attachments), "attachment")
+	if len(m.atts) > 0 {
+		desc += ", " + plural(len(m.atts), "attachment")
 	}
-	return &Result{Kind: "eml", As: "text", Description: desc, Parts: r.attachments, Text: s.text(), Omitted: s.omit}, nil
+	return &Result{Kind: m.kind, As: "text", Description: desc, Parts: m.atts, Text: s.text(), Omitted: s.omit}
 }
 
 // walk reads one part: a multipart is walked part by part, a text part

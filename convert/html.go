@@ -153,32 +153,17 @@ type epubBook struct {
 // readOPF reads a package document: its metadata and the spine, whose
 // items refer to the manifest by ID.
 func (p *pkg) readOPF(name string) (*epubBook, error) {
-	sc, c, err := p.scan(name)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	b := &epubBook{}
 	manifest := map[string]string{}
 	var idrefs []string
 	var t textBuf
-	for {
-		k, ok, err := sc.inside(0)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-		if k != tokStart {
-			continue
-		}
+	err := p.eachStart(name, func(sc *xmlScanner) error {
 		switch string(sc.local) {
 		case "title", "creator":
 			local := string(sc.local)
 			t.reset(1024)
 			if err := sc.eachText(t.write); err != nil {
-				return nil, err
+				return err
 			}
 			v := strings.Join(strings.Fields(string(t.b)), " ")
 			switch {
@@ -190,7 +175,7 @@ func (p *pkg) readOPF(name string) (*epubBook, error) {
 			}
 		case "item":
 			if len(manifest) >= p.lim.MaxEntries {
-				return nil, limitErr("", "manifest items", int64(p.lim.MaxEntries))
+				return limitErr("", "manifest items", int64(p.lim.MaxEntries))
 			}
 			mt := sc.attrString(nsNone, "media-type")
 			if strings.Contains(mt, "html") {
@@ -201,6 +186,10 @@ func (p *pkg) readOPF(name string) (*epubBook, error) {
 				idrefs = append(idrefs, sc.attrString(nsNone, "idref"))
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, id := range idrefs {
 		if href, ok := manifest[id]; ok {

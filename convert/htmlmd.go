@@ -71,6 +71,13 @@ var htmlHidden = map[atom.Atom]bool{
 	atom.Button: true, atom.Canvas: true, atom.Audio: true, atom.Video: true, atom.Map: true,
 }
 
+// htmlMarks are the Markdown marks of emphasis and code spans (code
+// inside pre is left plain).
+var htmlMarks = map[atom.Atom]string{
+	atom.B: "**", atom.Strong: "**", atom.I: "*", atom.Em: "*",
+	atom.Del: "~~", atom.S: "~~", atom.Strike: "~~", atom.Code: "`",
+}
+
 // htmlBlocks end the text before them and after them.
 var htmlBlocks = map[atom.Atom]bool{
 	atom.P: true, atom.Div: true, atom.Section: true, atom.Article: true, atom.Header: true,
@@ -254,14 +261,8 @@ func (w *htmlWriter) start(a atom.Atom, attrs map[string]string, self bool) {
 		} else if len(w.links) < 64 {
 			w.links = append(w.links, htmlLink{at: -1})
 		}
-	case a == atom.B, a == atom.Strong:
-		w.mark(t, "**")
-	case a == atom.I, a == atom.Em:
-		w.mark(t, "*")
-	case a == atom.Del, a == atom.S, a == atom.Strike:
-		w.mark(t, "~~")
-	case a == atom.Code && w.pre == 0:
-		w.mark(t, "`")
+	case htmlMarks[a] != "" && (a != atom.Code || w.pre == 0):
+		w.mark(t, htmlMarks[a])
 	case a == atom.Img:
 		if alt := strings.Join(strings.Fields(attrs["alt"]), " "); alt != "" {
 			if w.space && t.len() > 0 {
@@ -378,14 +379,8 @@ func (w *htmlWriter) end(a atom.Atom) {
 				}
 			}
 		}
-	case a == atom.B, a == atom.Strong:
-		w.closeMark(t, "**")
-	case a == atom.I, a == atom.Em:
-		w.closeMark(t, "*")
-	case a == atom.Del, a == atom.S, a == atom.Strike:
-		w.closeMark(t, "~~")
-	case a == atom.Code && w.pre == 0:
-		w.closeMark(t, "`")
+	case htmlMarks[a] != "" && (a != atom.Code || w.pre == 0):
+		w.closeMark(t, htmlMarks[a])
 	case (a == atom.Td || a == atom.Th) && w.tables == 1:
 		w.endCell()
 	case a == atom.Tr && w.tables == 1:

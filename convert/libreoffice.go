@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/keel-go/keel/convert/internal/limit"
 )
 
 // LibreOfficeOptions configure [LibreOffice].
@@ -46,9 +48,7 @@ type LibreOfficeOptions struct {
 // [*FormatError] matching ErrNeedsLibreOffice that says which package
 // to install.
 func LibreOffice(opts LibreOfficeOptions) Converter {
-	if opts.Timeout <= 0 {
-		opts.Timeout = 60 * time.Second
-	}
+	limit.Default(&opts.Timeout, 60*time.Second)
 	return libreOffice{opts: opts}
 }
 

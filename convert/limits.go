@@ -1,5 +1,7 @@
 package convert
 
+import "github.com/keel-go/keel/convert/internal/limit"
+
 // Limits bound what a conversion may read and produce. A zero field takes
 // its default; the defaults suit files of up to a few tens of megabytes,
 // such as a user's attachments.
@@ -85,27 +87,17 @@ const (
 
 // withDefaults returns l with every zero field set to its default.
 func (l Limits) withDefaults() Limits {
-	set := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	set64 := func(v *int64, d int64) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	set(&l.MaxChars, DefaultMaxChars)
-	set64(&l.MaxInput, DefaultMaxInput)
-	set64(&l.MaxUnpacked, DefaultMaxUnpacked)
-	set(&l.MaxEntries, DefaultMaxEntries)
-	set(&l.MaxSheets, DefaultMaxSheets)
-	set(&l.MaxDepth, DefaultMaxDepth)
-	set(&l.MaxTokens, DefaultMaxTokens)
-	set64(&l.MaxMemberText, DefaultMaxMemberText)
-	set64(&l.MaxStringBytes, DefaultMaxStringBytes)
-	set(&l.MaxStrings, DefaultMaxStrings)
-	set64(&l.MaxMeasured, DefaultMaxMeasured)
-	set(&l.MaxStyles, DefaultMaxStyles)
+	limit.Default(&l.MaxChars, DefaultMaxChars)
+	limit.Default(&l.MaxInput, DefaultMaxInput)
+	limit.Default(&l.MaxUnpacked, DefaultMaxUnpacked)
+	limit.Default(&l.MaxEntries, DefaultMaxEntries)
+	limit.Default(&l.MaxSheets, DefaultMaxSheets)
+	limit.Default(&l.MaxDepth, DefaultMaxDepth)
+	limit.Default(&l.MaxTokens, DefaultMaxTokens)
+	limit.Default(&l.MaxMemberText, DefaultMaxMemberText)
+	limit.Default(&l.MaxStringBytes, DefaultMaxStringBytes)
+	limit.Default(&l.MaxStrings, DefaultMaxStrings)
+	limit.Default(&l.MaxMeasured, DefaultMaxMeasured)
+	limit.Default(&l.MaxStyles, DefaultMaxStyles)
 	return l
 }

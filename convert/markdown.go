@@ -263,6 +263,27 @@ func (r *blockRecorder) texts() []string {
 }
 
 func (r *blockRecorder) replay(w *blocks) {
+	r.writeTo(w)
+	if r.over != nil && r.over.sink.omit.Chars > 0 {
+		w.sink.skip(r.over.sink.omit.Chars, r.over.sink.omit.Units)
+		w.paragraphs += r.over.paragraphs
+		w.tables += r.over.tables
+	}
+}
+
+// appendRecorded adds the blocks of src to r, as if written to it.
+func (r *blockRecorder) appendRecorded(src *blockRecorder) {
+	src.writeTo(r)
+	if src.over != nil && src.over.sink.omit.Chars > 0 {
+		r.counter(r.max + 1)
+		r.over.sink.skip(src.over.sink.omit.Chars, src.over.sink.omit.Units)
+		r.over.paragraphs += src.over.paragraphs
+		r.over.tables += src.over.tables
+	}
+}
+
+// writeTo writes the kept blocks to w, in the order they were recorded.
+func (r *blockRecorder) writeTo(w blockWriter) {
 	for _, c := range r.calls {
 		switch c.kind {
 		case blockParagraph:
@@ -273,31 +294,5 @@ func (r *blockRecorder) replay(w *blocks) {
 			w.table(c.table)
 		}
 		w.lost(c.lost)
-	}
-	if r.over != nil && r.over.sink.omit.Chars > 0 {
-		w.sink.skip(r.over.sink.omit.Chars, r.over.sink.omit.Units)
-		w.paragraphs += r.over.paragraphs
-		w.tables += r.over.tables
-	}
-}
-
-// appendRecorded adds the blocks of src to r, as if written to it.
-func (r *blockRecorder) appendRecorded(src *blockRecorder) {
-	for _, c := range src.calls {
-		switch c.kind {
-		case blockParagraph:
-			r.paragraph(c.level, c.text)
-		case blockItem:
-			r.item(c.level, c.marker, c.text)
-		case blockRow:
-			r.table(c.table)
-		}
-		r.lost(c.lost)
-	}
-	if src.over != nil && src.over.sink.omit.Chars > 0 {
-		r.counter(r.max + 1)
-		r.over.sink.skip(src.over.sink.omit.Chars, src.over.sink.omit.Units)
-		r.over.paragraphs += src.over.paragraphs
-		r.over.tables += src.over.tables
 	}
 }

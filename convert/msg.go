@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding/charmap"
@@ -48,11 +46,7 @@ func (m msgStorage) str(id uint16) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		u := make([]uint16, len(b)/2)
-		for i := range u {
-			u[i] = binary.LittleEndian.Uint16(b[2*i:])
-		}
-		return strings.TrimRight(string(utf16.Decode(u)), "\x00"), nil
+		return strings.TrimRight(utf16LE(b), "\x00"), nil
 	}
 	if e := m.c.child(m.dir, name+"001E"); e != nil && e.typ == 2 {
 		b, err := m.c.read(e)
@@ -250,35 +244,13 @@ func (msgConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result
 			}
 		}
 	}
-	s := newSink(lim.MaxChars, "lines")
+	m := mailText{kind: "msg", what: "Outlook message", subject: subject, from: from, body: body, atts: atts, types: types}
 	for _, h := range [][2]string{{"From", from}, {"To", strings.Join(to, ", ")}, {"Cc", strings.Join(cc, ", ")}, {"Date", date}, {"Subject", subject}} {
 		if h[1] != "" {
-			s.extra(h[0] + ": " + strings.Join(strings.Fields(h[1]), " ") + "\n")
+			m.headers = append(m.headers, h)
 		}
 	}
-	if body = strings.TrimSpace(strings.ReplaceAll(body, "\r\n", "\n")); body != "" {
-		s.extra("\n")
-		for line := range strings.Lines(body + "\n") {
-			s.unit(line)
-		}
-	}
-	if len(atts) > 0 {
-		s.extra("\nAttachments:\n")
-		for i, a := range atts {
-			s.unit("- " + quoteName(a.Name) + " (" + types[i] + ", " + plural(int(a.Size), "byte") + ")\n")
-		}
-	}
-	desc := "Outlook message"
-	if subject != "" {
-		desc += " " + strconv.Quote(subject)
-	}
-	if from != "" {
-		desc += " from " + from
-	}
-	if len(atts) > 0 {
-		desc += ", " + plural(len(atts), "attachment")
-	}
-	return &Result{Kind: "msg", As: "text", Description: desc, Parts: atts, Text: s.text(), Omitted: s.omit}, nil
+	return m.result(lim), nil
 }
 
 // msgDate returns when the message was sent (or delivered), in RFC 1123

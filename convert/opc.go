@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"context"
 	"path"
 	"strings"
 )
@@ -61,8 +62,24 @@ func relByID(rels []rel, id string) (rel, bool) {
 	return rel{}, false
 }
 
-// mainPart returns the package's main part (the workbook, the document,
-// the presentation), falling back to its usual name.
+// openMain opens an Office Open XML package and returns it with its
+// main part (the workbook, the document, the presentation; usual is
+// where that normally is) and the main part's relationships.
+func openMain(ctx context.Context, in *Input, lim Limits, usual string) (*pkg, string, []rel, error) {
+	p, err := openPackage(ctx, in, lim)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	main, err := p.mainPart(usual)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	rels, err := p.relsOf(main)
+	return p, main, rels, err
+}
+
+// mainPart returns the package's main part, falling back to its usual
+// name.
 func (p *pkg) mainPart(usual string) (string, error) {
 	rels, err := p.relsOf("")
 	if err != nil {

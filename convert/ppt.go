@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"strings"
-	"unicode/utf16"
 
 	"golang.org/x/text/encoding/charmap"
 )
@@ -106,11 +105,7 @@ func pptTexts(b []byte, start, end int, tokens *int, max int) ([]pptText, error)
 		case r.typ == pptTextHeader && r.end-r.start >= 4:
 			kind = binary.LittleEndian.Uint32(b[r.start:])
 		case r.typ == pptTextChars:
-			u := make([]uint16, (r.end-r.start)/2)
-			for i := range u {
-				u[i] = binary.LittleEndian.Uint16(b[r.start+2*i:])
-			}
-			out = append(out, pptText{kind, string(utf16.Decode(u))})
+			out = append(out, pptText{kind, utf16LE(b[r.start:r.end])})
 		case r.typ == pptTextBytes:
 			t, _ := charmap.Windows1252.NewDecoder().Bytes(b[r.start:r.end])
 			out = append(out, pptText{kind, string(t)})

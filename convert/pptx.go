@@ -31,15 +31,11 @@ func (pptxConverter) Format() Format {
 }
 
 func (pptxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
-	p, err := openPackage(ctx, in, lim)
+	p, main, rels, err := openMain(ctx, in, lim, "ppt/presentation.xml")
 	if err != nil {
 		return nil, err
 	}
-	main, err := p.mainPart("ppt/presentation.xml")
-	if err != nil {
-		return nil, err
-	}
-	slides, err := p.slideList(main)
+	slides, err := p.slideList(main, rels)
 	if err != nil {
 		return nil, err
 	}
@@ -65,13 +61,9 @@ func (pptxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Resul
 }
 
 // slideList returns the slides' parts in the presentation's order.
-func (p *pkg) slideList(main string) ([]string, error) {
-	rels, err := p.relsOf(main)
-	if err != nil {
-		return nil, err
-	}
+func (p *pkg) slideList(main string, rels []rel) ([]string, error) {
 	var out []string
-	err = p.eachStart(main, func(sc *xmlScanner) error {
+	err := p.eachStart(main, func(sc *xmlScanner) error {
 		if !sc.is(nsPML, "sldId") {
 			return nil
 		}

@@ -330,11 +330,7 @@ func biffString16(d []byte, _ []int, _ int) (string, int, error) {
 func biffChars(d []byte, n int, high bool) (string, int) {
 	if high {
 		n = min(n, len(d)/2)
-		u := make([]uint16, n)
-		for i := range u {
-			u[i] = binary.LittleEndian.Uint16(d[2*i:])
-		}
-		return string(utf16.Decode(u)), 2 * n
+		return utf16LE(d[:2*n]), 2 * n
 	}
 	n = min(n, len(d))
 	r := make([]rune, n)
@@ -593,26 +589,13 @@ func keptString(g *grid, b []byte) string {
 
 // number writes a cell's number by its cell format.
 func (bk *xlsBook) number(v float64, xf int) string {
-	raw := strconv.FormatFloat(v, 'g', -1, 64)
-	if xf < 0 || xf >= len(bk.xfs) {
-		return raw
-	}
-	f := bk.xfs[xf]
-	switch {
-	case f.kind != numPlain:
-		if s, ok := serialTime(v, bk.date1904, f.kind); ok {
-			return s
-		}
-	case f.num != nil:
-		if s, lossy, ok := f.num.format(v, raw); ok {
-			if lossy {
-				bk.rounded = true
-				s += " [" + raw + "]"
-			}
+	if xf >= 0 && xf < len(bk.xfs) {
+		if s, rounded, ok := bk.xfs[xf].show(v, bk.date1904); ok {
+			bk.rounded = bk.rounded || rounded
 			return s
 		}
 	}
-	return raw
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
 // rkValue decodes an RK number: a 30-bit integer or the high bits of a

@@ -68,12 +68,12 @@ type wbSheet struct {
 }
 
 func (xlsxConverter) Convert(ctx context.Context, in *Input, lim Limits) (*Result, error) {
-	p, err := openPackage(ctx, in, lim)
+	p, main, rels, err := openMain(ctx, in, lim, "xl/workbook.xml")
 	if err != nil {
 		return nil, err
 	}
 	wb := &workbook{p: p}
-	if err := wb.load(); err != nil {
+	if err := wb.load(main, rels); err != nil {
 		return nil, err
 	}
 	s := newSink(lim.MaxChars, "rows")

@@ -50,27 +50,15 @@ func (wb *workbook) readExtras(part string, comments bool) (sheetExtras, error) 
 // readComments reads a comments part: each comment as "B3: Bo: text",
 // in the part's order, their text bounded like a paragraph's.
 func (wb *workbook) readComments(part string) ([]string, error) {
-	sc, c, err := wb.p.scan(part)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	var authors, out []string
 	left := keepBytes(wb.p.lim)
 	var t textBuf
-	for {
-		k, ok, err := sc.inside(0)
-		if !ok {
-			return out, err
-		}
-		if k != tokStart {
-			continue
-		}
+	err := wb.p.eachStart(part, func(sc *xmlScanner) error {
 		switch {
 		case sc.is(nsSML, "author") && len(authors) < maxFormats:
 			t.reset(256)
 			if err := sc.eachText(t.write); err != nil {
-				return nil, err
+				return err
 			}
 			authors = append(authors, strings.TrimSpace(string(t.b)))
 		case sc.is(nsSML, "comment"):
@@ -81,11 +69,11 @@ func (wb *workbook) readComments(part string) ([]string, error) {
 			}
 			t.reset(max(left, 0))
 			if err := richText(sc, func(p []byte) error { t.write(p); return nil }); err != nil {
-				return nil, err
+				return err
 			}
 			text := strings.Join(strings.Fields(string(t.b)), " ")
 			if text == "" || left <= 0 {
-				continue
+				return nil
 			}
 			left -= len(text)
 			if author != "" && !strings.HasPrefix(text, author+":") {
@@ -93,7 +81,9 @@ func (wb *workbook) readComments(part string) ([]string, error) {
 			}
 			out = append(out, ref+": "+text)
 		}
-	}
+		return nil
+	})
+	return out, err
 }
 
 // writeCharts writes a sheet's charts after its cells, each as CSV under

@@ -5,16 +5,9 @@ import (
 	"strconv"
 )
 
-// load reads the workbook's sheet list, shared strings and styles.
-func (wb *workbook) load() error {
-	main, err := wb.p.mainPart("xl/workbook.xml")
-	if err != nil {
-		return err
-	}
-	rels, err := wb.p.relsOf(main)
-	if err != nil {
-		return err
-	}
+// load reads the workbook's sheet list, shared strings and styles from
+// its main part.
+func (wb *workbook) load(main string, rels []rel) error {
 	if err := wb.readWorkbook(main, rels); err != nil {
 		return err
 	}
@@ -123,6 +116,26 @@ const maxFormats = 1 << 16
 type xfFormat struct {
 	kind numKind
 	num  *numFormat
+}
+
+// show writes v as the format shows it: a date or time as ISO 8601, a
+// number as its format writes it, followed by the stored value in
+// brackets when the format rounds it (rounded says so): 34.7% [0.3471].
+// ok is false when the format does not apply: v is shown as stored.
+func (f xfFormat) show(v float64, date1904 bool) (s string, rounded, ok bool) {
+	if f.kind != numPlain {
+		s, ok = serialTime(v, date1904, f.kind)
+		return s, false, ok
+	}
+	if f.num == nil {
+		return "", false, false
+	}
+	raw := strconv.FormatFloat(v, 'g', -1, 64)
+	s, lossy, ok := f.num.format(v, raw)
+	if lossy {
+		s += " [" + raw + "]"
+	}
+	return s, lossy && ok, ok
 }
 
 func compileFormat(code string) xfFormat {

@@ -204,13 +204,8 @@ func (wb *workbook) cellText(typ cellType, style int, val []byte, keep bool) (st
 		if err != nil {
 			break
 		}
-		if xf.kind != numPlain {
-			if s, ok := serialTime(f, wb.date1904, xf.kind); ok {
-				return s, nil
-			}
-			break
-		}
-		if s, ok := wb.formatted(xf.num, f); ok {
+		if s, rounded, ok := xf.show(f, wb.date1904); ok {
+			wb.rounded = wb.rounded || rounded
 			return s, nil
 		}
 	}
@@ -218,21 +213,6 @@ func (wb *workbook) cellText(typ cellType, style int, val []byte, keep bool) (st
 		return string(val), nil
 	}
 	return bytesView(val), nil
-}
-
-// formatted writes a number as its format shows it, followed by the
-// stored value in brackets when the format rounds it: 34.7% [0.3471].
-func (wb *workbook) formatted(f *numFormat, v float64) (string, bool) {
-	raw := strconv.FormatFloat(v, 'g', -1, 64)
-	s, lossy, ok := f.format(v, raw)
-	if !ok {
-		return "", false
-	}
-	if lossy {
-		wb.rounded = true
-		s += " [" + raw + "]"
-	}
-	return s, true
 }
 
 // roundedNote is the line under a sheet's heading when some of its

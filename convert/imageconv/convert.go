@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/keel-go/keel"
+	"github.com/keel-go/keel/convert/internal/limit"
 )
 
 // Input is an image to convert or describe.
@@ -88,9 +89,7 @@ type Converter struct {
 func New(opts Options) *Converter {
 	lim := opts.Limits.withDefaults()
 	n := opts.Concurrent
-	if n <= 0 {
-		n = runtime.NumCPU()
-	}
+	limit.Default(&n, runtime.NumCPU())
 	return &Converter{lim: lim, wasm: newWasmEngine(opts.CacheDir, lim.MaxDecoderMemory, n)}
 }
 

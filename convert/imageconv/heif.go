@@ -112,6 +112,15 @@ func (c *cursor) u8() uint64  { return c.n(1) }
 func (c *cursor) u16() uint64 { return c.n(2) }
 func (c *cursor) u32() uint64 { return c.n(4) }
 
+// u16or32 reads a field of 16 bits when short, else of 32: the size a
+// box's version gives it.
+func (c *cursor) u16or32(short bool) uint64 {
+	if short {
+		return c.u16()
+	}
+	return c.u32()
+}
+
 type heifItem struct {
 	typ    string
 	hidden bool
@@ -169,11 +178,7 @@ func parseHEIF(data []byte) (*heifFile, error) {
 		case "pitm":
 			v, _, p, ok := fullBox(bx.payload)
 			c := cursor{b: p}
-			if v == 0 {
-				primary = uint32(c.u16())
-			} else {
-				primary = uint32(c.u32())
-			}
+			primary = uint32(c.u16or32(v == 0))
 			bad = bad || !ok || c.bad
 		case "iinf":
 			bad = bad || !readIinf(bx.payload, item)
@@ -289,11 +294,7 @@ func readIinf(p []byte, item func(uint32) *heifItem) bool {
 		return false
 	}
 	c := cursor{b: body}
-	if v == 0 {
-		c.u16()
-	} else {
-		c.u32()
-	}
+	c.u16or32(v == 0)
 	if c.bad {
 		return false
 	}
@@ -306,12 +307,7 @@ func readIinf(p []byte, item func(uint32) *heifItem) bool {
 			return true // versions 0 and 1 name no item type
 		}
 		c := cursor{b: b}
-		var id uint32
-		if v == 2 {
-			id = uint32(c.u16())
-		} else {
-			id = uint32(c.u32())
-		}
+		id := uint32(c.u16or32(v == 2))
 		c.u16() // protection index
 		typ := c.n(4)
 		if c.bad {
@@ -343,19 +339,9 @@ func readIloc(p []byte, item func(uint32) *heifItem) bool {
 			return false
 		}
 	}
-	var count uint64
-	if v < 2 {
-		count = c.u16()
-	} else {
-		count = c.u32()
-	}
+	count := c.u16or32(v < 2)
 	for i := uint64(0); i < count && !c.bad; i++ {
-		var id uint32
-		if v < 2 {
-			id = uint32(c.u16())
-		} else {
-			id = uint32(c.u32())
-		}
+		id := uint32(c.u16or32(v < 2))
 		method := 0
 		if v >= 1 {
 			method = int(c.u16() & 15)
@@ -387,12 +373,7 @@ func readIref(p []byte, refs map[string][][2]uint32) bool {
 	total := 0
 	return boxes(body, func(bx box) bool {
 		c := cursor{b: bx.payload}
-		id := func() uint32 {
-			if v == 0 {
-				return uint32(c.u16())
-			}
-			return uint32(c.u32())
-		}
+		id := func() uint32 { return uint32(c.u16or32(v == 0)) }
 		from := id()
 		n := c.u16()
 		for i := uint64(0); i < n && !c.bad && total < maxHEIFItems; i++ {
@@ -421,12 +402,7 @@ func readIprp(p []byte, props *[]box, item func(uint32) *heifItem) bool {
 			c := cursor{b: body}
 			count := c.u32()
 			for i := uint64(0); i < count && !c.bad; i++ {
-				var id uint32
-				if v < 1 {
-					id = uint32(c.u16())
-				} else {
-					id = uint32(c.u32())
-				}
+				id := uint32(c.u16or32(v < 1))
 				n := c.u8()
 				it := item(id)
 				for j := uint64(0); j < n && !c.bad; j++ {

@@ -1,5 +1,7 @@
 package imageconv
 
+import "github.com/keel-go/keel/convert/internal/limit"
+
 // Limits bound what reading one image may cost. A zero field takes its
 // default; the defaults suit a user's attachments, up to the 50-megapixel
 // photographs of current cameras, and keep a hostile file's cost near
@@ -40,23 +42,11 @@ const (
 
 // withDefaults returns l with every zero field set to its default.
 func (l Limits) withDefaults() Limits {
-	if l.MaxInput <= 0 {
-		l.MaxInput = DefaultMaxInput
-	}
-	if l.MaxPixels <= 0 {
-		l.MaxPixels = DefaultMaxPixels
-	}
-	if l.MaxFrames <= 0 {
-		l.MaxFrames = DefaultMaxFrames
-	}
-	if l.MaxDecoderMemory <= 0 {
-		l.MaxDecoderMemory = DefaultMaxDecoderMemory
-	}
-	if l.MaxElements <= 0 {
-		l.MaxElements = DefaultMaxElements
-	}
-	if l.MaxDepth <= 0 {
-		l.MaxDepth = DefaultMaxDepth
-	}
+	limit.Default(&l.MaxInput, DefaultMaxInput)
+	limit.Default(&l.MaxPixels, DefaultMaxPixels)
+	limit.Default(&l.MaxFrames, DefaultMaxFrames)
+	limit.Default(&l.MaxDecoderMemory, DefaultMaxDecoderMemory)
+	limit.Default(&l.MaxElements, DefaultMaxElements)
+	limit.Default(&l.MaxDepth, DefaultMaxDepth)
 	return l
 }

@@ -1,5 +1,7 @@
 package imageconv
 
+import "github.com/keel-go/keel/convert/internal/limit"
+
 // Target says what the model an image goes to accepts. The converted
 // image is a PNG or a JPEG of at most MaxBytes bytes whose sides are at
 // most MaxSide pixels and whose area is at most MaxPixels. A zero field
@@ -50,15 +52,9 @@ func Gemini() Target {
 
 // withDefaults returns t with every zero field set to its default.
 func (t Target) withDefaults() Target {
-	if t.MaxBytes <= 0 {
-		t.MaxBytes = DefaultMaxBytes
-	}
-	if t.MaxSide <= 0 {
-		t.MaxSide = DefaultMaxSide
-	}
-	if t.MaxPixels <= 0 {
-		t.MaxPixels = int64(t.MaxSide) * int64(t.MaxSide)
-	}
+	limit.Default(&t.MaxBytes, DefaultMaxBytes)
+	limit.Default(&t.MaxSide, DefaultMaxSide)
+	limit.Default(&t.MaxPixels, int64(t.MaxSide)*int64(t.MaxSide))
 	if len(t.Accepts) == 0 {
 		t.Accepts = []string{"image/png", "image/jpeg"}
 	}

@@ -76,78 +76,52 @@ func (d *Document) parseCMap(data []byte) *cmap {
 				}
 			}
 		case "beginbfchar":
-			for entries < maxCMapEntries {
-				a, ta, _ := p.object(0)
-				if ta.kind != tString {
-					break
+			p.cmapEntries(2, &entries, func(e [3]Object) {
+				if dst, ok := e[1].(String); ok {
+					c.chars[beUint(e[0].(String))] = utf16Text(dst)
+				} else if n, ok := e[1].(Name); ok {
+					c.chars[beUint(e[0].(String))] = glyphText(string(n))
 				}
-				b, _, _ := p.object(0)
-				entries++
-				if dst, ok := b.(String); ok {
-					c.chars[beUint(a.(String))] = utf16Text(dst)
-				} else if n, ok := b.(Name); ok {
-					c.chars[beUint(a.(String))] = glyphText(string(n))
-				}
-			}
+			})
 		case "beginbfrange":
-			for entries < maxCMapEntries {
-				a, ta, _ := p.object(0)
-				if ta.kind != tString {
-					break
-				}
-				b, _, _ := p.object(0)
-				dst, _, _ := p.object(0)
-				entries++
-				lo, hi := beUint(a.(String)), beUint(asString(b))
+			p.cmapEntries(3, &entries, func(e [3]Object) {
+				lo, hi := beUint(e[0].(String)), beUint(asString(e[1]))
 				if hi < lo || hi-lo > 1<<16 {
-					continue
+					return
 				}
 				r := cmapRange{lo: lo, hi: hi}
-				switch v := dst.(type) {
+				switch v := e[2].(type) {
 				case String:
 					r.base = []rune(utf16Text(v))
 					if len(r.base) == 0 {
-						continue
+						return
 					}
 				case Array:
 					for _, e := range v {
 						r.list = append(r.list, utf16Text(asString(e)))
 					}
 					if len(r.list) == 0 {
-						continue // no text: and text() needs a list or a base
+						return // no text: and text() needs a list or a base
 					}
 				default:
-					continue
+					return
 				}
 				c.ranges = append(c.ranges, r)
-			}
+			})
 		case "begincidchar":
-			for entries < maxCMapEntries {
-				a, ta, _ := p.object(0)
-				if ta.kind != tString {
-					break
+			p.cmapEntries(2, &entries, func(e [3]Object) {
+				if n, ok := e[1].(int64); ok && n >= 0 {
+					c.cids[beUint(e[0].(String))] = uint32(n)
 				}
-				b, _, _ := p.object(0)
-				entries++
-				if n, ok := b.(int64); ok && n >= 0 {
-					c.cids[beUint(a.(String))] = uint32(n)
-				}
-			}
+			})
 		case "begincidrange":
-			for entries < maxCMapEntries {
-				a, ta, _ := p.object(0)
-				if ta.kind != tString {
-					break
-				}
-				b, _, _ := p.object(0)
-				n, _, _ := p.object(0)
-				entries++
-				cid, ok := n.(int64)
-				lo, hi := beUint(a.(String)), beUint(asString(b))
+			p.cmapEntries(3, &entries, func(e [3]Object) {
+				cid, ok := e[2].(int64)
+				lo, hi := beUint(e[0].(String)), beUint(asString(e[1]))
 				if ok && cid >= 0 && hi >= lo {
 					c.cidRng = append(c.cidRng, cidRange{lo: lo, hi: hi, cid: uint32(cid)})
 				}
-			}
+			})
 		case "usecmap":
 			// A predefined parent: only Identity is known here.
 		}
@@ -155,6 +129,25 @@ func (d *Document) parseCMap(data []byte) *cmap {
 	sort.Slice(c.ranges, func(i, j int) bool { return c.ranges[i].lo < c.ranges[j].lo })
 	sort.Slice(c.cidRng, func(i, j int) bool { return c.cidRng[i].lo < c.cidRng[j].lo })
 	return c
+}
+
+// cmapEntries reads the entries of a begin…end section, each of n
+// objects of which the first is a string, until an object that is not
+// one (the section's end keyword) or the CMap's entries run out; fn gets
+// each entry.
+func (p *parser) cmapEntries(n int, entries *int, fn func(e [3]Object)) {
+	for *entries < maxCMapEntries {
+		var e [3]Object
+		var t token
+		if e[0], t, _ = p.object(0); t.kind != tString {
+			return
+		}
+		for i := 1; i < n; i++ {
+			e[i], _, _ = p.object(0)
+		}
+		*entries++
+		fn(e)
+	}
 }
 
 func asString(o Object) String {
