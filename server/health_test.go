@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"io"
 	"net/http"
 	"testing"
 
@@ -45,35 +44,4 @@ func TestReadyWithoutMemory(t *testing.T) {
 	e := newEnv(t, envOptions{model: keeltest.NewModel(), config: func(c *server.Config) { c.Memory = nil }})
 	status, body := e.do("GET", "/ready", nil)
 	wantStatus(t, "/ready without memory", status, body, http.StatusOK)
-}
-
-// GET /metrics is Config.Metrics when it is set, behind the shared token
-// (a user's token is 403, none is 401), and no route when it is not.
-func TestMetricsRoute(t *testing.T) {
-	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain")
-		_, _ = w.Write([]byte("keel_requests_total 1\n"))
-	})
-	e := newEnv(t, envOptions{model: keeltest.NewModel(), token: "s3cret", config: func(c *server.Config) {
-		c.Metrics, c.Users = metrics, oneUser{}
-	}})
-	resp := e.send("GET", server.MetricsPath, nil)
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || string(body) != "keel_requests_total 1\n" {
-		t.Errorf("Got(/metrics with the shared token) = %d %q; want 200 and the handler's text", resp.StatusCode, body)
-	}
-	e.token = "a-user-token"
-	status, body := e.do("GET", server.MetricsPath, nil)
-	wantError(t, "/metrics with a user's token", status, body, http.StatusForbidden, "shared token")
-	e.token = ""
-	status, body = e.do("GET", server.MetricsPath, nil)
-	wantError(t, "/metrics without a token", status, body, http.StatusUnauthorized, "token")
-
-	off := newEnv(t, envOptions{model: keeltest.NewModel()})
-	resp = off.send("GET", server.MetricsPath, nil)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("Got(/metrics without Config.Metrics) = %d; want 404", resp.StatusCode)
-	}
 }
