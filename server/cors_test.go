@@ -101,3 +101,35 @@ func TestCORSBadOrigins(t *testing.T) {
 		}
 	}
 }
+
+// A preflight's own header names are allowed when each is a token of
+// a-z, 0-9, "-", "_" and "." (after lower-casing) of at most 64 bytes;
+// others are left out. The names here sit on each range's edges.
+func TestCORSRequestedHeaderNames(t *testing.T) {
+	e := newEnv(t, envOptions{model: keeltest.NewModel(), config: func(c *server.Config) {
+		c.CORSOrigins = []string{"https://app.example.com"}
+	}})
+	long := strings.Repeat("x", 64)
+	cases := []struct {
+		header string
+		want   bool
+	}{
+		{"x-a", true}, {"x-z", true}, {"x-0", true}, {"x-9", true}, {"x_y.z", true},
+		{"X-AZ", true}, // lower-cased first
+		{"x-`", false}, {"x-{", false}, {"x-/", false}, {"x-:", false},
+		{long, true}, {long + "x", false},
+	}
+	for _, c := range cases {
+		resp := preflight(e, "https://app.example.com", c.header)
+		resp.Body.Close()
+		allowed := strings.Split(resp.Header.Get("Access-Control-Allow-Headers"), ", ")
+		got := false
+		for _, h := range allowed {
+			got = got || h == strings.ToLower(c.header)
+		}
+		if resp.StatusCode != http.StatusNoContent || got != c.want {
+			t.Errorf("Got(preflight asking for %q) = %d, allowed %q; want 204, %q allowed %v",
+				c.header, resp.StatusCode, allowed, c.header, c.want)
+		}
+	}
+}

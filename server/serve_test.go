@@ -20,8 +20,15 @@ import (
 	"github.com/keel-go/keel/server"
 )
 
-// Cancelling Serve's context lets a running stream finish.
+// Cancelling Serve's context lets a running stream finish, within the
+// ShutdownGrace given or, for a zero one, DefaultShutdownGrace.
 func TestServeGracefulShutdown(t *testing.T) {
+	for _, grace := range []time.Duration{5 * time.Second, 0} {
+		t.Run(grace.String(), func(t *testing.T) { testServeGracefulShutdown(t, grace) })
+	}
+}
+
+func testServeGracefulShutdown(t *testing.T, grace time.Duration) {
 	release := make(chan struct{})
 	model := keeltest.NewModel(keeltest.Reply{Respond: func(*keel.Request) keeltest.Reply {
 		<-release
@@ -29,7 +36,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 	}})
 	mem := memory.NewInMemory()
 	a := must(agent.New(agent.Config{ID: "support", Model: model, Memory: mem, Logger: quietLogger()}))
-	srv := must(server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Logger: quietLogger(), ShutdownGrace: 5 * time.Second}))
+	srv := must(server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Logger: quietLogger(), ShutdownGrace: grace}))
 	ln := must(net.Listen("tcp", "127.0.0.1:0"))
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)

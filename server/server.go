@@ -243,20 +243,7 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // to Config.ShutdownGrace before closing what is left. It returns nil after
 // a shutdown caused by ctx.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s.handler,
-		ReadHeaderTimeout: s.cfg.HeaderTimeout,
-		IdleTimeout:       s.cfg.IdleTimeout,
-		// No ReadTimeout: bodies are read under the rate rule instead
-		// (see guardedBody). The WriteTimeout only covers what the server
-		// writes itself before a handler does (each request's writes move
-		// the deadline on, see recorder), so it never cuts a stream.
-		WriteTimeout: max(s.cfg.WriteTimeout, 0),
-		ErrorLog:     slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
-		// Request contexts do not derive from ctx: cancelling ctx must let
-		// running streams end on their own, not cut them.
-		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
-	}
+	hs := s.httpServer(ctx)
 	cors := "off"
 	if s.cors != nil {
 		cors = s.cors.list
@@ -296,6 +283,25 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("server: shutdown: %w", err)
 	}
 	return nil
+}
+
+// httpServer is the http.Server that Serve runs: the handler and the
+// Config's timeouts.
+func (s *Server) httpServer(ctx context.Context) *http.Server {
+	return &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.cfg.HeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		// No ReadTimeout: bodies are read under the rate rule instead
+		// (see guardedBody). The WriteTimeout only covers what the server
+		// writes itself before a handler does (each request's writes move
+		// the deadline on, see recorder), so it never cuts a stream.
+		WriteTimeout: max(s.cfg.WriteTimeout, 0),
+		ErrorLog:     slog.NewLogLogger(s.logger.Handler(), slog.LevelWarn),
+		// Request contexts do not derive from ctx: cancelling ctx must let
+		// running streams end on their own, not cut them.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
 }
 
 func (s *Server) agent(w http.ResponseWriter, r *http.Request) (*agent.Agent, bool) {
