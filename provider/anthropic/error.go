@@ -27,20 +27,11 @@ var errStreamTruncated = fmt.Errorf("stream ended before message_stop: %w", io.E
 // failure, or anything else (a response the SDK could not decode, a
 // request option it refused) wrapped with op.
 func callError(ctx context.Context, op, endpoint string, c *call, err error) error {
-	x := c.x
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("anthropic: %s: %w", op, ctxErr)
 	}
-	if broken := x.Broken(); broken != nil {
-		// Whatever the SDK made of the bytes it got, the connection broke
-		// or the provider went silent, and the same request may succeed.
-		rec := x.Record()
-		status := rec.Status
-		if status < 400 {
-			status = 0
-		}
-		return &keel.APICallError{Provider: ProviderName, URL: cmp.Or(rec.URL, endpoint), StatusCode: status,
-			Header: rec.Header, Body: string(rec.Body), Retryable: true, Cause: broken}
+	if broken := c.x.BrokenError(ProviderName, endpoint); broken != nil {
+		return broken
 	}
 	var sdkErr *anthropic.Error
 	if errors.As(err, &sdkErr) {

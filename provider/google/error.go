@@ -32,19 +32,12 @@ func callError(ctx context.Context, op string, c *call, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	rec := c.x.Record()
-	if broken := c.x.Broken(); broken != nil {
-		// The connection broke, or the provider went silent, while the
-		// answer was read. The SDK reports what it made of the bytes it
-		// got (a JSON error for half an event); the cause says what
-		// happened, and the same request may succeed.
-		status := rec.Status
-		if status < 400 {
-			status = 0
-		}
-		return &keel.APICallError{Provider: ProviderName, URL: rec.URL, StatusCode: status, Header: rec.Header,
-			Body: string(rec.Body), Retryable: true, Cause: broken}
+	if broken := c.x.BrokenError(ProviderName, ""); broken != nil {
+		// The SDK reports what it made of the bytes it got (a JSON error
+		// for half an event); the cause says what happened.
+		return broken
 	}
+	rec := c.x.Record()
 	var apiErr genai.APIError
 	if errors.As(err, &apiErr) {
 		return fromAPIError(rec, apiErr, err)

@@ -69,18 +69,10 @@ func (m *Model) toError(ctx context.Context, x *exchange.Exchange, err error) er
 	if errors.As(err, &ufe) || errors.As(err, &ae) || errors.Is(err, inline.ErrBody) {
 		return err
 	}
-	rec := x.Record()
-	if broken := x.Broken(); broken != nil {
-		// The connection broke, or the provider went silent, while the
-		// answer was read: whatever the SDK made of the bytes it got (half
-		// an event), the same request may succeed.
-		status := rec.Status
-		if status < 400 {
-			status = 0
-		}
-		return &keel.APICallError{Provider: m.provider, URL: rec.URL, StatusCode: status, Header: rec.Header,
-			Body: string(rec.Body), Retryable: true, Cause: broken}
+	if broken := x.BrokenError(m.provider, ""); broken != nil {
+		return broken
 	}
+	rec := x.Record()
 	var se *sdk.Error
 	if errors.As(err, &se) {
 		url, header := rec.URL, rec.Header

@@ -96,6 +96,30 @@ func (x *Exchange) Broken() error {
 	return x.broken
 }
 
+// BrokenError is the error of a call whose exchange broke (see
+// [Exchange.Broken]), whatever the SDK made of the bytes it got: a
+// retryable keel.APICallError of provider, with the URL (endpoint when
+// the request never went), error status, headers and body the exchange
+// kept, caused by what broke, since the same request may succeed. It is
+// nil when the exchange did not break.
+func (x *Exchange) BrokenError(provider, endpoint string) *keel.APICallError {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.broken == nil {
+		return nil
+	}
+	status := x.status
+	if status < 400 {
+		status = 0 // a stream that broke after its 200 has no error status
+	}
+	url := x.url
+	if url == "" {
+		url = endpoint
+	}
+	return &keel.APICallError{Provider: provider, URL: url, StatusCode: status, Header: x.header,
+		Body: string(x.body), Retryable: true, Cause: x.broken}
+}
+
 func (x *Exchange) breaks(err error) {
 	x.mu.Lock()
 	if x.broken == nil {
