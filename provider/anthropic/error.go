@@ -90,11 +90,11 @@ func apiCallError(e *anthropic.Error, endpoint string, sent []anthropic.MessageP
 		Type:       typ,
 		Code:       cmp.Or(string(e.ErrorCode()), typ),
 		Message:    msg,
-		Fault:      f.kind,
-		MediaType:  f.mediaType,
-		MediaClass: f.class,
-		Limit:      f.limit,
-		Retryable:  f.kind != keel.FaultFileType && keel.IsRetryableStatus(status, header),
+		Fault:      f.Kind,
+		MediaType:  f.MediaType,
+		MediaClass: f.Class,
+		Limit:      f.Limit,
+		Retryable:  f.Kind != keel.FaultFileType && keel.IsRetryableStatus(status, header),
 		Cause:      e,
 	}
 }

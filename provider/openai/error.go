@@ -124,10 +124,10 @@ func (m *Model) apiError(url string, status int, header http.Header, body, typ, 
 	return &keel.APICallError{
 		Provider: m.provider, URL: url, StatusCode: status, Header: header, Body: body,
 		Type: typ, Code: code, Message: msg,
-		Fault: f.kind, MediaType: f.mediaType, MediaClass: f.class, Limit: f.limit,
+		Fault: f.Kind, MediaType: f.MediaType, MediaClass: f.Class, Limit: f.Limit,
 		// A file the server does not take is refused again however often
 		// it is sent, even when the server answers 500 (llama.cpp, Ollama).
-		Retryable: f.kind != keel.FaultFileType && retryable(status, header, msg), Cause: cause,
+		Retryable: f.Kind != keel.FaultFileType && retryable(status, header, msg), Cause: cause,
 	}
 }
 
