@@ -108,10 +108,7 @@ func New(name string, opts Options) (*Model, error) {
 	if baseURL == "" {
 		baseURL = DefaultBaseURL
 	}
-	hc := *httpclient.Client()
-	if opts.HTTPClient != nil {
-		hc = *opts.HTTPClient
-	}
+	hc := *httpclient.Or(opts.HTTPClient)
 	hc.Transport = &captureTransport{base: hc.Transport}
 	// The backend and base URL are always given so that the SDK's own
 	// environment (GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GEMINI_BASE_URL) and

@@ -167,11 +167,7 @@ func New(name string, opts Options) (*Model, error) {
 		option.WithAPIKey(key),
 		option.WithMaxRetries(0), // keel's processors own retrying
 	}
-	if opts.HTTPClient != nil {
-		ropts = append(ropts, option.WithHTTPClient(opts.HTTPClient))
-	} else {
-		ropts = append(ropts, option.WithHTTPClient(httpclient.Client()))
-	}
+	ropts = append(ropts, option.WithHTTPClient(httpclient.Or(opts.HTTPClient)))
 	if baseURL != "" {
 		ropts = append(ropts, option.WithBaseURL(baseURL))
 	}
