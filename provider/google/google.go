@@ -1,6 +1,7 @@
 package google
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -105,9 +106,7 @@ func New(name string, opts Options) (*Model, error) {
 	if baseURL == "" {
 		baseURL = strings.TrimSpace(os.Getenv(EnvBaseURL))
 	}
-	if baseURL == "" {
-		baseURL = DefaultBaseURL
-	}
+	baseURL = cmp.Or(baseURL, DefaultBaseURL)
 	hc := *httpclient.Or(opts.HTTPClient)
 	hc.Transport = &captureTransport{base: hc.Transport}
 	// The backend and base URL are always given so that the SDK's own

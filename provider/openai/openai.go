@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,9 +137,7 @@ func New(name string, opts Options) (*Model, error) {
 	}
 	provider := opts.ProviderName
 	compatible := provider != "" && provider != "openai"
-	if provider == "" {
-		provider = "openai"
-	}
+	provider = cmp.Or(provider, "openai")
 
 	keyVar, urlVar := EnvAPIKey, EnvBaseURL
 	if compatible {

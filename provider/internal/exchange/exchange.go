@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -39,12 +40,8 @@ type Timeouts struct {
 }
 
 func (t Timeouts) resolve() Timeouts {
-	if t.Idle == 0 {
-		t.Idle = DefaultIdleTimeout
-	}
-	if t.FirstByte == 0 {
-		t.FirstByte = DefaultFirstByteTimeout
-	}
+	t.Idle = cmp.Or(t.Idle, DefaultIdleTimeout)
+	t.FirstByte = cmp.Or(t.FirstByte, DefaultFirstByteTimeout)
 	return t
 }
 
@@ -113,9 +110,7 @@ func (x *Exchange) BrokenError(provider, endpoint string) *keel.APICallError {
 		status = 0 // a stream that broke after its 200 has no error status
 	}
 	url := x.url
-	if url == "" {
-		url = endpoint
-	}
+	url = cmp.Or(url, endpoint)
 	return &keel.APICallError{Provider: provider, URL: url, StatusCode: status, Header: x.header,
 		Body: string(x.body), Retryable: true, Cause: x.broken}
 }
