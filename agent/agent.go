@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -177,9 +178,7 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.ID == "" {
 		return nil, fmt.Errorf("%w: ID is required", ErrInvalidConfig)
 	}
-	if cfg.Name == "" {
-		cfg.Name = cfg.ID
-	}
+	cfg.Name = cmp.Or(cfg.Name, cfg.ID)
 	if cfg.MaxSteps <= 0 {
 		cfg.MaxSteps = DefaultMaxSteps
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/url"
@@ -110,10 +111,7 @@ func (r *runner) linkPart(ctx context.Context, m keel.Message, f keel.FilePart) 
 		}
 		return p, nil
 	}
-	mt := f.MediaType
-	if mt == "" {
-		mt = file.MediaType
-	}
+	mt := cmp.Or(f.MediaType, file.MediaType)
 	p := keel.FilePart{Data: file.Data, MediaType: mt, Filename: name}
 	r.links[key] = p
 	if r.a.cfg.KeepLinkCopies {

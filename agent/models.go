@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,10 +53,7 @@ func (a *Agent) buildModels(cfg *Config) error {
 		if e.Model == nil {
 			return fmt.Errorf("%w: agent %s: Models[%d] has no Model", ErrInvalidConfig, cfg.ID, i)
 		}
-		retries := e.MaxRetries
-		if retries == 0 {
-			retries = cfg.MaxProcessorRetries
-		}
+		retries := cmp.Or(e.MaxRetries, cfg.MaxProcessorRetries)
 		a.models = append(a.models, modelSlot{model: e.Model, name: ModelName(e.Model),
 			pipeline: processor.NewPipeline(a.processors, retries)})
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -11,11 +12,7 @@ import (
 // windowSize is the run's history window: the number of the thread's last
 // messages it sends, 0 for all of them.
 func (a *Agent) windowSize(o runOptions) int {
-	n := o.lastMessages
-	if n == 0 {
-		n = a.cfg.LastMessages
-	}
-	return max(n, 0)
+	return max(cmp.Or(o.lastMessages, a.cfg.LastMessages), 0)
 }
 
 // loadWindow reads the run's history window of the thread: its last

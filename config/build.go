@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -135,9 +136,7 @@ func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, e
 	if err := f.validate(f.root); err != nil {
 		return nil, err
 	}
-	if opts.SandboxRoot == "" {
-		opts.SandboxRoot = DefaultSandboxRoot
-	}
+	opts.SandboxRoot = cmp.Or(opts.SandboxRoot, DefaultSandboxRoot)
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"mime"
 	"regexp"
@@ -82,10 +83,7 @@ func (u *FileUpload) processor(ws *workspace.Workspace, converters processor.Fil
 		exts[normalExtension(e)] = true
 	}
 	every := len(types) == 0 && len(exts) == 0
-	limit := int64(u.MaxSize)
-	if limit == 0 {
-		limit = processor.DefaultMaxFileSize
-	}
+	limit := cmp.Or(int64(u.MaxSize), processor.DefaultMaxFileSize)
 	return processor.NewFileUpload(processor.FileUploadOptions{
 		Workspace: ws,
 		Filter: func(fi processor.FileInfo) (bool, error) {

@@ -38,10 +38,7 @@ type Error struct {
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("config: ")
-	file := e.File
-	if file == "" {
-		file = DefaultFile
-	}
+	file := cmp.Or(e.File, DefaultFile)
 	b.WriteString(file)
 	if e.Line > 0 {
 		b.WriteString(":" + strconv.Itoa(e.Line))

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,10 +30,7 @@ type dockerSandboxes struct {
 
 // dockerOptions are the options of the agent's docker sandboxes.
 func dockerOptions(sb Sandbox) dockersandbox.Options {
-	image := sb.Image
-	if image == "" {
-		image = dockersandbox.DefaultImage
-	}
+	image := cmp.Or(sb.Image, dockersandbox.DefaultImage)
 	return dockersandbox.Options{
 		Image:       image,
 		Runtime:     sb.Runtime,

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,21 +94,15 @@ func New(opts Options) (*Client, error) {
 	}
 	c := &Client{allow: al, maxSize: opts.MaxSize, timeout: opts.Timeout, maxRedirects: opts.MaxRedirects,
 		lookup: opts.LookupHost, userAgent: opts.UserAgent}
-	if c.maxSize == 0 {
-		c.maxSize = DefaultMaxSize
-	}
-	if c.timeout == 0 {
-		c.timeout = DefaultTimeout
-	}
+	c.maxSize = cmp.Or(c.maxSize, DefaultMaxSize)
+	c.timeout = cmp.Or(c.timeout, DefaultTimeout)
 	switch {
 	case c.maxRedirects == 0:
 		c.maxRedirects = DefaultMaxRedirects
 	case c.maxRedirects < 0:
 		c.maxRedirects = 0
 	}
-	if c.userAgent == "" {
-		c.userAgent = DefaultUserAgent
-	}
+	c.userAgent = cmp.Or(c.userAgent, DefaultUserAgent)
 	c.http = &http.Client{
 		Transport: &http.Transport{
 			Proxy:                 nil,
@@ -181,9 +176,7 @@ func (c *Client) Get(ctx context.Context, rawURL, mediaType string) (*File, erro
 	}
 	req.Header.Set("User-Agent", c.userAgent)
 	accept := keel.NormalizeMediaType(mediaType)
-	if accept == "" {
-		accept = "*/*"
-	}
+	accept = cmp.Or(accept, "*/*")
 	req.Header.Set("Accept", accept)
 	resp, err := c.http.Do(req)
 	if err != nil {

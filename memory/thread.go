@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -68,9 +69,7 @@ func (o ListThreadsOptions) Normalize() (ListThreadsOptions, error) {
 	if o.Page < 0 || o.PerPage < 0 {
 		return o, fmt.Errorf("%w: page %d, per page %d", ErrInvalid, o.Page, o.PerPage)
 	}
-	if o.PerPage == 0 {
-		o.PerPage = defaultPerPage
-	}
+	o.PerPage = cmp.Or(o.PerPage, defaultPerPage)
 	switch o.OrderBy {
 	case "":
 		o.OrderBy = "createdAt"

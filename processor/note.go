@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -24,14 +25,7 @@ const unnamedFile = "unnamed file"
 // becomes U+FFFD. The result is cut to 200 characters; an empty result is
 // "unnamed file".
 func displayName(filename, mediaType string) string {
-	name := filename
-	if name == "" {
-		name = mediaType
-	}
-	if name == "" {
-		name = "file"
-	}
-	if clean := cleanName(name); clean != "" {
+	if clean := cleanName(cmp.Or(filename, mediaType, "file")); clean != "" {
 		return clean
 	}
 	return unnamedFile

@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,9 +38,7 @@ type Pipeline struct {
 // processor-triggered retries at maxRetries per run (a negative value
 // means none; 0 means [DefaultMaxRetries]).
 func NewPipeline(processors []Processor, maxRetries int) *Pipeline {
-	if maxRetries == 0 {
-		maxRetries = DefaultMaxRetries
-	}
+	maxRetries = cmp.Or(maxRetries, DefaultMaxRetries)
 	if maxRetries < 0 {
 		maxRetries = 0
 	}

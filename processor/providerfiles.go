@@ -239,9 +239,7 @@ func inlineLimitCause(m keel.Model, sent, limit int64) *RecoveryCause {
 func (st *unsupportedFileState) referencePart(run *Run, f keel.FilePart, sum string, p plannedRef) (replacement, bool) {
 	filename := fileName(run, f, sum)
 	part := p.ref.Part(filename)
-	if part.MediaType == "" {
-		part.MediaType = f.MediaType
-	}
+	part.MediaType = cmp.Or(part.MediaType, f.MediaType)
 	rep := replacement{part: &part, cause: p.cause, file: RecoveredFile{Name: displayName(filename, f.MediaType),
 		MediaType: keel.NormalizeMediaType(f.MediaType), Size: p.size, SHA256: sum, Outcome: OutcomeProviderFile, Ref: p.ref.Ref}}
 	key := fileKey(f, sum, filename) + "\x00" + p.ref.Ref

@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -202,9 +203,7 @@ func (p *StreamErrorRetry) HandleAPIError(_ context.Context, e *APIErrorEvent) (
 		return Decision{}, nil
 	}
 	limit := m.MaxRetries
-	if limit == 0 {
-		limit = p.opts.MaxRetries
-	}
+	limit = cmp.Or(limit, p.opts.MaxRetries)
 	st := StateOf[streamRetryState](e.Run, p)
 	st.mu.Lock()
 	if st.counts == nil {

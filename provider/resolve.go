@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -138,9 +139,7 @@ func Resolve(modelString string, opts Options) (keel.Model, error) {
 				Reason: "an OpenAI-compatible server needs a base URL such as http://localhost:11434/v1"}
 		}
 		pn := opts.ProviderName
-		if pn == "" {
-			pn = Compatible
-		}
+		pn = cmp.Or(pn, Compatible)
 		m, err = openai.New(name, openai.Options{APIKey: opts.APIKey, BaseURL: opts.BaseURL, HTTPClient: opts.HTTPClient,
 			Headers: opts.Headers, ProviderName: pn, IdleTimeout: opts.IdleTimeout, FirstByteTimeout: opts.FirstByteTimeout})
 	default:

@@ -2,6 +2,7 @@ package tool
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -358,9 +359,7 @@ func executeListFiles(ctx context.Context, call Call) (any, error) {
 		return nil, fmt.Errorf("tool: list_files: %w", err)
 	}
 	out := Listing{Path: in.Path, Entries: make([]DirEntry, 0, min(len(entries), MaxListEntries))}
-	if out.Path == "" {
-		out.Path = "."
-	}
+	out.Path = cmp.Or(out.Path, ".")
 	for i, e := range entries {
 		if i == MaxListEntries {
 			out.Truncated = true

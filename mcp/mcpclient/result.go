@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,10 +62,7 @@ func toResult(name string, res *sdk.CallToolResult) (any, error) {
 		}
 	}
 	if res.IsError {
-		msg := strings.TrimSpace(strings.Join(texts, "\n"))
-		if msg == "" {
-			msg = "the tool failed and said nothing more"
-		}
+		msg := cmp.Or(strings.TrimSpace(strings.Join(texts, "\n")), "the tool failed and said nothing more")
 		return nil, &ToolError{Tool: name, Message: msg}
 	}
 	var out any
@@ -116,10 +114,7 @@ func resourceName(uri string) string {
 	if err != nil {
 		return ""
 	}
-	p := u.Path
-	if p == "" {
-		p = u.Opaque
-	}
+	p := cmp.Or(u.Path, u.Opaque)
 	base := path.Base(p)
 	if base == "." || base == "/" || base == "" {
 		return ""

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,10 +62,7 @@ func (c *Client) listTools(ctx context.Context, sess *sdk.ClientSession) (*toolL
 		if err != nil || t.InputSchema == nil {
 			schema = nil
 		}
-		desc := t.Description
-		if desc == "" {
-			desc = t.Title
-		}
+		desc := cmp.Or(t.Description, t.Title)
 		l.byMCP[t.Name] = len(l.tools)
 		l.mcp = append(l.mcp, t.Name)
 		l.tools = append(l.tools, tool.Tool{Name: name, Description: desc, InputSchema: schema, Execute: c.executor(t.Name, name)})

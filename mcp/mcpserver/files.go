@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -40,9 +41,7 @@ func (s *Server) decodeFiles(in []inputFile) ([]keel.FilePart, error) {
 		if strings.HasPrefix(strings.ToLower(f.Data), "data:") {
 			var urlType string
 			urlType, data, err = keel.ParseDataURL(f.Data)
-			if mediaType == "" {
-				mediaType = urlType
-			}
+			mediaType = cmp.Or(mediaType, urlType)
 		} else {
 			data, err = keel.DecodeBase64(f.Data)
 		}

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -85,15 +86,11 @@ func New(opts Options) (*Server, error) {
 	if len(opts.Agents) == 0 {
 		return nil, fmt.Errorf("%w: no agents", ErrInvalidOptions)
 	}
-	if opts.DefaultResource == "" {
-		opts.DefaultResource = DefaultResource
-	}
+	opts.DefaultResource = cmp.Or(opts.DefaultResource, DefaultResource)
 	if !memory.ValidID(opts.DefaultResource) {
 		return nil, fmt.Errorf("%w: DefaultResource %q is not a valid id", ErrInvalidOptions, opts.DefaultResource)
 	}
-	if opts.MaxFiles == 0 {
-		opts.MaxFiles = DefaultMaxFiles
-	}
+	opts.MaxFiles = cmp.Or(opts.MaxFiles, DefaultMaxFiles)
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
 	}

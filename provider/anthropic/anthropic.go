@@ -108,11 +108,7 @@ func New(model string, opts Options) (*Model, error) {
 	if baseURL != "" {
 		ro = append(ro, option.WithBaseURL(baseURL))
 	}
-	if opts.HTTPClient != nil {
-		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
-	} else {
-		ro = append(ro, option.WithHTTPClient(httpclient.Client()))
-	}
+	ro = append(ro, option.WithHTTPClient(httpclient.Or(opts.HTTPClient)))
 	for k, vs := range opts.Headers {
 		// The first value replaces the SDK's own header of that name
 		// (anthropic-version, say); the others are added to it.

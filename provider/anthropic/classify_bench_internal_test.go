@@ -23,8 +23,8 @@ func BenchmarkClassify(b *testing.B) {
 		}
 		b.Run("classify/"+r.Name, func(b *testing.B) {
 			for b.Loop() {
-				if f := classify(r.Reply.Status, e.Error.Type, e.Error.Message, nil); f.kind != r.Fault {
-					b.Fatalf("Got(fault) = %v; want %v", f.kind, r.Fault)
+				if f := classify(r.Reply.Status, e.Error.Type, e.Error.Message, nil); f.Kind != r.Fault {
+					b.Fatalf("Got(fault) = %v; want %v", f.Kind, r.Fault)
 				}
 			}
 		})
@@ -35,8 +35,8 @@ func BenchmarkClassify(b *testing.B) {
 				if err := json.Unmarshal([]byte(r.Reply.Body), &e); err != nil {
 					b.Fatal(err)
 				}
-				if f := classify(r.Reply.Status, e.Error.Type, e.Error.Message, nil); f.kind != r.Fault {
-					b.Fatalf("Got(fault) = %v; want %v", f.kind, r.Fault)
+				if f := classify(r.Reply.Status, e.Error.Type, e.Error.Message, nil); f.Kind != r.Fault {
+					b.Fatalf("Got(fault) = %v; want %v", f.Kind, r.Fault)
 				}
 			}
 		})

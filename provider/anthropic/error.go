@@ -27,20 +27,11 @@ var errStreamTruncated = fmt.Errorf("stream ended before message_stop: %w", io.E
 // failure, or anything else (a response the SDK could not decode, a
 // request option it refused) wrapped with op.
 func callError(ctx context.Context, op, endpoint string, c *call, err error) error {
-	x := c.x
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("anthropic: %s: %w", op, ctxErr)
 	}
-	if broken := x.Broken(); broken != nil {
-		// Whatever the SDK made of the bytes it got, the connection broke
-		// or the provider went silent, and the same request may succeed.
-		rec := x.Record()
-		status := rec.Status
-		if status < 400 {
-			status = 0
-		}
-		return &keel.APICallError{Provider: ProviderName, URL: cmp.Or(rec.URL, endpoint), StatusCode: status,
-			Header: rec.Header, Body: string(rec.Body), Retryable: true, Cause: broken}
+	if broken := c.x.BrokenError(ProviderName, endpoint); broken != nil {
+		return broken
 	}
 	var sdkErr *anthropic.Error
 	if errors.As(err, &sdkErr) {
@@ -99,11 +90,11 @@ func apiCallError(e *anthropic.Error, endpoint string, sent []anthropic.MessageP
 		Type:       typ,
 		Code:       cmp.Or(string(e.ErrorCode()), typ),
 		Message:    msg,
-		Fault:      f.kind,
-		MediaType:  f.mediaType,
-		MediaClass: f.class,
-		Limit:      f.limit,
-		Retryable:  f.kind != keel.FaultFileType && keel.IsRetryableStatus(status, header),
+		Fault:      f.Kind,
+		MediaType:  f.MediaType,
+		MediaClass: f.Class,
+		Limit:      f.Limit,
+		Retryable:  f.Kind != keel.FaultFileType && keel.IsRetryableStatus(status, header),
 		Cause:      e,
 	}
 }

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -70,9 +71,7 @@ func (s *fileStore) UploadFile(ctx context.Context, f keel.FilePart) (keel.Provi
 		return keel.ProviderFile{}, fmt.Errorf("anthropic: upload file %q: %w", f.Filename, err)
 	}
 	name := f.Filename
-	if name == "" {
-		name = "file"
-	}
+	name = cmp.Or(name, "file")
 	body, err := upload.NewMultipart(nil, "file", name, mediaType, open, size)
 	if err != nil {
 		return keel.ProviderFile{}, fmt.Errorf("anthropic: upload file %q: %w", f.Filename, err)

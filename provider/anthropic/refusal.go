@@ -16,14 +16,6 @@ import (
 // should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"), so
 // the refused type is the one that part was sent with.
 
-// fault is what an error answer says is wrong with the request.
-type fault struct {
-	kind      keel.Fault
-	mediaType string
-	class     string
-	limit     int64
-}
-
 // notAFileTypes are the error types no file causes.
 var notAFileTypes = map[string]bool{
 	"authentication_error": true, "permission_error": true, "not_found_error": true, "rate_limit_error": true,
@@ -32,50 +24,50 @@ var notAFileTypes = map[string]bool{
 
 // classify reads an error answer's status, type and message against the
 // messages the request sent.
-func classify(status int, typ, msg string, sent []anthropic.MessageParam) fault {
+func classify(status int, typ, msg string, sent []anthropic.MessageParam) refusal.Fault {
 	l := refusal.Lower(msg)
 	if (status == 404 || status == 400 || typ == "not_found_error") && saysFileGone(l) {
 		// A file ID of the Files API the request named that is not
 		// there (deleted, another workspace's): "File not found:
 		// file_011...".
-		return fault{kind: keel.FaultFileGone}
+		return refusal.Fault{Kind: keel.FaultFileGone}
 	}
 	if notAFileTypes[typ] || status == 401 || status == 403 || status == 404 || status == 429 {
-		return fault{kind: keel.FaultNotFile}
+		return refusal.Fault{Kind: keel.FaultNotFile}
 	}
 	if strings.Contains(l, "credit balance") || strings.Contains(l, "api key") {
-		return fault{kind: keel.FaultNotFile}
+		return refusal.Fault{Kind: keel.FaultNotFile}
 	}
-	var at fault
+	var at refusal.Fault
 	if n, m, kind := partPath(msg); kind != "" {
-		at.mediaType = sentType(sent, n, m)
-		if at.mediaType == "" {
+		at.MediaType = sentType(sent, n, m)
+		if at.MediaType == "" {
 			switch kind {
 			case "image":
-				at.class = "image/*"
+				at.Class = "image/*"
 			default:
-				at.mediaType = "application/pdf"
+				at.MediaType = "application/pdf"
 			}
 		}
 	}
 	switch {
 	case refusal.SaysPages(l):
 		// "A maximum of 100 PDF pages may be provided."
-		return fault{kind: keel.FaultFilePages, mediaType: orPDF(at.mediaType), limit: refusal.PageLimit(l)}
+		return refusal.Fault{Kind: keel.FaultFilePages, MediaType: orPDF(at.MediaType), Limit: refusal.PageLimit(l)}
 	case typ == "request_too_large" || status == 413 || strings.Contains(l, "exceeds") && (strings.Contains(l, "bytes") || strings.Contains(l, " mb")):
 		// "image exceeds 5 MB maximum: 7251404 bytes > 5242880 bytes",
 		// "Request exceeds the maximum allowed number of bytes."
-		at.kind, at.limit = keel.FaultFileSize, refusal.SizeLimit(l)
+		at.Kind, at.Limit = keel.FaultFileSize, refusal.SizeLimit(l)
 		return at
-	case at.mediaType != "" || at.class != "":
+	case at.MediaType != "" || at.Class != "":
 		// "...media_type: Input should be 'application/pdf'", "Could not
 		// process image", "Image does not match the provided media type".
-		at.kind = keel.FaultFileType
+		at.Kind = keel.FaultFileType
 		return at
 	case strings.Contains(l, "could not process image") || strings.Contains(l, "invalid image"):
-		return fault{kind: keel.FaultFileType, class: "image/*"}
+		return refusal.Fault{Kind: keel.FaultFileType, Class: "image/*"}
 	}
-	return fault{}
+	return refusal.Fault{}
 }
 
 // sentType is the media type block m of message n was sent with, or ""

@@ -32,8 +32,8 @@ func BenchmarkClassify(b *testing.B) {
 		}
 		b.Run("classify/"+r.Name, func(b *testing.B) {
 			for b.Loop() {
-				if f := classify(r.Reply.Status, e.Error.Status, code, e.Error.Message); f.kind != r.Fault {
-					b.Fatalf("Got(fault) = %v; want %v", f.kind, r.Fault)
+				if f := classify(r.Reply.Status, e.Error.Status, code, e.Error.Message); f.Kind != r.Fault {
+					b.Fatalf("Got(fault) = %v; want %v", f.Kind, r.Fault)
 				}
 			}
 		})

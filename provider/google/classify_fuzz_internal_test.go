@@ -16,10 +16,10 @@ func FuzzClassify(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, status int, googleStatus, code, msg string) {
 		got := classify(400+(status%200+200)%200, googleStatus, code, msg)
-		if got.limit < 0 {
-			t.Errorf("Got(limit) = %d; want ≥ 0", got.limit)
+		if got.Limit < 0 {
+			t.Errorf("Got(limit) = %d; want ≥ 0", got.Limit)
 		}
-		if got.kind == keel.FaultNotFile && (got.mediaType != "" || got.class != "") {
+		if got.Kind == keel.FaultNotFile && (got.MediaType != "" || got.Class != "") {
 			t.Errorf("Got(%+v): a fault no file caused names a file", got)
 		}
 	})

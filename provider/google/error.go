@@ -32,19 +32,12 @@ func callError(ctx context.Context, op string, c *call, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	rec := c.x.Record()
-	if broken := c.x.Broken(); broken != nil {
-		// The connection broke, or the provider went silent, while the
-		// answer was read. The SDK reports what it made of the bytes it
-		// got (a JSON error for half an event); the cause says what
-		// happened, and the same request may succeed.
-		status := rec.Status
-		if status < 400 {
-			status = 0
-		}
-		return &keel.APICallError{Provider: ProviderName, URL: rec.URL, StatusCode: status, Header: rec.Header,
-			Body: string(rec.Body), Retryable: true, Cause: broken}
+	if broken := c.x.BrokenError(ProviderName, ""); broken != nil {
+		// The SDK reports what it made of the bytes it got (a JSON error
+		// for half an event); the cause says what happened.
+		return broken
 	}
+	rec := c.x.Record()
 	var apiErr genai.APIError
 	if errors.As(err, &apiErr) {
 		return fromAPIError(rec, apiErr, err)
@@ -92,11 +85,11 @@ func fromAPIError(rec exchange.Record, apiErr genai.APIError, cause error) *keel
 		Type:       apiErr.Status,
 		Code:       code,
 		Message:    msg,
-		Fault:      f.kind,
-		MediaType:  f.mediaType,
-		MediaClass: f.class,
-		Limit:      f.limit,
-		Retryable:  f.kind != keel.FaultFileType && keel.IsRetryableStatus(status, header),
+		Fault:      f.Kind,
+		MediaType:  f.MediaType,
+		MediaClass: f.Class,
+		Limit:      f.Limit,
+		Retryable:  f.Kind != keel.FaultFileType && keel.IsRetryableStatus(status, header),
 		RetryDelay: retryDelay(apiErr.Details),
 		Cause:      cause,
 	}
@@ -105,14 +98,6 @@ func fromAPIError(rec exchange.Record, apiErr genai.APIError, cause error) *keel
 // unsupportedMIME starts the message of Gemini's 400 INVALID_ARGUMENT for
 // a file type it does not read; the type follows.
 const unsupportedMIME = "Unsupported MIME type: "
-
-// fault is what an error answer says is wrong with the request.
-type fault struct {
-	kind      keel.Fault
-	mediaType string
-	class     string
-	limit     int64
-}
 
 // notAFileReasons are the ErrorInfo reasons (and statuses) no file
 // causes: a bad or expired key, a quota, a region the API does not serve.
@@ -125,36 +110,36 @@ var notAFileReasons = map[string]bool{
 // classify reads a Gemini error answer: its status, its Google status
 // ("INVALID_ARGUMENT"), its most specific code (the ErrorInfo reason when
 // it has one) and its message.
-func classify(status int, googleStatus, code, msg string) fault {
+func classify(status int, googleStatus, code, msg string) refusal.Fault {
 	l := refusal.Lower(msg)
 	switch {
 	case status >= 400 && status < 500 && strings.Contains(l, "file") && (strings.Contains(l, "may not exist") || strings.Contains(l, "does not exist")):
 		// A file of the Files API the request named that expired or was
 		// deleted: 403 "You do not have permission to access the File abc
 		// or it may not exist."
-		return fault{kind: keel.FaultFileGone}
+		return refusal.Fault{Kind: keel.FaultFileGone}
 	case status == 401 || status == 403 || status == 404 || status == 429 || notAFileReasons[code] || notAFileReasons[googleStatus]:
-		return fault{kind: keel.FaultNotFile}
+		return refusal.Fault{Kind: keel.FaultNotFile}
 	case strings.Contains(l, "api key") || strings.Contains(l, "location is not supported"):
 		// "API key not valid. Please pass a valid API key." (400), "User
 		// location is not supported for the API use." (400)
-		return fault{kind: keel.FaultNotFile}
+		return refusal.Fault{Kind: keel.FaultNotFile}
 	}
 	if mt := refusedMediaType(msg); mt != "" {
-		return fault{kind: keel.FaultFileType, mediaType: mt}
+		return refusal.Fault{Kind: keel.FaultFileType, MediaType: mt}
 	}
 	switch {
 	case strings.Contains(l, "payload size exceeds") || strings.Contains(l, "request too large") || status == 413:
 		// "Request payload size exceeds the limit: 20971520 bytes."
-		return fault{kind: keel.FaultFileSize, limit: refusal.SizeLimit(l)}
+		return refusal.Fault{Kind: keel.FaultFileSize, Limit: refusal.SizeLimit(l)}
 	case refusal.SaysPages(l):
-		return fault{kind: keel.FaultFilePages, mediaType: "application/pdf", limit: refusal.PageLimit(l)}
+		return refusal.Fault{Kind: keel.FaultFilePages, MediaType: "application/pdf", Limit: refusal.PageLimit(l)}
 	case strings.Contains(l, "document has no pages") || strings.Contains(l, "unable to process input document"):
-		return fault{kind: keel.FaultFileType, mediaType: "application/pdf"}
+		return refusal.Fault{Kind: keel.FaultFileType, MediaType: "application/pdf"}
 	case strings.Contains(l, "unable to process input image") || strings.Contains(l, "provided image is not valid"):
-		return fault{kind: keel.FaultFileType, class: "image/*"}
+		return refusal.Fault{Kind: keel.FaultFileType, Class: "image/*"}
 	}
-	return fault{}
+	return refusal.Fault{}
 }
 
 // refusedMediaType is the media type a Gemini error message names as one

@@ -1,6 +1,7 @@
 package google
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -105,13 +106,8 @@ func New(name string, opts Options) (*Model, error) {
 	if baseURL == "" {
 		baseURL = strings.TrimSpace(os.Getenv(EnvBaseURL))
 	}
-	if baseURL == "" {
-		baseURL = DefaultBaseURL
-	}
-	hc := *httpclient.Client()
-	if opts.HTTPClient != nil {
-		hc = *opts.HTTPClient
-	}
+	baseURL = cmp.Or(baseURL, DefaultBaseURL)
+	hc := *httpclient.Or(opts.HTTPClient)
 	hc.Transport = &captureTransport{base: hc.Transport}
 	// The backend and base URL are always given so that the SDK's own
 	// environment (GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_GEMINI_BASE_URL) and

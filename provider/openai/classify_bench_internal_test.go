@@ -23,8 +23,8 @@ func BenchmarkClassify(b *testing.B) {
 		typ, code, msg := parseErrorBody(r.Reply.Body)
 		b.Run("classify/"+r.Name, func(b *testing.B) {
 			for b.Loop() {
-				if f := classify(r.Reply.Status, cmp.Or(code, typ), msg); f.kind != r.Fault {
-					b.Fatalf("Got(fault) = %v; want %v", f.kind, r.Fault)
+				if f := classify(r.Reply.Status, cmp.Or(code, typ), msg); f.Kind != r.Fault {
+					b.Fatalf("Got(fault) = %v; want %v", f.Kind, r.Fault)
 				}
 			}
 		})

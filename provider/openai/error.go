@@ -69,18 +69,10 @@ func (m *Model) toError(ctx context.Context, x *exchange.Exchange, err error) er
 	if errors.As(err, &ufe) || errors.As(err, &ae) || errors.Is(err, inline.ErrBody) {
 		return err
 	}
-	rec := x.Record()
-	if broken := x.Broken(); broken != nil {
-		// The connection broke, or the provider went silent, while the
-		// answer was read: whatever the SDK made of the bytes it got (half
-		// an event), the same request may succeed.
-		status := rec.Status
-		if status < 400 {
-			status = 0
-		}
-		return &keel.APICallError{Provider: m.provider, URL: rec.URL, StatusCode: status, Header: rec.Header,
-			Body: string(rec.Body), Retryable: true, Cause: broken}
+	if broken := x.BrokenError(m.provider, ""); broken != nil {
+		return broken
 	}
+	rec := x.Record()
 	var se *sdk.Error
 	if errors.As(err, &se) {
 		url, header := rec.URL, rec.Header
@@ -132,10 +124,10 @@ func (m *Model) apiError(url string, status int, header http.Header, body, typ, 
 	return &keel.APICallError{
 		Provider: m.provider, URL: url, StatusCode: status, Header: header, Body: body,
 		Type: typ, Code: code, Message: msg,
-		Fault: f.kind, MediaType: f.mediaType, MediaClass: f.class, Limit: f.limit,
+		Fault: f.Kind, MediaType: f.MediaType, MediaClass: f.Class, Limit: f.Limit,
 		// A file the server does not take is refused again however often
 		// it is sent, even when the server answers 500 (llama.cpp, Ollama).
-		Retryable: f.kind != keel.FaultFileType && retryable(status, header, msg), Cause: cause,
+		Retryable: f.Kind != keel.FaultFileType && retryable(status, header, msg), Cause: cause,
 	}
 }
 

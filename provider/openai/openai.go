@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,9 +137,7 @@ func New(name string, opts Options) (*Model, error) {
 	}
 	provider := opts.ProviderName
 	compatible := provider != "" && provider != "openai"
-	if provider == "" {
-		provider = "openai"
-	}
+	provider = cmp.Or(provider, "openai")
 
 	keyVar, urlVar := EnvAPIKey, EnvBaseURL
 	if compatible {
@@ -167,11 +166,7 @@ func New(name string, opts Options) (*Model, error) {
 		option.WithAPIKey(key),
 		option.WithMaxRetries(0), // keel's processors own retrying
 	}
-	if opts.HTTPClient != nil {
-		ropts = append(ropts, option.WithHTTPClient(opts.HTTPClient))
-	} else {
-		ropts = append(ropts, option.WithHTTPClient(httpclient.Client()))
-	}
+	ropts = append(ropts, option.WithHTTPClient(httpclient.Or(opts.HTTPClient)))
 	if baseURL != "" {
 		ropts = append(ropts, option.WithBaseURL(baseURL))
 	}

@@ -14,14 +14,6 @@ import (
 // own wording. Every wording here was seen in a real answer; a new one
 // goes in the table of tests beside this file.
 
-// fault is what an error answer says is wrong with the request.
-type fault struct {
-	kind      keel.Fault
-	mediaType string
-	class     string
-	limit     int64
-}
-
 // Each wording classify looks for is read by hand in the lower-case
 // message (wordings.go): a case-insensitive regular expression over a
 // message costs microseconds in Go's matcher, the scanners a fraction of
@@ -38,21 +30,21 @@ var (
 )
 
 // classify reads an error answer's status, code and message.
-func classify(status int, code, msg string) fault {
+func classify(status int, code, msg string) refusal.Fault {
 	lc, lm := strings.ToLower(code), refusal.Lower(msg)
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusTooManyRequests:
-		return fault{kind: keel.FaultNotFile}
+		return refusal.Fault{Kind: keel.FaultNotFile}
 	case containsAny(lc, notAFileCodes):
-		return fault{kind: keel.FaultNotFile}
+		return refusal.Fault{Kind: keel.FaultNotFile}
 	case status < 500 && (lc == "file_not_found" || saysFileGone(lm)):
-		return fault{kind: keel.FaultFileGone}
+		return refusal.Fault{Kind: keel.FaultFileGone}
 	}
 	if i, j := unsupportedMIME(lm); i >= 0 {
-		return fault{kind: keel.FaultFileType, mediaType: msg[i:j]}
+		return refusal.Fault{Kind: keel.FaultFileType, MediaType: msg[i:j]}
 	}
 	if i, j := notSupportedType(lm); i >= 0 {
-		return fault{kind: keel.FaultFileType, mediaType: msg[i:j]}
+		return refusal.Fault{Kind: keel.FaultFileType, MediaType: msg[i:j]}
 	}
 	if i, j := partType(lm); i >= 0 {
 		if f, ok := partTypeFault(lm[i:j]); ok {
@@ -60,54 +52,54 @@ func classify(status int, code, msg string) fault {
 		}
 	}
 	if containsAny(lc, imageCodes) {
-		return fault{kind: keel.FaultFileType, class: "image/*"}
+		return refusal.Fault{Kind: keel.FaultFileType, Class: "image/*"}
 	}
 	if refusal.SaysPages(lm) {
-		return fault{kind: keel.FaultFilePages, mediaType: "application/pdf", limit: refusal.PageLimit(lm)}
+		return refusal.Fault{Kind: keel.FaultFilePages, MediaType: "application/pdf", Limit: refusal.PageLimit(lm)}
 	}
 	if saysTooLarge(status, lm) {
-		return fault{kind: keel.FaultFileSize, limit: refusal.SizeLimit(lm)}
+		return refusal.Fault{Kind: keel.FaultFileSize, Limit: refusal.SizeLimit(lm)}
 	}
 	if (strings.Contains(lm, "input") || strings.Contains(lm, "content")) && saysUnsupported(lm) {
 		switch inputKind(lm) {
 		case "":
 		case "image", "vision":
-			return fault{kind: keel.FaultFileType, class: "image/*"}
+			return refusal.Fault{Kind: keel.FaultFileType, Class: "image/*"}
 		case "audio":
-			return fault{kind: keel.FaultFileType, class: "audio/*"}
+			return refusal.Fault{Kind: keel.FaultFileType, Class: "audio/*"}
 		default:
 			// Chat Completions sends only PDFs as files.
-			return fault{kind: keel.FaultFileType, mediaType: "application/pdf"}
+			return refusal.Fault{Kind: keel.FaultFileType, MediaType: "application/pdf"}
 		}
 	}
 	if mustBeString(lm) {
 		// A server that takes text only: every file of the message is
 		// refused, and the message without them goes as a string.
-		return fault{kind: keel.FaultFileType, class: "*/*"}
+		return refusal.Fault{Kind: keel.FaultFileType, Class: "*/*"}
 	}
 	if status == http.StatusNotFound || modelMissing(lm) {
-		return fault{kind: keel.FaultNotFile}
+		return refusal.Fault{Kind: keel.FaultNotFile}
 	}
-	return fault{}
+	return refusal.Fault{}
 }
 
 // partTypeFault maps the wire type of a content part a server does not
 // know to the files keel sends as that type.
-func partTypeFault(wire string) (fault, bool) {
+func partTypeFault(wire string) (refusal.Fault, bool) {
 	switch strings.ToLower(wire) {
 	case "image_url", "input_image", "image":
-		return fault{kind: keel.FaultFileType, class: "image/*"}, true
+		return refusal.Fault{Kind: keel.FaultFileType, Class: "image/*"}, true
 	case "input_audio", "audio_url", "audio":
-		return fault{kind: keel.FaultFileType, class: "audio/*"}, true
+		return refusal.Fault{Kind: keel.FaultFileType, Class: "audio/*"}, true
 	case "file":
 		// Chat Completions sends only PDFs (and PDF file IDs) as file
 		// parts.
-		return fault{kind: keel.FaultFileType, mediaType: "application/pdf"}, true
+		return refusal.Fault{Kind: keel.FaultFileType, MediaType: "application/pdf"}, true
 	case "input_file":
 		// The Responses API sends every document as input_file.
-		return fault{kind: keel.FaultFileType, class: "application/*"}, true
+		return refusal.Fault{Kind: keel.FaultFileType, Class: "application/*"}, true
 	}
-	return fault{}, false
+	return refusal.Fault{}, false
 }
 
 // saysUnsupported reports that a lower-case message about a kind of

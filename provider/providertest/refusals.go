@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -159,9 +160,7 @@ func CheckRefusals(t *testing.T, newModel func(t *testing.T, url string) keel.Mo
 		t.Run(r.Name, func(t *testing.T) {
 			t.Parallel()
 			sent := r.Sent
-			if sent == "" {
-				sent = "image/png"
-			}
+			sent = cmp.Or(sent, "image/png")
 			data := []byte("\x89PNG\r\n\x1a\n")
 			if sent == "application/pdf" {
 				data = []byte("%PDF-1.4\n")

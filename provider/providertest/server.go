@@ -1,6 +1,7 @@
 package providertest
 
 import (
+	"cmp"
 	"io"
 	"net"
 	"net/http"
@@ -165,14 +166,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ct := rep.ContentType
-	if ct == "" {
-		ct = "application/json"
-	}
+	ct = cmp.Or(ct, "application/json")
 	w.Header().Set("Content-Type", ct)
 	status := rep.Status
-	if status == 0 {
-		status = http.StatusOK
-	}
+	status = cmp.Or(status, http.StatusOK)
 	w.WriteHeader(status)
 	switch {
 	case rep.ResetAfter > 0:

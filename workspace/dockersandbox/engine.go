@@ -2,6 +2,7 @@ package dockersandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -87,9 +88,7 @@ func Connect(ctx context.Context, host string) (*Engine, error) {
 	if host == "" {
 		host = strings.TrimSpace(os.Getenv(EnvHost))
 	}
-	if host == "" {
-		host = DefaultHost
-	}
+	host = cmp.Or(host, DefaultHost)
 	e, err := newEngine(host)
 	if err != nil {
 		return nil, fmt.Errorf("dockersandbox: connect to %s: %w", host, err)

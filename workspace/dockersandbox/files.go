@@ -183,20 +183,7 @@ func (s *Sandbox) Rename(ctx context.Context, oldname, newname string) error {
 // Remove deletes the file or empty directory at name; a missing one is
 // not an error. A symbolic link is removed, not what it points to.
 func (s *Sandbox) Remove(ctx context.Context, name string) error {
-	return s.withContainer(ctx, "remove", name, func() error {
-		r, err := s.resolve(ctx, name, false)
-		switch {
-		case err != nil:
-			return err
-		case r.abs == HomeDir:
-			return fmt.Errorf("%w: cannot remove the sandbox itself", workspace.ErrPathEscapes)
-		case r.st == nil:
-			return nil
-		case r.st.Mode.IsDir():
-			return s.shell(ctx, `rmdir -- "$1"`, r.abs)
-		}
-		return s.shell(ctx, `rm -f -- "$1"`, r.abs)
-	})
+	return s.remove(ctx, "remove", name, false)
 }
 
 // RemoveAll removes the file or directory tree at name; a missing one is
@@ -204,7 +191,12 @@ func (s *Sandbox) Remove(ctx context.Context, name string) error {
 // path through a link that leads out of the sandbox is refused with
 // [workspace.ErrPathEscapes].
 func (s *Sandbox) RemoveAll(ctx context.Context, name string) error {
-	return s.withContainer(ctx, "remove all", name, func() error {
+	return s.remove(ctx, "remove all", name, true)
+}
+
+// remove removes name, with what is under it when all is set.
+func (s *Sandbox) remove(ctx context.Context, what, name string, all bool) error {
+	return s.withContainer(ctx, what, name, func() error {
 		r, err := s.resolve(ctx, name, false)
 		switch {
 		case err != nil:
@@ -213,8 +205,12 @@ func (s *Sandbox) RemoveAll(ctx context.Context, name string) error {
 			return fmt.Errorf("%w: cannot remove the sandbox itself", workspace.ErrPathEscapes)
 		case r.st == nil:
 			return nil
+		case all:
+			return s.shell(ctx, `rm -rf -- "$1"`, r.abs)
+		case r.st.Mode.IsDir():
+			return s.shell(ctx, `rmdir -- "$1"`, r.abs)
 		}
-		return s.shell(ctx, `rm -rf -- "$1"`, r.abs)
+		return s.shell(ctx, `rm -f -- "$1"`, r.abs)
 	})
 }
 

@@ -3,6 +3,7 @@ package dockersandbox
 import (
 	"archive/tar"
 	"bufio"
+	"cmp"
 	"context"
 	"debug/elf"
 	"encoding/json"
@@ -52,12 +53,8 @@ echo "$v"
 // the image's one layer is written here and sent to the engine. A busybox
 // that is not statically linked is refused: the image has no C library.
 func BuildImage(ctx context.Context, e *Engine, ref, busybox string, uid, gid int) error {
-	if uid == 0 {
-		uid = DefaultUID
-	}
-	if gid == 0 {
-		gid = DefaultGID
-	}
+	uid = cmp.Or(uid, DefaultUID)
+	gid = cmp.Or(gid, DefaultGID)
 	repo, tag, err := splitRef(ref)
 	if err != nil {
 		return fmt.Errorf("dockersandbox: build image: %w", err)

@@ -2,6 +2,7 @@ package dockersandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,15 +88,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Prefix == "" {
-		o.Prefix = DefaultPrefix
-	}
-	if o.IdleTimeout == 0 {
-		o.IdleTimeout = DefaultIdleTimeout
-	}
-	if o.CPUs == 0 {
-		o.CPUs = DefaultCPUs
-	}
+	o.Prefix = cmp.Or(o.Prefix, DefaultPrefix)
+	o.IdleTimeout = cmp.Or(o.IdleTimeout, DefaultIdleTimeout)
+	o.CPUs = cmp.Or(o.CPUs, DefaultCPUs)
 	if o.TmpSize <= 0 {
 		o.TmpSize = DefaultTmpSize
 	}
@@ -105,12 +100,8 @@ func (o Options) withDefaults() Options {
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = localsandbox.DefaultMaxOutput
 	}
-	if o.UID == 0 {
-		o.UID = DefaultUID
-	}
-	if o.GID == 0 {
-		o.GID = DefaultGID
-	}
+	o.UID = cmp.Or(o.UID, DefaultUID)
+	o.GID = cmp.Or(o.GID, DefaultGID)
 	o.Limits = defaultLimits(o.Limits)
 	return o
 }
@@ -122,16 +113,12 @@ func defaultLimits(l localsandbox.Limits) localsandbox.Limits {
 			*v = d
 		}
 	}
-	if l.Processes == 0 {
-		l.Processes = localsandbox.DefaultProcesses
-	}
+	l.Processes = cmp.Or(l.Processes, localsandbox.DefaultProcesses)
 	fill(&l.Memory, localsandbox.DefaultMemory)
 	fill(&l.FileSize, localsandbox.DefaultFileSize)
 	fill(&l.Disk, localsandbox.DefaultDisk)
 	fill(&l.Files, localsandbox.DefaultFiles)
-	if l.CPUTime == 0 {
-		l.CPUTime = localsandbox.DefaultCPUTime
-	}
+	l.CPUTime = cmp.Or(l.CPUTime, localsandbox.DefaultCPUTime)
 	return l
 }
 

@@ -1,6 +1,7 @@
 package dockersandbox
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -71,9 +72,7 @@ func Check(ctx context.Context, e *Engine, opts Options) (Status, error) {
 		return st, fmt.Errorf("dockersandbox: check: engine at %s: %w", e.host, err)
 	}
 	st.Version = info.ServerVersion
-	if st.Runtime == "" {
-		st.Runtime = info.DefaultRuntime
-	}
+	st.Runtime = cmp.Or(st.Runtime, info.DefaultRuntime)
 	if _, ok := info.Runtimes[st.Runtime]; !ok {
 		names := make([]string, 0, len(info.Runtimes))
 		for n := range info.Runtimes {

@@ -2,6 +2,7 @@ package localsandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"os"
 	"os/exec"
@@ -77,9 +78,7 @@ var probes sync.Map // probeKey -> *probeResult
 // probe returns the bwrap to use as the user u, or why there is none.
 func probe(configured string, u runAs) (bwrapInfo, error) {
 	name := configured
-	if name == "" {
-		name = "bwrap"
-	}
+	name = cmp.Or(name, "bwrap")
 	bin, err := exec.LookPath(name)
 	if err != nil {
 		reason := "bubblewrap is not available (" + name + " not found)"

@@ -1,6 +1,7 @@
 package localsandbox
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 
@@ -31,9 +32,7 @@ func enforcement(l Limits, cg *cgroups, isolated, dedicated bool, noRlimits, noF
 	if cg.why != "" && isolated {
 		whys = append(whys, "no cgroup: "+cg.why)
 	}
-	if e.Memory == "" {
-		e.Memory = Rlimit
-	}
+	e.Memory = cmp.Or(e.Memory, Rlimit)
 	if e.Processes == "" {
 		if dedicated {
 			// RLIMIT_NPROC counts the processes of a user, here the

@@ -1,6 +1,7 @@
 package localsandbox
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -71,24 +72,12 @@ type Limits struct {
 
 // withDefaults fills zero fields with the defaults.
 func (l Limits) withDefaults() Limits {
-	if l.Processes == 0 {
-		l.Processes = DefaultProcesses
-	}
-	if l.Memory == 0 {
-		l.Memory = DefaultMemory
-	}
-	if l.FileSize == 0 {
-		l.FileSize = DefaultFileSize
-	}
-	if l.Disk == 0 {
-		l.Disk = DefaultDisk
-	}
-	if l.Files == 0 {
-		l.Files = DefaultFiles
-	}
-	if l.CPUTime == 0 {
-		l.CPUTime = DefaultCPUTime
-	}
+	l.Processes = cmp.Or(l.Processes, DefaultProcesses)
+	l.Memory = cmp.Or(l.Memory, DefaultMemory)
+	l.FileSize = cmp.Or(l.FileSize, DefaultFileSize)
+	l.Disk = cmp.Or(l.Disk, DefaultDisk)
+	l.Files = cmp.Or(l.Files, DefaultFiles)
+	l.CPUTime = cmp.Or(l.CPUTime, DefaultCPUTime)
 	return l
 }
 

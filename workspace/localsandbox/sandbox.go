@@ -1,6 +1,7 @@
 package localsandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -84,12 +85,8 @@ func (o Options) withDefaults() Options {
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = DefaultMaxOutput
 	}
-	if o.UID == 0 {
-		o.UID = DefaultUID
-	}
-	if o.GID == 0 {
-		o.GID = DefaultGID
-	}
+	o.UID = cmp.Or(o.UID, DefaultUID)
+	o.GID = cmp.Or(o.GID, DefaultGID)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

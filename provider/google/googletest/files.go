@@ -1,6 +1,7 @@
 package googletest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -194,9 +195,7 @@ func (s *Server) answerFiles(req Request) providertest.Reply {
 	}
 	id := "f" + strconv.Itoa(len(fa.uploads)+1)
 	ttl := fa.ttl
-	if ttl == 0 {
-		ttl = 48 * time.Hour
-	}
+	ttl = cmp.Or(ttl, 48*time.Hour)
 	now := time.Now().UTC()
 	f := &storedFile{Upload: Upload{Name: "files/" + id, URI: s.URL() + filesPath + id, DisplayName: p.displayName,
 		MIMEType: p.mimeType, Size: p.received, SHA256: hex.EncodeToString(p.sum.Sum(nil)), ExpiresAt: now.Add(ttl), Chunks: p.chunks},

@@ -1,6 +1,7 @@
 package googletest
 
 import (
+	"cmp"
 	"net/http"
 	"strings"
 	"testing"
@@ -86,9 +87,7 @@ func Start(opts Options) *Server {
 		pending: make(map[string]*pendingUpload), files: make(map[string]*storedFile)}}
 	s.srv = providertest.StartFunc(func(r providertest.Recorded, n int) providertest.Reply {
 		rep := s.answer(request(r), n)
-		if rep.ContentType == "" {
-			rep.ContentType = "application/json; charset=UTF-8" // as Gemini sends it
-		}
+		rep.ContentType = cmp.Or(rep.ContentType, "application/json; charset=UTF-8") // as Gemini sends it
 		return rep
 	})
 	return s
@@ -161,9 +160,7 @@ func (s *Server) answer(req Request, n int) providertest.Reply {
 		}
 	}
 	text := opts.Text
-	if text == "" {
-		text = DefaultText
-	}
+	text = cmp.Or(text, DefaultText)
 	if req.Stream {
 		return providertest.Reply{Body: StreamTextBody(text), ContentType: "text/event-stream"}
 	}

@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -39,12 +40,8 @@ type Timeouts struct {
 }
 
 func (t Timeouts) resolve() Timeouts {
-	if t.Idle == 0 {
-		t.Idle = DefaultIdleTimeout
-	}
-	if t.FirstByte == 0 {
-		t.FirstByte = DefaultFirstByteTimeout
-	}
+	t.Idle = cmp.Or(t.Idle, DefaultIdleTimeout)
+	t.FirstByte = cmp.Or(t.FirstByte, DefaultFirstByteTimeout)
 	return t
 }
 
@@ -94,6 +91,28 @@ func (x *Exchange) Broken() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return x.broken
+}
+
+// BrokenError is the error of a call whose exchange broke (see
+// [Exchange.Broken]), whatever the SDK made of the bytes it got: a
+// retryable keel.APICallError of provider, with the URL (endpoint when
+// the request never went), error status, headers and body the exchange
+// kept, caused by what broke, since the same request may succeed. It is
+// nil when the exchange did not break.
+func (x *Exchange) BrokenError(provider, endpoint string) *keel.APICallError {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.broken == nil {
+		return nil
+	}
+	status := x.status
+	if status < 400 {
+		status = 0 // a stream that broke after its 200 has no error status
+	}
+	url := x.url
+	url = cmp.Or(url, endpoint)
+	return &keel.APICallError{Provider: provider, URL: url, StatusCode: status, Header: x.header,
+		Body: string(x.body), Retryable: true, Cause: x.broken}
 }
 
 func (x *Exchange) breaks(err error) {

@@ -34,5 +34,11 @@ func newTransport() *http.Transport {
 // client of its own, so that their connections are pooled together.
 func Transport() *http.Transport { return shared }
 
-// Client returns a new client over [Transport].
-func Client() *http.Client { return &http.Client{Transport: shared} }
+// Or returns c, or a new client over [Transport] when c is nil: the
+// client of an adapter whose caller may give one.
+func Or(c *http.Client) *http.Client {
+	if c != nil {
+		return c
+	}
+	return &http.Client{Transport: shared}
+}

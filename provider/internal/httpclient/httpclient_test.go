@@ -27,7 +27,7 @@ func TestReusesConnectionsUnderConcurrency(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	c := Client()
+	c := Or(nil)
 	const workers, calls = 16, 50
 	var wg sync.WaitGroup
 	for range workers {
@@ -50,8 +50,11 @@ func TestReusesConnectionsUnderConcurrency(t *testing.T) {
 }
 
 func TestClientsShareTheTransport(t *testing.T) {
-	if Client().Transport != Client().Transport {
+	if Or(nil).Transport != Or(nil).Transport {
 		t.Error("Got two transports; want one shared")
+	}
+	if own := new(http.Client); Or(own) != own {
+		t.Error("Got(Or(client)) another client; want the one given")
 	}
 	// 64 idle connections per provider host: the documented figure, so
 	// that a change to the constant shows here.

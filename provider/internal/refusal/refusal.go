@@ -1,8 +1,8 @@
 // Package refusal holds the readings of error texts that every adapter
 // shares: the limits an answer states (bytes, pages) and the title of an
-// HTML error page. What a provider's answer means stays in the adapter
-// that knows the provider (its error.go); this package only reads numbers
-// and markup out of text.
+// HTML error page, and the [Fault] each adapter's reading comes to. What
+// a provider's answer means stays in the adapter that knows the provider
+// (its error.go); this package only reads numbers and markup out of text.
 package refusal
 
 import (
@@ -10,7 +10,19 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/keel-go/keel"
 )
+
+// Fault is what an error answer says is wrong with the request: the
+// fields of keel.APICallError each adapter's classify fills in (Fault,
+// MediaType, MediaClass, Limit).
+type Fault struct {
+	Kind      keel.Fault
+	MediaType string
+	Class     string
+	Limit     int64
+}
 
 // The readings below scan the text by hand: a regular expression for
 // "a number, then a unit" costs tens of microseconds a message in Go's
