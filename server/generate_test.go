@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -341,13 +342,18 @@ func TestGenerateModelFailureStatus(t *testing.T) {
 		{"provider 504", &keel.APICallError{Provider: "google", StatusCode: 504}, 504, ""},
 		{"deadline exceeded", fmt.Errorf("google: read response: %w", context.DeadlineExceeded), 504, ""},
 		{"SDK refusal without a file", &keel.UnsupportedFunctionalityError{Functionality: "tool choice type: required"}, 422, ""},
+		{"not the model's", errors.New("disk on fire"), 500, "disk on fire"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// The agent has no default processors, so the first failure surfaces.
 			model := keeltest.NewModel(keeltest.Reply{Err: tt.err})
 			model.RepeatLast = true
-			e := newEnv(t, envOptions{model: model, config: noRetries})
+			logs := newLogSink()
+			e := newEnv(t, envOptions{model: model, config: func(c *server.Config) {
+				noRetries(c)
+				c.Logger = logs.logger()
+			}})
 			resp := e.send("POST", "/api/agents/support/generate", `{"memory":{"thread":"t","resource":"r"},"messages":"hi"}`)
 			defer resp.Body.Close()
 			var v map[string]any
@@ -359,6 +365,11 @@ func TestGenerateModelFailureStatus(t *testing.T) {
 			}
 			if tt.status == 429 && resp.Header.Get("Retry-After") != "7" {
 				t.Errorf("Got(Retry-After) = %q; want 7", resp.Header.Get("Retry-After"))
+			}
+			// The server's own failures (5xx) are logged before the answer
+			// is written; what the caller or the model got wrong is not.
+			if logged := logs.has("server: run failed"); logged != (tt.status >= 500) {
+				t.Errorf("Got(logged \"server: run failed\") = %v; want %v for a %d", logged, tt.status >= 500, tt.status)
 			}
 			if got := storedMessages(t, e.mem, "r", "t"); len(got) != 1 || got[0].Text() != "hi" {
 				t.Errorf("Got(stored) = %+v; want the user's message kept", got)

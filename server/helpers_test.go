@@ -323,6 +323,18 @@ func (l *logSink) Handle(_ context.Context, r slog.Record) error {
 func (l *logSink) WithAttrs([]slog.Attr) slog.Handler { return l }
 func (l *logSink) WithGroup(string) slog.Handler      { return l }
 
+// has reports whether a record with message msg came.
+func (l *logSink) has(msg string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.records {
+		if r.Message == msg {
+			return true
+		}
+	}
+	return false
+}
+
 // wait returns the first record with message msg for which match (nil:
 // any) holds, waiting for it up to 30 s; it fails the test when none
 // comes.
