@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -168,33 +169,52 @@ func TestStoredFileDownload(t *testing.T) {
 }
 
 // A file name of 100,000 characters is cut to 255 bytes, at a
-// character's edge and with its extension, before it is stored: the
-// download's Content-Disposition stays a line any client takes.
+// character's edge and with its extension (up to 32 bytes of it), before
+// it is stored: the download's Content-Disposition stays a line any
+// client takes.
 func TestLongFilenameIsCut(t *testing.T) {
-	e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "ok"})})
-	name := strings.Repeat("é", 50_000) + ".csv" // 100,004 bytes
-	body, _ := json.Marshal(map[string]any{
-		"memory": map[string]string{"thread": "t-1", "resource": "r"},
-		"messages": []any{map[string]any{"role": "user", "content": []any{
-			map[string]string{"type": "file", "data": "data:text/csv;base64," + base64.StdEncoding.EncodeToString([]byte("a,b\n")),
-				"mediaType": "text/csv", "filename": name},
-		}}},
-	})
-	status, out := e.do("POST", "/api/agents/support/generate", body)
-	wantStatus(t, "generate", status, out, 200)
-	_, out = e.do("GET", "/api/memory/threads/t-1/messages?resourceId=r&fileData=false", nil)
-	var page storedPage
-	if err := json.Unmarshal(out, &page); err != nil || len(page.Messages) == 0 {
-		t.Fatalf("Got(messages) = %s; want the turn", out)
+	ext32 := "." + strings.Repeat("x", 31)
+	ext33 := "." + strings.Repeat("y", 32)
+	tests := []struct {
+		label, name string
+		ok          func(string) bool
+		want        string
+	}{
+		{"100,000 bytes", strings.Repeat("é", 50_000) + ".csv",
+			func(s string) bool { return len(s) >= 250 && strings.HasSuffix(s, "é.csv") }, "at most 255 bytes of UTF-8 ending in é.csv"},
+		{"a 32-byte extension", strings.Repeat("a", 300) + ext32,
+			func(s string) bool { return len(s) == 255 && strings.HasSuffix(s, "a"+ext32) }, "255 bytes ending in the extension"},
+		{"a 33-byte extension", strings.Repeat("a", 300) + ext33,
+			func(s string) bool { return len(s) == 255 && !strings.Contains(s, ".") }, "the name's first 255 bytes, the extension too long to keep"},
 	}
-	got := page.Messages[0].Content.Parts[0].Filename
-	if len(got) > 255 || len(got) < 250 || !utf8.ValidString(got) || !strings.HasSuffix(got, "é.csv") {
-		t.Errorf("Got(stored name) = %d bytes %.20q...; want at most 255 bytes of UTF-8 ending in é.csv", len(got), got)
-	}
-	resp := e.send("GET", "/api/memory/threads/t-1/messages/"+page.Messages[0].ID+"/files/0?resourceId=r", nil)
-	resp.Body.Close()
-	if cd := resp.Header.Get("Content-Disposition"); resp.StatusCode != 200 || len(cd) > 2048 {
-		t.Errorf("Got(download) = %d, Content-Disposition of %d bytes; want 200 and a short line", resp.StatusCode, len(cd))
+	for i, tt := range tests {
+		t.Run(tt.label, func(t *testing.T) {
+			e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "ok"})})
+			thread := fmt.Sprintf("t-%d", i)
+			body, _ := json.Marshal(map[string]any{
+				"memory": map[string]string{"thread": thread, "resource": "r"},
+				"messages": []any{map[string]any{"role": "user", "content": []any{
+					map[string]string{"type": "file", "data": "data:text/csv;base64," + base64.StdEncoding.EncodeToString([]byte("a,b\n")),
+						"mediaType": "text/csv", "filename": tt.name},
+				}}},
+			})
+			status, out := e.do("POST", "/api/agents/support/generate", body)
+			wantStatus(t, "generate", status, out, 200)
+			_, out = e.do("GET", "/api/memory/threads/"+thread+"/messages?resourceId=r&fileData=false", nil)
+			var page storedPage
+			if err := json.Unmarshal(out, &page); err != nil || len(page.Messages) == 0 {
+				t.Fatalf("Got(messages) = %s; want the turn", out)
+			}
+			got := page.Messages[0].Content.Parts[0].Filename
+			if len(got) > 255 || !utf8.ValidString(got) || !tt.ok(got) {
+				t.Errorf("Got(stored name) = %d bytes %q; want %s", len(got), got, tt.want)
+			}
+			resp := e.send("GET", "/api/memory/threads/"+thread+"/messages/"+page.Messages[0].ID+"/files/0?resourceId=r", nil)
+			resp.Body.Close()
+			if cd := resp.Header.Get("Content-Disposition"); resp.StatusCode != 200 || len(cd) > 2048 {
+				t.Errorf("Got(download) = %d, Content-Disposition of %d bytes; want 200 and a short line", resp.StatusCode, len(cd))
+			}
+		})
 	}
 }
 
