@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"iter"
@@ -77,6 +78,11 @@ func TestStreamText(t *testing.T) {
 	if fin.StepResult.Reason != "stop" || fin.Output.Text != "Hello from the mock model." || fin.MessageID != start.MessageID ||
 		fin.Output.Usage.InputTokens != googletest.InputTokens {
 		t.Errorf("Got(finish) = %+v; want reason stop, the text, the start's message id and usage", fin)
+	}
+	// keel's recoveries are sent only when there were some, so that a
+	// finish is what Mastra's own servers send.
+	if raw := payload[map[string]json.RawMessage](t, events[len(events)-1]); raw["recoveries"] != nil {
+		t.Errorf("Got(finish recoveries) = %s; want none on a run that recovered nothing", raw["recoveries"])
 	}
 	// step-finish carries the same response id and model as finish.
 	step := payload[finishP](t, events[len(events)-2])
