@@ -94,10 +94,7 @@ func convertCached(ctx context.Context, converters FileConverter, cache *map[str
 	default:
 		warn(err)
 	}
-	if *cache == nil {
-		*cache = make(map[string]conversion)
-	}
-	(*cache)[pf.sum] = c
+	setIn(cache, pf.sum, c)
 	return c
 }
 

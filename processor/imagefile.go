@@ -107,10 +107,7 @@ func (h *UnsupportedFileHandler) imageOnce(ctx context.Context, req *LLMRequest,
 	default:
 		warnRefusedFile(req.Run, "image the model refused could not be converted or described; sent without it", pf.name, err)
 	}
-	if st.images == nil {
-		st.images = make(map[string]imageResult)
-	}
-	st.images[sum] = r
+	setIn(&st.images, sum, r)
 	return r
 }
 
