@@ -7,6 +7,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/convert/imageconv"
+	"github.com/keel-go/keel/internal/cleantext"
 )
 
 // This file is keel's handling of a refused image, beyond the reference
@@ -128,7 +129,7 @@ func (st *unsupportedFileState) refusesType(mediaType string, req *LLMRequest) b
 //	A company logo: a blue sail over the word "keel". Text: keel
 func (r imageResult) label(name string) string {
 	if r.image != nil {
-		return "[Image " + displayOf(name) + ", as the model can read it: " + cleanLine(r.image.Summary(), maxLabelFacts) + "]"
+		return "[Image " + displayOf(name) + ", as the model can read it: " + cleantext.Line(r.image.Summary(), maxLabelFacts) + "]"
 	}
 	s := "[Image " + displayOf(name) + ", which the model cannot see]\n" + strings.TrimRight(r.info.Text(), "\n")
 	if r.description != "" {
