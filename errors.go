@@ -1,6 +1,7 @@
 package keel
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -154,10 +155,7 @@ var ErrIdleTimeout = errors.New("idle timeout")
 // Error describes the failure with the provider's own message.
 func (e *APICallError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.Provider)
-	if e.Provider == "" {
-		b.WriteString("model")
-	}
+	b.WriteString(cmp.Or(e.Provider, "model"))
 	if e.StatusCode == 0 {
 		b.WriteString(": API call failed")
 	} else {
@@ -223,11 +221,7 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 		return floatDuration(s, time.Second), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		d := t.Sub(now)
-		if d < 0 {
-			d = 0
-		}
-		return d, true
+		return max(t.Sub(now), 0), true
 	}
 	return 0, false
 }

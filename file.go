@@ -134,11 +134,7 @@ func ParseDataURL(u string) (mediaType string, data []byte, err error) {
 	if !ok {
 		return "", nil, fmt.Errorf("%w: data URL has no comma", ErrUndecodableData)
 	}
-	isBase64 := false
-	if h, found := strings.CutSuffix(header, ";base64"); found {
-		header, isBase64 = h, true
-	}
-	mediaType = header
+	mediaType, isBase64 := strings.CutSuffix(header, ";base64")
 	if !isBase64 {
 		// Path unescaping is RFC 3986's percent-decoding, without the
 		// "+" for a space of query strings.
@@ -149,10 +145,7 @@ func ParseDataURL(u string) (mediaType string, data []byte, err error) {
 		return mediaType, []byte(text), nil
 	}
 	data, err = DecodeBase64(payload)
-	if err != nil {
-		return mediaType, nil, err
-	}
-	return mediaType, data, nil
+	return mediaType, data, err
 }
 
 // DecodeBase64 decodes standard or URL-safe base64, padded or not. The

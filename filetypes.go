@@ -3,6 +3,7 @@ package keel
 import (
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -63,10 +64,8 @@ func MediaTypeByExtension(ext string) string {
 		return ""
 	}
 	for _, r := range fileTypes {
-		for _, e := range r.exts {
-			if e == ext {
-				return r.types[0]
-			}
+		if slices.Contains(r.exts, ext) {
+			return r.types[0]
 		}
 	}
 	return NormalizeMediaType(mime.TypeByExtension("." + ext))
@@ -79,10 +78,8 @@ func MediaTypeByExtension(ext string) string {
 func ExtensionOf(mediaType string) string {
 	mt := NormalizeMediaType(mediaType)
 	for _, r := range fileTypes {
-		for _, t := range r.types {
-			if t == mt {
-				return r.exts[0]
-			}
+		if slices.Contains(r.types, mt) {
+			return r.exts[0]
 		}
 	}
 	return ""

@@ -2,6 +2,7 @@ package keel
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -63,11 +64,7 @@ func (m Message) IsSystemReminder() bool {
 // changing m. File bytes are shared, not copied: parts are values and a
 // [FilePart]'s Data is never written to.
 func (m Message) Clone() Message {
-	if m.Parts != nil {
-		parts := make([]Part, len(m.Parts))
-		copy(parts, m.Parts)
-		m.Parts = parts
-	}
+	m.Parts = slices.Clone(m.Parts)
 	return m
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
-	"strings"
 )
 
 // Model is a language model behind a provider's API. Implementations are
@@ -97,15 +96,7 @@ type Response struct {
 }
 
 // Text joins the response's text parts.
-func (r *Response) Text() string {
-	var b strings.Builder
-	for _, p := range r.Parts {
-		if t, ok := p.(TextPart); ok {
-			b.WriteString(t.Text)
-		}
-	}
-	return b.String()
-}
+func (r *Response) Text() string { return Message{Parts: r.Parts}.Text() }
 
 // ToolCalls returns the tool calls of the response, in order.
 func (r *Response) ToolCalls() []ToolCallPart {

@@ -188,10 +188,7 @@ func New(cfg Config) (*Agent, error) {
 	case cfg.LastMessages < 0:
 		cfg.LastMessages = AllMessages
 	}
-	a := &Agent{cfg: cfg, tools: make(map[string]tool.Tool), logger: cfg.Logger}
-	if a.logger == nil {
-		a.logger = slog.Default()
-	}
+	a := &Agent{cfg: cfg, tools: make(map[string]tool.Tool), logger: cmp.Or(cfg.Logger, slog.Default())}
 	for _, t := range cfg.Tools {
 		if !toolNameRE.MatchString(t.Name) {
 			return nil, fmt.Errorf("%w: tool name %q: use 1 to 64 letters, digits, '_' or '-'", ErrInvalidConfig, t.Name)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"net/url"
 	"path"
 
@@ -40,12 +41,7 @@ var noLinks = func() *fetch.Client {
 }()
 
 // linkClient is the agent's downloader.
-func (a *Agent) linkClient() *fetch.Client {
-	if a.cfg.Links != nil {
-		return a.cfg.Links
-	}
-	return noLinks
-}
+func (a *Agent) linkClient() *fetch.Client { return cmp.Or(a.cfg.Links, noLinks) }
 
 // resolveLinks replaces, in prompt (a clone, changed in place), each
 // file given by http(s) link that model's provider does not fetch itself
@@ -137,19 +133,11 @@ func linkFailure(m keel.Message, link string) (string, bool) {
 // rememberFailure records on m, a clone, that link could not be
 // downloaded, for reason.
 func rememberFailure(m *keel.Message, link, reason string) {
-	meta := make(map[string]any, len(m.Metadata)+1)
-	for k, v := range m.Metadata {
-		meta[k] = v
-	}
-	failures := map[string]any{}
-	if old, ok := meta[MetadataLinkFailures].(map[string]any); ok {
-		for k, v := range old {
-			failures[k] = v
-		}
-	}
+	old, _ := m.Metadata[MetadataLinkFailures].(map[string]any)
+	failures := make(map[string]any, len(old)+1)
+	maps.Copy(failures, old)
 	failures[link] = reason
-	meta[MetadataLinkFailures] = failures
-	m.Metadata = meta
+	*m = withMetadata(*m, MetadataLinkFailures, failures)
 }
 
 // updateStored changes the stored message with ID id, of the thread's

@@ -51,11 +51,12 @@ func StoredRecoveries(m keel.Message) ([]processor.Recovery, error) {
 	return recs, nil
 }
 
-// withRecoveries returns m with recs in a copy of its metadata.
-func withRecoveries(m keel.Message, recs []processor.Recovery) keel.Message {
+// withMetadata returns m with key set to v in a copy of its metadata,
+// which m may share with the caller's message.
+func withMetadata(m keel.Message, key string, v any) keel.Message {
 	md := make(map[string]any, len(m.Metadata)+1)
 	maps.Copy(md, m.Metadata)
-	md[MetadataRecoveries] = recs
+	md[key] = v
 	m.Metadata = md
 	return m
 }
@@ -66,7 +67,7 @@ func (r *runner) reply() []keel.Message {
 	steps := r.steps
 	if recs := r.run.Recoveries(); len(recs) > 0 && len(steps) > 0 {
 		steps = concat(nil, steps)
-		steps[0] = withRecoveries(steps[0], recs)
+		steps[0] = withMetadata(steps[0], MetadataRecoveries, recs)
 	}
 	return steps
 }
@@ -81,7 +82,7 @@ func (r *runner) keepRecoveries(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepRecoveriesTimeout)
 	defer cancel()
-	last := withRecoveries(r.input[len(r.input)-1], recs)
+	last := withMetadata(r.input[len(r.input)-1], MetadataRecoveries, recs)
 	if _, err := r.a.save(ctx, r.opts, []keel.Message{last}); err != nil {
 		r.a.logger.Warn("agent: keep the recoveries of a failed run", "run", r.opts.runID, "thread", r.opts.threadID, "err", err)
 	}

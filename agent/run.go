@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -295,13 +296,7 @@ func (r *runner) step(ctx context.Context, step int) (st Step, resp *keel.Respon
 // thread's history, the turn, this run's earlier steps, and any message a
 // processor added.
 func (r *runner) prompt() []keel.Message {
-	added := r.run.AddedMessages()
-	p := make([]keel.Message, 0, len(r.system)+len(r.history)+len(r.input)+len(r.steps)+len(added))
-	p = append(p, r.system...)
-	p = append(p, r.history...)
-	p = append(p, r.input...)
-	p = append(p, r.steps...)
-	return append(p, added...)
+	return slices.Concat(r.system, r.history, r.input, r.steps, r.run.AddedMessages())
 }
 
 // call makes one model call. For a stream, it forwards the output as it

@@ -156,11 +156,8 @@ func (a *Agent) titleModelCall(ctx context.Context, text string) (*keel.Response
 }
 
 func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
 }
 
 // defaultTitle gives a thread made before its first turn (through the

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/observe"
@@ -39,11 +41,7 @@ func (a *Agent) toolbox() toolbox {
 	if len(a.cfg.ToolSets) == 0 {
 		return toolbox{byName: a.tools, defs: a.defs}
 	}
-	box := toolbox{byName: make(map[string]tool.Tool, len(a.tools)), defs: make([]keel.ToolDefinition, 0, len(a.defs))}
-	for name, t := range a.tools {
-		box.byName[name] = t
-	}
-	box.defs = append(box.defs, a.defs...)
+	box := toolbox{byName: maps.Clone(a.tools), defs: slices.Clone(a.defs)}
 	for _, set := range a.cfg.ToolSets {
 		for _, t := range set.Tools() {
 			if !toolNameRE.MatchString(t.Name) || t.Execute == nil {

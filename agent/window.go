@@ -17,7 +17,8 @@ func (a *Agent) windowSize(o runOptions) int {
 
 // loadWindow reads the run's history window of the thread: its last
 // messages, as many as windowSize says, oldest first, and the number of
-// messages the thread holds. The store reads only those rows. A window
+// messages the thread holds. The store reads only those rows, by its
+// index on the thread's order. A window
 // never begins with a tool result: the model would get an answer to a
 // call it never made, which providers refuse. When the edge falls between
 // a call and its result, the window reaches back to the call (one more
@@ -26,12 +27,13 @@ func (a *Agent) windowSize(o runOptions) int {
 func (a *Agent) loadWindow(ctx context.Context, o runOptions) ([]keel.Message, int, error) {
 	n := a.windowSize(o)
 	for {
-		msgs, total, err := lastMessages(ctx, a.cfg.Memory, o.resourceID, o.threadID, n)
+		page, err := a.cfg.Memory.ListMessages(ctx, o.resourceID, o.threadID, memory.ListMessagesOptions{Last: n})
 		if err != nil {
 			return nil, 0, fmt.Errorf("agent: load thread %s: %w", o.threadID, err)
 		}
-		if n == 0 || len(msgs) == 0 || len(msgs) >= total || !answersCall(msgs[0]) {
-			return msgs, total, nil
+		msgs := page.Messages
+		if n == 0 || len(msgs) == 0 || len(msgs) >= page.Total || !answersCall(msgs[0]) {
+			return msgs, page.Total, nil
 		}
 		n = len(msgs) + 1
 	}
@@ -46,12 +48,4 @@ func answersCall(m keel.Message) bool {
 		}
 	}
 	return false
-}
-
-// lastMessages returns the thread's last n messages (all for n == 0),
-// oldest first, and the thread's number of messages. The store reads only
-// those rows, by its index on the thread's order.
-func lastMessages(ctx context.Context, mem memory.Store, resourceID, threadID string, n int) ([]keel.Message, int, error) {
-	page, err := mem.ListMessages(ctx, resourceID, threadID, memory.ListMessagesOptions{Last: n})
-	return page.Messages, page.Total, err
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -155,14 +156,7 @@ func (s Server) ResolveAuth(getenv func(string) string) (*ServerAuth, error) {
 // TokenEnvName returns the variable that holds the server's shared token:
 // auth.tokenEnv, else tokenEnv, else [DefaultTokenEnv].
 func (s Server) TokenEnvName() string {
-	switch {
-	case s.Auth.TokenEnv != "":
-		return s.Auth.TokenEnv
-	case s.TokenEnv != "":
-		return s.TokenEnv
-	default:
-		return DefaultTokenEnv
-	}
+	return cmp.Or(s.Auth.TokenEnv, s.TokenEnv, DefaultTokenEnv)
 }
 
 // validateAuth checks the server's auth and CORS settings; add reports a

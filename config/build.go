@@ -137,10 +137,7 @@ func (f *File) BuildContext(ctx context.Context, opts BuildOptions) (_ *Built, e
 		return nil, err
 	}
 	opts.SandboxRoot = cmp.Or(opts.SandboxRoot, DefaultSandboxRoot)
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger := cmp.Or(opts.Logger, slog.Default())
 	chosen := make([]int, 0, len(f.Agents))
 	for i, a := range f.Agents {
 		if opts.Agent == "" || a.ID == opts.Agent {
@@ -270,9 +267,7 @@ func (f *File) agentConfig(i int, opts BuildOptions, ws *workspace.Workspace, lo
 			cfg.Tools = append(cfg.Tools, toolOf(name))
 		}
 	}
-	if a.ErrorProcessorDefaults != nil && !*a.ErrorProcessorDefaults {
-		cfg.DisableDefaultErrorProcessors = true
-	}
+	cfg.DisableDefaultErrorProcessors = a.ErrorProcessorDefaults != nil && !*a.ErrorProcessorDefaults
 	if r := a.StreamRetry; r != nil {
 		// Same ID as the default instance, so it takes its slot.
 		cfg.ErrorProcessors = append(cfg.ErrorProcessors, processor.NewStreamErrorRetry(processor.StreamErrorRetryOptions{
@@ -319,10 +314,7 @@ func (f *File) resolveModels(i int, opts BuildOptions) ([]agent.ModelEntry, []st
 		models = Model(opts.DefaultModel)
 	}
 	if len(models) == 0 {
-		err := opts.NoModel
-		if err == nil {
-			err = ErrNoModel
-		}
+		err := cmp.Or(opts.NoModel, ErrNoModel)
 		return []agent.ModelEntry{{Model: &UnavailableModel{Err: err}}},
 			[]string{fmt.Sprintf("agent %s has no model and will answer every call with an error: %v", a.ID, err)}, nil
 	}

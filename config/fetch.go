@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -38,10 +39,7 @@ type Fetch struct {
 // fetchOf returns the download settings of agent a: its files.fetch,
 // else the file's.
 func (f *File) fetchOf(a Agent) *Fetch {
-	if a.Files.Fetch != nil {
-		return a.Files.Fetch
-	}
-	return f.Files.Fetch
+	return cmp.Or(a.Files.Fetch, f.Files.Fetch)
 }
 
 // client returns the downloader of fc; nil fc downloads nothing.

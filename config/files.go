@@ -86,10 +86,8 @@ func (f *File) describer(a Agent, opts BuildOptions, made map[string]processor.I
 	case err != nil:
 		return nil, "", fmt.Errorf("config: files.describeWith %q: %w", name, err)
 	}
-	d := &processor.ModelDescriber{Model: m, Images: f.images(a)}
-	if store, ok := memory.Capability[memory.FileDescriptions](opts.Memory); ok {
-		d.Store = store
-	}
+	store, _ := memory.Capability[memory.FileDescriptions](opts.Memory)
+	d := &processor.ModelDescriber{Model: m, Images: f.images(a), Store: store}
 	made[name] = d
 	return d, "", nil
 }
@@ -97,10 +95,7 @@ func (f *File) describer(a Agent, opts BuildOptions, made map[string]processor.I
 // blamesReadable reports whether a's refused-file handler blames
 // readable files for unnamed errors.
 func (f *File) blamesReadable(a Agent) bool {
-	on := f.Files.BlameReadable
-	if a.Files.BlameReadable != nil {
-		on = a.Files.BlameReadable
-	}
+	on := cmp.Or(a.Files.BlameReadable, f.Files.BlameReadable)
 	return on == nil || *on
 }
 
@@ -109,17 +104,10 @@ func (f *File) blamesReadable(a Agent) bool {
 // a or the store keeps none. The store is looked for through the wrappers
 // that observe it.
 func (f *File) providerFiles(a Agent, opts BuildOptions) memory.ProviderFiles {
-	on := f.Files.ProviderFiles
-	if a.Files.ProviderFiles != nil {
-		on = a.Files.ProviderFiles
-	}
-	if (on != nil && !*on) || opts.Memory == nil {
+	if on := cmp.Or(a.Files.ProviderFiles, f.Files.ProviderFiles); on != nil && !*on {
 		return nil
 	}
-	pf, ok := memory.Capability[memory.ProviderFiles](opts.Memory)
-	if !ok {
-		return nil
-	}
+	pf, _ := memory.Capability[memory.ProviderFiles](opts.Memory)
 	return pf
 }
 
@@ -138,25 +126,14 @@ type Refusals struct {
 // converters returns the converters of a's refused files, nil when
 // conversion is off for a.
 func (f *File) converters(a Agent) processor.FileConverter {
-	on, maxChars := f.Files.Convert, f.Files.MaxChars
-	if a.Files.Convert != nil {
-		on = a.Files.Convert
-	}
-	if a.Files.MaxChars != 0 {
-		maxChars = a.Files.MaxChars
-	}
-	if on != nil && !*on {
+	if !f.converts(a) {
 		return nil
 	}
 	reg := convert.Default()
-	if maxChars > 0 {
+	if maxChars := cmp.Or(a.Files.MaxChars, f.Files.MaxChars); maxChars > 0 {
 		reg = reg.WithLimits(convert.Limits{MaxChars: maxChars})
 	}
-	comments := f.Files.Comments
-	if a.Files.Comments != nil {
-		comments = a.Files.Comments
-	}
-	if comments != nil && *comments {
+	if comments := cmp.Or(a.Files.Comments, f.Files.Comments); comments != nil && *comments {
 		reg = reg.WithOptions(convert.Options{Comments: true})
 	}
 	// LibreOffice, when installed, reads what keel's own converters do
@@ -172,14 +149,17 @@ func (f *File) converters(a Agent) processor.FileConverter {
 // once into the user's cache directory, so that each keel run does not
 // pay for it again.
 func (f *File) images(a Agent) processor.ImageConverter {
-	on := f.Files.Convert
-	if a.Files.Convert != nil {
-		on = a.Files.Convert
-	}
-	if on != nil && !*on {
+	if !f.converts(a) {
 		return nil
 	}
 	return sharedImages()
+}
+
+// converts reports whether a's refused files are converted: files.convert,
+// the agent's over the file's, on by default.
+func (f *File) converts(a Agent) bool {
+	on := cmp.Or(a.Files.Convert, f.Files.Convert)
+	return on == nil || *on
 }
 
 var sharedImages = sync.OnceValue(func() *imageconv.Converter {

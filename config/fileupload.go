@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"mime"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/keel-go/keel"
@@ -74,10 +75,7 @@ func normalExtension(ext string) string {
 // chooses into ws, and gives the model their text after each note when
 // converters is not nil (files.convert, on by default).
 func (u *FileUpload) processor(ws *workspace.Workspace, converters processor.FileConverter) (*processor.FileUpload, error) {
-	types := make([]string, len(u.MediaTypes))
-	for i, mt := range u.MediaTypes {
-		types[i] = keel.NormalizeMediaType(mt)
-	}
+	types := slices.Clone(u.MediaTypes)
 	exts := make(map[string]bool, len(u.Extensions))
 	for _, e := range u.Extensions {
 		exts[normalExtension(e)] = true
@@ -87,24 +85,10 @@ func (u *FileUpload) processor(ws *workspace.Workspace, converters processor.Fil
 	return processor.NewFileUpload(processor.FileUploadOptions{
 		Workspace: ws,
 		Filter: func(fi processor.FileInfo) (bool, error) {
-			return every || exts[fi.Extension] || matchesMediaType(types, fi.MediaType), nil
+			ofType := func(class string) bool { return keel.MatchMediaClass(class, fi.MediaType) }
+			return every || exts[fi.Extension] || slices.ContainsFunc(types, ofType), nil
 		},
 		MaxSize:    func(processor.FileInfo) int64 { return limit },
 		Converters: converters,
 	})
-}
-
-// matchesMediaType reports whether mt is one of patterns, or of a type
-// one of them names with "/*".
-func matchesMediaType(patterns []string, mt string) bool {
-	if mt == "" {
-		return false
-	}
-	major, _, _ := strings.Cut(mt, "/")
-	for _, p := range patterns {
-		if p == mt || p == "*/*" || p == major+"/*" {
-			return true
-		}
-	}
-	return false
 }

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -44,14 +44,7 @@ type MCPServer struct {
 
 // mcpNames returns the file's MCP server names, sorted, so that errors
 // come in one order.
-func (f *File) mcpNames() []string {
-	names := make([]string, 0, len(f.MCP))
-	for name := range f.MCP {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
+func (f *File) mcpNames() []string { return slices.Sorted(maps.Keys(f.MCP)) }
 
 // validateMCP checks the servers of mcp:; add reports a mistake at a key
 // below mcp (such as "everything.url").
@@ -88,28 +81,19 @@ func (f *File) validateMCP(add func(field string, path []any, format string, arg
 		if s.Timeout < 0 {
 			add(field(".timeout"), at("timeout"), "%s: use a positive duration such as 30s, or leave it out for 60s", s.Timeout)
 		}
-		for _, key := range sortedKeys(s.Env) {
+		for _, key := range slices.Sorted(maps.Keys(s.Env)) {
 			if !envNameRE.MatchString(key) {
 				add(field(".env."+key), at("env", key), "%q is not a variable name: use letters, digits and '_', not starting with a digit", key)
 			} else if _, err := mcpclient.References(s.Env[key]); err != nil {
 				add(field(".env."+key), at("env", key), "%v", err)
 			}
 		}
-		for _, key := range sortedKeys(s.Headers) {
+		for _, key := range slices.Sorted(maps.Keys(s.Headers)) {
 			if _, err := mcpclient.References(s.Headers[key]); err != nil {
 				add(field(".headers."+key), at("headers", key), "%v", err)
 			}
 		}
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // keyOf is a step of lineOf that stops at the key name of a mapping, so
@@ -158,7 +142,7 @@ func (f *File) usedServers(chosen []int) []string {
 			}
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 

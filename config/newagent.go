@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -79,10 +80,7 @@ func NewAgent(opts AgentOptions) (*agent.Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: new agent: %w", err)
 	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger := cmp.Or(opts.Logger, slog.Default())
 	for _, w := range built.Warnings {
 		logger.Warn(w, "agent", a.ID)
 	}

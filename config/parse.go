@@ -148,36 +148,27 @@ func decodeError(name string, err error) error {
 		if m := unknownRE.FindStringSubmatch(e.Message); m != nil {
 			e.Message = fmt.Sprintf("unknown field %q; the fields here are: %s", m[1], knownByTyp[m[2]])
 		} else if m := cannotRE.FindStringSubmatch(e.Message); m != nil {
-			want := typeNames[m[3]]
-			if fields, ok := knownByTyp[strings.TrimPrefix(m[3], "config.")]; ok && want == "" {
-				want = "a mapping of " + fields
-			}
-			if want == "" {
-				want = m[3]
-			}
-			got := tagNames[m[1]]
-			if got == "" {
-				got = m[1]
-			}
-			e.Message = fmt.Sprintf("got %s %q; write %s here", got, m[2], want)
+			e.Message = fmt.Sprintf("got %s %q; write %s here", cmp.Or(tagNames[m[1]], m[1]), m[2], wanted(m[3]))
 		} else if m := cannotBareRE.FindStringSubmatch(e.Message); m != nil {
-			got := tagNames[m[1]]
-			if got == "" {
-				got = m[1]
+			want := wanted(m[2]) + " here"
+			if m[2] == "[]config.Agent" {
+				want = "a list of agents here, each beginning with \"- id: NAME\", such as\n  agents:\n    - id: analyst\n      model: google/gemini-2.5-flash"
 			}
-			switch want := typeNames[m[2]]; {
-			case m[2] == "[]config.Agent":
-				e.Message = "got " + got + "; write a list of agents here, each beginning with \"- id: NAME\", such as\n  agents:\n    - id: analyst\n      model: google/gemini-2.5-flash"
-			case want != "":
-				e.Message = "got " + got + "; write " + want + " here"
-			default:
-				if fields, ok := knownByTyp[strings.TrimPrefix(m[2], "config.")]; ok {
-					want = "a mapping of " + fields
-				}
-				e.Message = "got " + got + "; write " + cmp.Or(want, m[2]) + " here"
-			}
+			e.Message = "got " + cmp.Or(tagNames[m[1]], m[1]) + "; write " + want
 		}
 		errs = append(errs, e)
 	}
 	return errors.Join(errs...)
+}
+
+// wanted says what a value of the Go type typ, as yaml.v3 names it, is
+// written as.
+func wanted(typ string) string {
+	if want := typeNames[typ]; want != "" {
+		return want
+	}
+	if fields, ok := knownByTyp[strings.TrimPrefix(typ, "config.")]; ok {
+		return "a mapping of " + fields
+	}
+	return typ
 }

@@ -186,14 +186,7 @@ func anyKeys(key string) []any {
 	return out
 }
 
-func isTool(name string) bool {
-	for _, t := range toolNames {
-		if t == name {
-			return true
-		}
-	}
-	return false
-}
+func isTool(name string) bool { return slices.Contains(toolNames, name) }
 
 // lineOf returns the line of the node at path (mapping keys and sequence
 // indexes) in root, or of the deepest node found on the way; 0 without a

@@ -38,6 +38,8 @@ func (d FileDescription) Check() error {
 	return nil
 }
 
+// isSHA256 reports whether s is a digest as stores key files by: 64
+// lower-case hex digits.
 func isSHA256(s string) bool {
 	if len(s) != 64 {
 		return false

@@ -22,7 +22,7 @@ func (s *InMemory) QueueTurn(ctx context.Context, t QueuedTurn, limits QueueLimi
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t, msg, err := checkTurn(t, s.now())
+	t, msg, err := CheckTurn(t, s.now())
 	if err != nil {
 		return fmt.Errorf("memory: queue turn: %w", err)
 	}

@@ -81,22 +81,10 @@ func CheckProviderFileKey(scope, sha256 string) error {
 	if scope == "" || len(scope) > MaxFileScope || !utf8.ValidString(scope) || strings.IndexByte(scope, 0) >= 0 {
 		return fmt.Errorf("%w: provider file scope must be 1 to %d bytes of UTF-8 without NUL", ErrInvalid, MaxFileScope)
 	}
-	if !isDigest(sha256) {
+	if !isSHA256(sha256) {
 		return fmt.Errorf("%w: provider file digest %q is not 64 lower-case hex digits", ErrInvalid, stored.Truncate(sha256))
 	}
 	return nil
-}
-
-func isDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

@@ -68,9 +68,10 @@ type QueueLimits struct {
 // ErrFull: a queue already holds as many turns as its bound allows.
 var ErrFull = stored.ErrFull
 
-// checkTurn checks t for QueueTurn and returns it with QueuedAt set and
-// its message encoded.
-func checkTurn(t QueuedTurn, now time.Time) (QueuedTurn, []byte, error) {
+// CheckTurn checks t as [TurnQueue.QueueTurn] does and returns it with
+// QueuedAt set (now, when zero) and its message in the form the stores
+// of this module keep it, for a store of another package.
+func CheckTurn(t QueuedTurn, now time.Time) (QueuedTurn, []byte, error) {
 	for _, id := range [...]struct{ kind, id string }{{"turn", t.ID}, {"agent", t.AgentID}, {"resource", t.ResourceID}, {"thread", t.ThreadID}} {
 		if err := CheckID(id.kind, id.id); err != nil {
 			return QueuedTurn{}, nil, err
@@ -89,11 +90,6 @@ func checkTurn(t QueuedTurn, now time.Time) (QueuedTurn, []byte, error) {
 	}
 	return t, msg, nil
 }
-
-// CheckTurn checks t as [TurnQueue.QueueTurn] does and returns it with
-// QueuedAt set (now, when zero) and its message in the form the stores
-// of this module keep it, for a store of another package.
-func CheckTurn(t QueuedTurn, now time.Time) (QueuedTurn, []byte, error) { return checkTurn(t, now) }
 
 // DecodeTurnMessage decodes a message kept by a store in the form
 // [CheckTurn] returned it.

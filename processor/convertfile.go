@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keel-go/keel/convert"
+	"github.com/keel-go/keel/internal/cleantext"
 )
 
 // FileConverter turns a file into text a model reads. A *convert.Registry
@@ -94,10 +95,7 @@ func convertCached(ctx context.Context, converters FileConverter, cache *map[str
 	default:
 		warn(err)
 	}
-	if *cache == nil {
-		*cache = make(map[string]conversion)
-	}
-	(*cache)[pf.sum] = c
+	setIn(cache, pf.sum, c)
 	return c
 }
 
@@ -115,11 +113,11 @@ func (c conversion) label(name, path string) string {
 	b.Grow(len(c.res.Text) + 200)
 	b.WriteString("[Text of ")
 	b.WriteString(displayOf(name))
-	if d := cleanLine(c.res.Description, maxLabelFacts); d != "" {
+	if d := cleantext.Line(c.res.Description, maxLabelFacts); d != "" {
 		b.WriteString(" — ")
 		b.WriteString(d)
 	}
-	if as := cleanLine(c.res.As, maxLabelFacts); as != "" {
+	if as := cleantext.Line(c.res.As, maxLabelFacts); as != "" {
 		b.WriteString(", as ")
 		b.WriteString(as)
 	}
@@ -133,7 +131,7 @@ func (c conversion) label(name, path string) string {
 			atLeast = "at least "
 		}
 		b.WriteString(atLeast + count(o.Chars, "more character"))
-		if unit := cleanLine(o.Unit, maxLabelFacts); o.Units > 0 && unit != "" {
+		if unit := cleantext.Line(o.Unit, maxLabelFacts); o.Units > 0 && unit != "" {
 			b.WriteString(" (" + atLeast)
 			b.WriteString(count(o.Units, strings.TrimSuffix(unit, "s")))
 			b.WriteString(")")

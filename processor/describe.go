@@ -69,10 +69,7 @@ var processorNames = map[string]string{
 
 // Describe says what r did, with each file, and why.
 func (r Recovery) Describe() Description {
-	d := Description{Processor: r.Processor, By: r.Processor, Why: r.Cause.why()}
-	if name, ok := processorNames[r.Processor]; ok {
-		d.By = name
-	}
+	d := Description{Processor: r.Processor, By: cmp.Or(processorNames[r.Processor], r.Processor), Why: r.Cause.why()}
 	for _, f := range r.Files {
 		d.Files = append(d.Files, FileDescription{Name: cleantext.Short(f.Name, maxNameWords), Got: f.got()})
 	}

@@ -193,10 +193,8 @@ func (p *FileUpload) read(run *Run, f keel.FilePart) (c chosenFile, chosen bool,
 	if !f.IsInline() {
 		return c, false, nil
 	}
-	info := FileInfo{Name: f.Filename, MediaType: keel.NormalizeMediaType(f.MediaType)}
-	if f.Filename != "" {
-		info.Extension = workspace.Extension(f.Filename, "")
-	}
+	// The extension is the name's alone: no media type stands in for it.
+	info := FileInfo{Name: f.Filename, MediaType: keel.NormalizeMediaType(f.MediaType), Extension: workspace.Extension(f.Filename, "")}
 	if chosen, err = p.filter(info); err != nil || !chosen {
 		if err != nil {
 			err = &FileUploadError{Code: CodeInvalidFilter, File: displayOf(f.Filename), Err: err}

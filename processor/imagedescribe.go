@@ -77,20 +77,14 @@ func (d *ModelDescriber) DescribeImage(ctx context.Context, img imageconv.Input,
 		}
 	}
 	c := &describeCall{done: make(chan struct{})}
-	if d.inflight == nil {
-		d.inflight = make(map[string]*describeCall)
-	}
-	d.inflight[sum] = c
+	setIn(&d.inflight, sum, c)
 	d.mu.Unlock()
 
 	c.text, c.err = d.describe(ctx, img, sum, by)
 	d.mu.Lock()
 	delete(d.inflight, sum)
 	if c.err == nil {
-		if d.known == nil {
-			d.known = make(map[string]string)
-		}
-		d.known[sum] = c.text
+		setIn(&d.known, sum, c.text)
 	}
 	d.mu.Unlock()
 	close(c.done)

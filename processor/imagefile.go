@@ -7,6 +7,7 @@ import (
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/convert/imageconv"
+	"github.com/keel-go/keel/internal/cleantext"
 )
 
 // This file is keel's handling of a refused image, beyond the reference
@@ -107,10 +108,7 @@ func (h *UnsupportedFileHandler) imageOnce(ctx context.Context, req *LLMRequest,
 	default:
 		warnRefusedFile(req.Run, "image the model refused could not be converted or described; sent without it", pf.name, err)
 	}
-	if st.images == nil {
-		st.images = make(map[string]imageResult)
-	}
-	st.images[sum] = r
+	setIn(&st.images, sum, r)
 	return r
 }
 
@@ -131,7 +129,7 @@ func (st *unsupportedFileState) refusesType(mediaType string, req *LLMRequest) b
 //	A company logo: a blue sail over the word "keel". Text: keel
 func (r imageResult) label(name string) string {
 	if r.image != nil {
-		return "[Image " + displayOf(name) + ", as the model can read it: " + cleanLine(r.image.Summary(), maxLabelFacts) + "]"
+		return "[Image " + displayOf(name) + ", as the model can read it: " + cleantext.Line(r.image.Summary(), maxLabelFacts) + "]"
 	}
 	s := "[Image " + displayOf(name) + ", which the model cannot see]\n" + strings.TrimRight(r.info.Text(), "\n")
 	if r.description != "" {

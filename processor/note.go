@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/keel-go/keel/internal/cleantext"
 )
@@ -25,20 +24,12 @@ const unnamedFile = "unnamed file"
 // becomes U+FFFD. The result is cut to 200 characters; an empty result is
 // "unnamed file".
 func displayName(filename, mediaType string) string {
-	if clean := cleanName(cmp.Or(filename, mediaType, "file")); clean != "" {
-		return clean
-	}
-	return unnamedFile
+	return displayOf(cmp.Or(filename, mediaType, "file"))
 }
 
 // cleanName strips escape sequences and control characters from name and
 // cuts it to maxDisplayName characters; "" stays "".
-func cleanName(name string) string { return cleanLine(name, maxDisplayName) }
-
-// cleanLine strips escape sequences and control characters from s, which
-// comes from outside (a sender, a file's content) and is to be shown on
-// one line, and cuts it to max characters; "" stays "".
-func cleanLine(s string, max int) string { return cleantext.Line(s, max) }
+func cleanName(name string) string { return cleantext.Line(name, maxDisplayName) }
 
 // The notes below stand in a prompt for a file taken out of it; each is
 // one text part, lines joined by "\n". Names in them are display names,
@@ -54,17 +45,8 @@ func cleanLine(s string, max int) string { return cleantext.Line(s, max) }
 //
 // type is the normalised media type, size the decoded byte count.
 func uploadNote(path, name, mediaType string, size int64) string {
-	var b strings.Builder
-	b.WriteString("[File uploaded to the sandbox]\npath: ")
-	b.WriteString(path)
-	b.WriteString("\nname: ")
-	b.WriteString(displayOf(name))
-	b.WriteString("\ntype: ")
-	b.WriteString(mediaType)
-	b.WriteString("\nsize: ")
-	b.WriteString(strconv.FormatInt(size, 10))
-	b.WriteString(" bytes")
-	return b.String()
+	return "[File uploaded to the sandbox]\npath: " + path + "\nname: " + displayOf(name) + "\ntype: " + mediaType +
+		"\nsize: " + strconv.FormatInt(size, 10) + " bytes"
 }
 
 // notUploadedNote stands for a file that could not be put in the sandbox:

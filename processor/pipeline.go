@@ -38,11 +38,7 @@ type Pipeline struct {
 // processor-triggered retries at maxRetries per run (a negative value
 // means none; 0 means [DefaultMaxRetries]).
 func NewPipeline(processors []Processor, maxRetries int) *Pipeline {
-	maxRetries = cmp.Or(maxRetries, DefaultMaxRetries)
-	if maxRetries < 0 {
-		maxRetries = 0
-	}
-	p := &Pipeline{maxRetries: maxRetries}
+	p := &Pipeline{maxRetries: max(cmp.Or(maxRetries, DefaultMaxRetries), 0)}
 	for _, proc := range processors {
 		if h, ok := proc.(InputProcessor); ok {
 			p.inputs = append(p.inputs, h)

@@ -153,14 +153,8 @@ func (h *UnsupportedFileHandler) referencePlan(ctx context.Context, req *LLMRequ
 		if err != nil {
 			// Handled as refused from now on: the sandbox's note and the
 			// file's text.
-			if pf.failed == nil {
-				pf.failed = make(map[string]bool)
-			}
-			pf.failed[c.sum] = true
-			if st.rejectedFiles == nil {
-				st.rejectedFiles = make(map[string]*RecoveryCause)
-			}
-			st.rejectedFiles[c.sum] = wanted[c.sum]
+			setIn(&pf.failed, c.sum, true)
+			setIn(&st.rejectedFiles, c.sum, wanted[c.sum])
 			warnRefusedFile(req.Run, "file not sent to the provider's file store; handled as refused", c.f.Filename, err)
 			continue
 		}
@@ -215,15 +209,8 @@ func (h *UnsupportedFileHandler) reference(ctx context.Context, run *Run, store 
 		err := h.providerFiles.SaveProviderFile(ctx, scope, c.sum, ref)
 		warnRefusedFile(run, "provider file reference not saved; later runs upload the file again", c.f.Filename, err)
 	}
-	pf.setRef(c.sum, ref)
+	setIn(&pf.refs, c.sum, ref)
 	return ref, nil
-}
-
-func (pf *providerFileState) setRef(sum string, ref keel.ProviderFile) {
-	if pf.refs == nil {
-		pf.refs = make(map[string]keel.ProviderFile)
-	}
-	pf.refs[sum] = ref
 }
 
 // inlineLimitCause describes sending files by reference for the model's
@@ -246,10 +233,7 @@ func (st *unsupportedFileState) referencePart(run *Run, f keel.FilePart, sum str
 	if st.pf.reported[key] {
 		return rep, false
 	}
-	if st.pf.reported == nil {
-		st.pf.reported = make(map[string]bool)
-	}
-	st.pf.reported[key] = true
+	setIn(&st.pf.reported, key, true)
 	return rep, true
 }
 
@@ -259,11 +243,8 @@ func (st *unsupportedFileState) noteSizeRefusal(c refusalClass, b blamed) {
 	if c.http == nil || faultOf(c.http) != keel.FaultFileSize || len(b.files) == 0 {
 		return
 	}
-	if st.pf.bySize == nil {
-		st.pf.bySize = make(map[string]bool)
-	}
 	for _, d := range b.files {
-		st.pf.bySize[d] = true
+		setIn(&st.pf.bySize, d, true)
 	}
 }
 
@@ -306,20 +287,11 @@ func (h *UnsupportedFileHandler) referenceRefused(ctx context.Context, e *APIErr
 		}
 		delete(pf.refs, sum)
 		if fault == keel.FaultFileGone && !pf.renewed[sum] {
-			if pf.renewed == nil {
-				pf.renewed = make(map[string]bool)
-			}
-			pf.renewed[sum] = true
+			setIn(&pf.renewed, sum, true)
 			continue
 		}
-		if pf.failed == nil {
-			pf.failed = make(map[string]bool)
-		}
-		pf.failed[sum] = true
-		if st.rejectedFiles == nil {
-			st.rejectedFiles = make(map[string]*RecoveryCause)
-		}
-		st.rejectedFiles[sum] = cause
+		setIn(&pf.failed, sum, true)
+		setIn(&st.rejectedFiles, sum, cause)
 		if st.cause == nil {
 			st.cause = cause
 		}

@@ -1,6 +1,7 @@
 package processor
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/keel-go/keel"
@@ -150,11 +151,7 @@ type RecoveryCause struct {
 
 // apiErrorCause describes a provider's error answer.
 func apiErrorCause(e *keel.APICallError) *RecoveryCause {
-	msg := e.Message
-	if msg == "" {
-		msg = e.Error()
-	}
-	return &RecoveryCause{Kind: CauseAPIError, Provider: e.Provider, Status: e.StatusCode, Code: e.Code, Message: msg,
+	return &RecoveryCause{Kind: CauseAPIError, Provider: e.Provider, Status: e.StatusCode, Code: e.Code, Message: cmp.Or(e.Message, e.Error()),
 		MediaType: keel.NormalizeMediaType(e.MediaType)}
 }
 

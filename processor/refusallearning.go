@@ -134,10 +134,7 @@ func (h *UnsupportedFileHandler) remembered(ctx context.Context, req *LLMRequest
 		if !ok || ref.Expired(now) {
 			return
 		}
-		if out == nil {
-			out = make(map[string]*RecoveryCause)
-		}
-		out[key] = st.rememberedCause(ref)
+		setIn(&out, key, st.rememberedCause(ref))
 	}
 	for key := range entries {
 		if strings.HasPrefix(key, fileRefusalPrefix) {
@@ -163,10 +160,7 @@ func (st *unsupportedFileState) rememberedCause(ref memory.Refusal) *RecoveryCau
 		// A refusal of one file, not of a type.
 		c.MediaType = ""
 	}
-	if st.remembered == nil {
-		st.remembered = make(map[string]*RecoveryCause)
-	}
-	st.remembered[ref.MediaType] = c
+	setIn(&st.remembered, ref.MediaType, c)
 	return c
 }
 

@@ -188,11 +188,9 @@ func (r *RememberedRefusals) record(ctx context.Context, provider, model, mediaT
 	}
 	r.change(func(models map[modelKey]map[string]memory.Refusal) {
 		k := modelKey{provider, model}
-		models[k] = maps.Clone(models[k])
-		if models[k] == nil {
-			models[k] = make(map[string]memory.Refusal)
-		}
-		models[k][mediaType] = ref
+		types := maps.Clone(models[k])
+		setIn(&types, mediaType, ref)
+		models[k] = types
 	})
 	return nil
 }

@@ -105,10 +105,7 @@ func (r *Run) resolve(ctx context.Context, ws *workspace.Workspace) resolved {
 		res.uploader, res.upErr = workspace.NewUploader(res.sandbox)
 	}
 	if ctx.Err() == nil {
-		if r.sandboxes == nil {
-			r.sandboxes = make(map[*workspace.Workspace]resolved)
-		}
-		r.sandboxes[ws] = res
+		setIn(&r.sandboxes, ws, res)
 	}
 	return res
 }
@@ -171,6 +168,15 @@ func (r *Run) NumRecoveries() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.recoveries)
+}
+
+// setIn sets (*m)[k] to v, making the map first when it is nil: the
+// state of a run, and the caches of its processors, start empty.
+func setIn[M ~map[K]V, K comparable, V any](m *M, k K, v V) {
+	if *m == nil {
+		*m = make(M)
+	}
+	(*m)[k] = v
 }
 
 // StateOf returns processor p's state of type T for run r, made (zero) on

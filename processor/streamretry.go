@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -202,8 +203,7 @@ func (p *StreamErrorRetry) HandleAPIError(_ context.Context, e *APIErrorEvent) (
 	if !ok {
 		return Decision{}, nil
 	}
-	limit := m.MaxRetries
-	limit = cmp.Or(limit, p.opts.MaxRetries)
+	limit := cmp.Or(m.MaxRetries, p.opts.MaxRetries)
 	st := StateOf[streamRetryState](e.Run, p)
 	st.mu.Lock()
 	if st.counts == nil {
@@ -279,11 +279,8 @@ func backoff(base, limit time.Duration) func(int) time.Duration {
 func isAuthFailure(err error) bool {
 	return walkCauses(err, retryErrorDepth, func(e error) bool {
 		api, ok := e.(*keel.APICallError)
-		if !ok {
-			return false
-		}
-		return api.StatusCode == 401 || api.StatusCode == 403 ||
-			containsAny(api.Code, authCodes) || containsAny(api.Type, authCodes)
+		return ok && (api.StatusCode == 401 || api.StatusCode == 403 ||
+			containsAny(api.Code, authCodes) || containsAny(api.Type, authCodes))
 	})
 }
 
@@ -349,14 +346,6 @@ func isFinal(err error) bool {
 }
 
 func containsAny(s string, subs []string) bool {
-	if s == "" {
-		return false
-	}
 	s = strings.ToLower(s)
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(subs, func(sub string) bool { return strings.Contains(s, sub) })
 }

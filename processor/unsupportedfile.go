@@ -256,20 +256,14 @@ func (h *UnsupportedFileHandler) HandleAPIError(ctx context.Context, e *APIError
 		return Decision{}, nil
 	}
 	st.noteSizeRefusal(c, b)
-	if st.rejected == nil {
-		st.rejected = make(map[string]*RecoveryCause)
-	}
 	for _, n := range b.named {
-		st.rejected[n.mediaType] = b.cause
+		setIn(&st.rejected, n.mediaType, b.cause)
 	}
 	for _, d := range b.files {
-		if st.rejectedFiles == nil {
-			st.rejectedFiles = make(map[string]*RecoveryCause)
-		}
-		st.rejectedFiles[d] = b.cause
+		setIn(&st.rejectedFiles, d, b.cause)
 	}
 	if b.unnamed != "" {
-		st.rejected[b.unnamed] = b.cause
+		setIn(&st.rejected, b.unnamed, b.cause)
 	}
 	if st.cause == nil {
 		st.cause = b.cause

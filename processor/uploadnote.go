@@ -137,10 +137,7 @@ func (pf *promptFile) upload(ctx context.Context, to sandboxTarget) (replacement
 		if err != nil {
 			return rep, &uploadFailure{CodeUploadFailed, err, uploadFailedReason}
 		}
-		if *to.uploaded == nil {
-			*to.uploaded = make(map[string]workspace.Uploaded)
-		}
-		(*to.uploaded)[pf.sum] = u
+		setIn(to.uploaded, pf.sum, u)
 	}
 	rep.file.Outcome, rep.file.Path = OutcomeUploaded, u.Path
 	rep.texts = []string{uploadNote(u.Path, pf.name, rep.file.MediaType, rep.file.Size)}
@@ -163,10 +160,7 @@ func (d *replaced) once(key string, make func() (replacement, error)) (replaceme
 	if err != nil {
 		return rep, false, err
 	}
-	if *d == nil {
-		*d = replaced{}
-	}
-	(*d)[key] = rep
+	setIn(d, key, rep)
 	return rep, true, nil
 }
 
