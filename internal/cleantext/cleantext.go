@@ -9,15 +9,14 @@ import (
 // comes from outside (a sender, a file's content) and is to be shown on
 // one line, and cuts it to max characters; "" stays "".
 func Line(s string, max int) string {
-	name := s
 	var b strings.Builder
-	b.Grow(len(name))
+	b.Grow(len(s))
 	n := 0
-	for i := 0; i < len(name) && n < max; {
-		r, size := utf8.DecodeRuneInString(name[i:])
+	for i := 0; i < len(s) && n < max; {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == 0x1b || r == 0x9b:
-			i += escapeLen(name[i:])
+			i += escapeLen(s[i:])
 			continue
 		case isControl(r):
 		default:
