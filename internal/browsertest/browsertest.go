@@ -141,15 +141,13 @@ func New(t testing.TB, opts Options) *Tab {
 		}
 	}()
 	_, err = chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: tb.download, EventsEnabled: ptr(true),
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: tb.download, EventsEnabled: new(true),
 	})
 	if err != nil {
 		t.Fatalf("Got(start chromium %s) = %v; want downloads allowed", path, err)
 	}
 	return tb
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // OutputDir is the absolute directory where [Tab.Shot] writes.
 func (tb *Tab) OutputDir() string { return tb.out }

@@ -151,11 +151,9 @@ func (s *Server) toolOf(t askTool) *sdk.Tool {
 	return &sdk.Tool{
 		Name: t.name, Title: "Ask " + cfg.Name, Description: desc,
 		InputSchema: inputSchema, OutputSchema: outputSchema,
-		Annotations: &sdk.ToolAnnotations{OpenWorldHint: ptr(true)},
+		Annotations: &sdk.ToolAnnotations{OpenWorldHint: new(true)},
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 var inputSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"message":{"type":"string","description":"What to ask the agent."},` +
