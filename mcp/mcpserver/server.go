@@ -94,9 +94,7 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	s := &Server{opts: opts}
 	seen := make(map[string]string)
 	for _, a := range opts.Agents {
