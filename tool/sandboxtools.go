@@ -113,10 +113,7 @@ const partialOutputMax = 2048
 // clip returns the last partialOutputMax bytes of out, where a command's
 // latest progress is.
 func clip(out []byte) string {
-	if len(out) > partialOutputMax {
-		out = out[len(out)-partialOutputMax:]
-	}
-	return string(out)
+	return string(out[max(0, len(out)-partialOutputMax):])
 }
 
 // FileContent is the result of read_file.
