@@ -1,6 +1,9 @@
 package fetch
 
-import "net/netip"
+import (
+	"net/netip"
+	"slices"
+)
 
 // nonPublic are the ranges, beyond what netip's IsGlobalUnicast and
 // IsPrivate leave out, that no download goes to unless its host is
@@ -60,10 +63,5 @@ func Public(ip netip.Addr) bool {
 	if !ip.IsValid() || !ip.IsGlobalUnicast() || ip.IsPrivate() {
 		return false
 	}
-	for _, p := range nonPublic {
-		if p.Contains(ip) {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(nonPublic, func(p netip.Prefix) bool { return p.Contains(ip) })
 }

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strings"
@@ -91,7 +92,7 @@ func (e *Error) Error() string {
 	case CodeStatus:
 		fmt.Fprintf(&b, "answered %d %s", e.Status, http.StatusText(e.Status))
 	case CodeMediaType:
-		fmt.Fprintf(&b, "sent %s, not %s", orNone(e.MediaType), e.Want)
+		fmt.Fprintf(&b, "sent %s, not %s", cmp.Or(e.MediaType, "no media type"), e.Want)
 	case CodeTimeout:
 		b.WriteString("timed out")
 	default:
@@ -133,7 +134,7 @@ func (e *Error) Reason() string {
 		}
 		return s + "."
 	case CodeMediaType:
-		return fmt.Sprintf("The server sent %s, not %s.", orNone(e.MediaType), e.Want)
+		return fmt.Sprintf("The server sent %s, not %s.", cmp.Or(e.MediaType, "no media type"), e.Want)
 	case CodeTimeout:
 		s = "The download timed out"
 	default:
@@ -158,11 +159,4 @@ func (e *Error) Refused() bool { return e.Code == CodeBadURL || e.Code == CodeHo
 // 403, 404 or 410, as an expired signed link answers.
 func (e *Error) Gone() bool {
 	return e.Code == CodeStatus && (e.Status == 403 || e.Status == 404 || e.Status == 410)
-}
-
-func orNone(mediaType string) string {
-	if mediaType == "" {
-		return "no media type"
-	}
-	return mediaType
 }

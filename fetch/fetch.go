@@ -216,8 +216,7 @@ func (c *Client) failure(ctx, dctx context.Context, rawURL, host string, err err
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}
-	var fe *Error
-	if errors.As(err, &fe) {
+	if fe, ok := errors.AsType[*Error](err); ok {
 		return fe // refused by the rules, at a redirect or at connect time
 	}
 	if errors.Is(err, context.DeadlineExceeded) || dctx.Err() != nil {
@@ -233,8 +232,7 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	target := req.URL.String()
 	if _, err := c.checkLink(target); err != nil {
-		var fe *Error
-		errors.As(err, &fe)
+		fe, _ := errors.AsType[*Error](err)
 		detail := "to a link that is not one keel downloads"
 		if fe.Code == CodeHostNotAllowed {
 			detail = fmt.Sprintf("to host %q, which is not allowed", fe.Host)

@@ -3,6 +3,7 @@ package fetch
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -52,15 +53,8 @@ func entryError(entry string) error {
 // allows reports whether host (canonical, as [parseLink] gives it) may be
 // downloaded from.
 func (al allowList) allows(host string) bool {
-	if al.all || al.exact[host] {
-		return true
-	}
-	for _, s := range al.suffixes {
-		if strings.HasSuffix(host, s) {
-			return true
-		}
-	}
-	return false
+	return al.all || al.exact[host] ||
+		slices.ContainsFunc(al.suffixes, func(s string) bool { return strings.HasSuffix(host, s) })
 }
 
 // exactly reports whether host is named by an entry of its own, not by a

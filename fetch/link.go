@@ -26,13 +26,11 @@ func parseLink(raw string) (link, error) {
 	bad := func(detail string) (link, error) {
 		return link{}, &Error{Code: CodeBadURL, URL: redact(raw), Detail: detail}
 	}
-	for i := 0; i < len(raw); i++ {
-		if c := raw[i]; c <= ' ' || c == 0x7f {
-			// CR and LF could start a header of their own in a client
-			// that wrote the URL as is; spaces and tabs are trimmed
-			// differently by different parsers.
-			return bad("it holds spaces or control characters")
-		}
+	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		// CR and LF could start a header of their own in a client that
+		// wrote the URL as is; spaces and tabs are trimmed differently by
+		// different parsers.
+		return bad("it holds spaces or control characters")
 	}
 	if strings.ContainsRune(raw, '\\') {
 		// Browsers read a backslash as a slash, Go's parser does not:
@@ -128,21 +126,10 @@ func canonicalHost(h string) (string, bool) {
 // standard.
 func numericLastLabel(h string) bool {
 	last := h[strings.LastIndexByte(h, '.')+1:]
-	if rest, ok := strings.CutPrefix(last, "0x"); ok {
-		last = rest
-		for i := 0; i < len(last); i++ {
-			if c := last[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-				return false
-			}
-		}
-		return true
+	if hex, ok := strings.CutPrefix(last, "0x"); ok {
+		return strings.TrimLeft(hex, "0123456789abcdef") == ""
 	}
-	for i := 0; i < len(last); i++ {
-		if c := last[i]; c < '0' || c > '9' {
-			return false
-		}
-	}
-	return last != ""
+	return last != "" && strings.TrimLeft(last, "0123456789") == ""
 }
 
 // redact returns raw without its query string and fragment, which may

@@ -1,6 +1,7 @@
 package keeltest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
@@ -166,8 +167,7 @@ func (r Reply) chunks() []string {
 	if r.Text == "" {
 		return nil
 	}
-	words := strings.SplitAfter(r.Text, " ")
-	return words
+	return strings.SplitAfter(r.Text, " ")
 }
 
 func (r Reply) finish() keel.FinishReason {
@@ -182,8 +182,5 @@ func (r Reply) finish() keel.FinishReason {
 }
 
 func (r Reply) usage() keel.Usage {
-	if r.Usage != (keel.Usage{}) {
-		return r.Usage
-	}
-	return keel.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15}
+	return cmp.Or(r.Usage, keel.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15})
 }

@@ -114,7 +114,7 @@ func (s *Sandbox) WriteFile(ctx context.Context, name string, data []byte) error
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	p, err := clean("write", name)
+	p, err := clean(ctx, "write", name)
 	if err != nil {
 		p = name
 	}
@@ -163,10 +163,7 @@ func (s *Sandbox) mkdirAllLocked(dir string) error {
 
 // ReadFile returns a copy of the file at name.
 func (s *Sandbox) ReadFile(ctx context.Context, name string) ([]byte, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	p, err := clean("read", name)
+	p, err := clean(ctx, "read", name)
 	if err != nil {
 		return nil, err
 	}
@@ -183,10 +180,7 @@ func (s *Sandbox) ReadFile(ctx context.Context, name string) ([]byte, error) {
 // which can seek. A directory is refused with an error wrapping
 // [workspace.ErrNotRegularFile].
 func (s *Sandbox) OpenFile(ctx context.Context, name string) (workspace.OpenedFile, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	p, err := clean("open", name)
+	p, err := clean(ctx, "open", name)
 	if err != nil {
 		return nil, err
 	}
@@ -216,10 +210,7 @@ var _ workspace.FileOpener = (*Sandbox)(nil)
 
 // Stat describes the file or directory at name.
 func (s *Sandbox) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	p, err := clean("stat", name)
+	p, err := clean(ctx, "stat", name)
 	if err != nil {
 		return nil, err
 	}
@@ -245,14 +236,11 @@ func (s *Sandbox) infoLocked(p string) (fileInfo, bool) {
 // newname's directory must exist, as with a real file system; renaming a
 // directory is not supported.
 func (s *Sandbox) Rename(ctx context.Context, oldname, newname string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	from, err := clean("rename", oldname)
+	from, err := clean(ctx, "rename", oldname)
 	if err != nil {
 		return err
 	}
-	to, err := clean("rename", newname)
+	to, err := clean(ctx, "rename", newname)
 	if err != nil {
 		return err
 	}
@@ -279,10 +267,7 @@ func (s *Sandbox) Rename(ctx context.Context, oldname, newname string) error {
 // Remove deletes the file or empty directory at name; a missing one is
 // not an error.
 func (s *Sandbox) Remove(ctx context.Context, name string) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	p, err := clean("remove", name)
+	p, err := clean(ctx, "remove", name)
 	if err != nil {
 		return err
 	}
@@ -309,7 +294,7 @@ func (s *Sandbox) RemoveAll(ctx context.Context, name string) error {
 	if name == "" {
 		return &fs.PathError{Op: "removeall", Path: name, Err: workspace.ErrPathEscapes}
 	}
-	p, err := clean("removeall", name)
+	p, err := clean(ctx, "removeall", name)
 	if err != nil {
 		return err
 	}
@@ -334,10 +319,7 @@ func (s *Sandbox) RemoveAll(ctx context.Context, name string) error {
 
 // ReadDir lists the directory at name, sorted by name.
 func (s *Sandbox) ReadDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	p, err := clean("readdir", name)
+	p, err := clean(ctx, "readdir", name)
 	if err != nil {
 		return nil, err
 	}
@@ -381,8 +363,12 @@ func (s *Sandbox) childrenLocked(dir string) []string {
 	return names
 }
 
-// clean checks that name stays inside the sandbox and returns it cleaned.
-func clean(op, name string) (string, error) {
+// clean checks that ctx is not done and that name stays inside the
+// sandbox, and returns name cleaned.
+func clean(ctx context.Context, op, name string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	if name == "" {
 		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}

@@ -113,10 +113,7 @@ const partialOutputMax = 2048
 // clip returns the last partialOutputMax bytes of out, where a command's
 // latest progress is.
 func clip(out []byte) string {
-	if len(out) > partialOutputMax {
-		out = out[len(out)-partialOutputMax:]
-	}
-	return string(out)
+	return string(out[max(0, len(out)-partialOutputMax):])
 }
 
 // FileContent is the result of read_file.
@@ -358,8 +355,7 @@ func executeListFiles(ctx context.Context, call Call) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool: list_files: %w", err)
 	}
-	out := Listing{Path: in.Path, Entries: make([]DirEntry, 0, min(len(entries), MaxListEntries))}
-	out.Path = cmp.Or(out.Path, ".")
+	out := Listing{Path: cmp.Or(in.Path, "."), Entries: make([]DirEntry, 0, min(len(entries), MaxListEntries))}
 	for i, e := range entries {
 		if i == MaxListEntries {
 			out.Truncated = true
@@ -424,10 +420,7 @@ func sandboxPath(sb workspace.Sandbox, p string) (string, error) {
 		return "", fmt.Errorf("path %q holds \"..\": %w", p, workspace.ErrPathEscapes)
 	}
 	if !strings.HasPrefix(p, "/") {
-		if p == "" {
-			return ".", nil
-		}
-		return p, nil
+		return cmp.Or(p, "."), nil
 	}
 	wd := ""
 	if w, ok := sb.(workspace.WorkDirer); ok {
@@ -437,10 +430,7 @@ func sandboxPath(sb workspace.Sandbox, p string) (string, error) {
 	case wd != "" && p == wd:
 		return ".", nil
 	case wd != "" && strings.HasPrefix(p, wd+"/"):
-		if rel := strings.TrimLeft(p[len(wd)+1:], "/"); rel != "" {
-			return rel, nil
-		}
-		return ".", nil
+		return cmp.Or(strings.TrimLeft(p[len(wd)+1:], "/"), "."), nil
 	}
 	return "", fmt.Errorf("path %q is outside the sandbox's working directory: %w", p, workspace.ErrPathEscapes)
 }

@@ -15,21 +15,5 @@ import "strings"
 // no shell word, argument or command line can hold NUL, whatever the
 // quoting. Paths built by [Upload] never do.
 func ShellQuote(s string) string {
-	n := strings.Count(s, "'")
-	var b strings.Builder
-	b.Grow(len(s) + 2 + 3*n)
-	b.WriteByte('\'')
-	if n == 0 {
-		b.WriteString(s)
-	} else {
-		for i := 0; i < len(s); i++ {
-			if s[i] == '\'' {
-				b.WriteString(`'\''`)
-			} else {
-				b.WriteByte(s[i])
-			}
-		}
-	}
-	b.WriteByte('\'')
-	return b.String()
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -237,16 +238,11 @@ func (u *Uploader) commandDir(ctx context.Context) (string, bool) {
 // isHexDigest reports whether s is a SHA-256 in lower-case hex, the only
 // form that may become part of a path.
 func isHexDigest(s string) bool {
-	if len(s) != 2*sha256.Size {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return len(s) == 2*sha256.Size && isLowerHex(s)
 }
+
+// isLowerHex reports whether s holds lower-case hex digits only.
+func isLowerHex(s string) bool { return strings.TrimLeft(s, "0123456789abcdef") == "" }
 
 // partPath names the temporary file of one upload. The random suffix keeps
 // concurrent uploads of the same file from writing into each other.
@@ -270,15 +266,7 @@ const staleAge = time.Hour
 // NAME.<8 hex>.part.
 func isPartName(name string) bool {
 	base, ok := strings.CutSuffix(name, ".part")
-	if !ok || len(base) < 10 || base[len(base)-9] != '.' {
-		return false
-	}
-	for _, c := range base[len(base)-8:] {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return ok && len(base) >= 10 && base[len(base)-9] == '.' && isLowerHex(base[len(base)-8:])
 }
 
 // sweepParts removes the part files older than staleAge in dir. It is
@@ -437,15 +425,6 @@ func runCommand(ctx context.Context, r CommandRunner, op, target, line string) (
 // firstLine returns the first line of a command's error output, short
 // enough for an error message.
 func firstLine(stderr []byte) string {
-	s := strings.TrimSpace(string(stderr))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	if s == "" {
-		return "no error output"
-	}
-	return s
+	s, _, _ := strings.Cut(strings.TrimSpace(string(stderr)), "\n")
+	return cmp.Or(s[:min(len(s), 200)], "no error output")
 }

@@ -63,9 +63,7 @@ func SafeDir(s string) string {
 			b.WriteByte('_')
 		}
 	}
-	out := collapseDots(b.String())
-	out = collapseUnderscores(out)
-	out = trimDirEdges(out)
+	out := trimDirEdges(collapseRuns(b.String()))
 	if len(out) > maxDirLen {
 		// Every byte is ASCII by now, so bytes are characters. Trim again
 		// so that the cut cannot leave an edge character behind.
@@ -86,47 +84,27 @@ func isSafeDirByte(r rune) bool {
 		r == '.' || r == '_' || r == '-'
 }
 
-// collapseDots replaces every run of two or more dots with "_".
-func collapseDots(s string) string {
-	if !strings.Contains(s, "..") {
+// collapseRuns replaces every run of two or more dots with "_", then
+// every run of "_" with one.
+func collapseRuns(s string) string {
+	if !strings.Contains(s, "..") && !strings.Contains(s, "__") {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && s[j] == '.' {
-			j++
-		}
-		switch {
-		case j-i >= 2:
-			b.WriteByte('_')
-			i = j
-		case j-i == 1:
-			b.WriteByte('.')
-			i = j
-		default:
-			b.WriteByte(s[i])
-			i++
-		}
-	}
-	return b.String()
-}
-
-// collapseUnderscores replaces every run of "_" with one.
-func collapseUnderscores(s string) string {
-	if !strings.Contains(s, "__") {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
+	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if s[i] == '_' && i > 0 && s[i-1] == '_' {
+		c := s[i]
+		if c == '.' && i+1 < len(s) && s[i+1] == '.' {
+			for i+1 < len(s) && s[i+1] == '.' {
+				i++
+			}
+			c = '_'
+		}
+		if c == '_' && len(b) > 0 && b[len(b)-1] == '_' {
 			continue
 		}
-		b.WriteByte(s[i])
+		b = append(b, c)
 	}
-	return b.String()
+	return string(b)
 }
 
 func trimDirEdges(s string) string { return strings.Trim(s, "._-") }

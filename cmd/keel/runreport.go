@@ -118,8 +118,7 @@ func (c *runCmd) fail(ctx context.Context, err error, std stdio) error {
 	}
 	if c.asJSON {
 		out := errorJSON{Error: err.Error()}
-		var api *keel.APICallError
-		if errors.As(err, &api) {
+		if api, ok := errors.AsType[*keel.APICallError](err); ok {
 			out.Status = api.StatusCode
 		}
 		if kept {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/keel-go/keel/config"
@@ -43,13 +45,7 @@ func (s *storageFlags) register(fs *flag.FlagSet) {
 // target is the storage the flags name: --db, else $KEEL_DATABASE_URL,
 // else ./keel.db.
 func (s *storageFlags) target() string {
-	if s.db != "" {
-		return s.db
-	}
-	if t := strings.TrimSpace(os.Getenv(envDatabaseURL)); t != "" {
-		return t
-	}
-	return defaultDB
+	return cmp.Or(s.db, strings.TrimSpace(os.Getenv(envDatabaseURL)), defaultDB)
 }
 
 // open opens the store the flags name. keel run and keel serve create a
@@ -157,12 +153,9 @@ func (a *agentFlags) build(ctx context.Context, f *config.File, store memory.Sto
 // usesDefaultModel reports whether an agent built (all, or only the one
 // named) names no model of its own.
 func usesDefaultModel(f *config.File, only string) bool {
-	for _, a := range f.Agents {
-		if (only == "" || a.ID == only) && len(a.Model) == 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(f.Agents, func(a config.Agent) bool {
+		return (only == "" || a.ID == only) && len(a.Model) == 0
+	})
 }
 
 // sandboxWhere says where the agents' sandboxes are: under the sandbox
@@ -189,12 +182,9 @@ func sandboxWhere(f *config.File, root string) string {
 
 // usesDocker reports whether an agent of f keeps its sandboxes in Docker.
 func usesDocker(f *config.File) bool {
-	for _, a := range f.Agents {
-		if !a.Sandbox.None && a.Sandbox.Engine == config.EngineDocker {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(f.Agents, func(a config.Agent) bool {
+		return !a.Sandbox.None && a.Sandbox.Engine == config.EngineDocker
+	})
 }
 
 // newLogger logs to w as text, at level.

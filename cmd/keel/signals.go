@@ -28,9 +28,7 @@ func (c signalCause) exitCode() int {
 
 // interrupted returns the signal that cancelled ctx, if one did.
 func interrupted(ctx context.Context) (signalCause, bool) {
-	var c signalCause
-	ok := errors.As(context.Cause(ctx), &c)
-	return c, ok
+	return errors.AsType[signalCause](context.Cause(ctx))
 }
 
 // withSignals returns a context that the first SIGINT or SIGTERM cancels,

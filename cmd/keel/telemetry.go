@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,14 +56,11 @@ func loadTelemetry(ctx context.Context, m config.Metrics) (*serveTelemetry, erro
 	return st, nil
 }
 
+// otlpEndpoint is where the traces go, as the exporter reads it from
+// the environment.
 func otlpEndpoint() string {
-	if e := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); e != "" {
-		return e
-	}
-	if e := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); e != "" {
-		return e
-	}
-	return "http://localhost:4318"
+	return cmp.Or(os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"), os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT"),
+		"http://localhost:4318")
 }
 
 // store returns s, timed when the telemetry is on.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -261,10 +262,7 @@ func printThread(w io.Writer, s showJSON) {
 			fmt.Fprintf(w, "  calls tool %s\n", printable(name))
 		}
 		for _, f := range m.Files {
-			name := cleantext.Short(f.Name, 200)
-			if name == "" {
-				name = "(unnamed)"
-			}
+			name := cmp.Or(cleantext.Short(f.Name, 200), "(unnamed)")
 			if f.URL != "" {
 				fmt.Fprintf(w, "  file %s  %s  at %s\n", name, printable(f.MediaType), printable(f.URL))
 				continue

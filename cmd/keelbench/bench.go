@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -26,7 +27,7 @@ func bench(ctx context.Context, c config, out, stderr io.Writer) error {
 	if c.url == "" {
 		mode += ", " + c.store + " memory"
 	}
-	fmt.Fprintf(out, "keelbench: server %s (%s), model %s (%s)\n", t.url, mode, orNone(t.modelURL), c.model.describe())
+	fmt.Fprintf(out, "keelbench: server %s (%s), model %s (%s)\n", t.url, mode, cmp.Or(t.modelURL, "(none given)"), c.model.describe())
 
 	if _, _, err := d.latencies(ctx, c.warmup, d.textBody, d.generateURL()); err != nil {
 		return fmt.Errorf("warm-up: %w", err)
@@ -149,10 +150,3 @@ func (m modelSpec) describe() string {
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond)) }
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none given)"
-	}
-	return s
-}

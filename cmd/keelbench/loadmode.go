@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -54,17 +55,10 @@ func load(ctx context.Context, d *driver, c config, t *target, out io.Writer) er
 		name  string
 		body  func() []byte
 		calls int
-	}{{"text", d.textBody, c.load.calls}, {fmt.Sprintf("file %d B", c.pdfBytes), fileBody, c.load.fileCalls}}
-	if kinds[1].calls == 0 {
-		kinds[1].calls = c.load.calls
-	}
+	}{{"text", d.textBody, c.load.calls}, {fmt.Sprintf("file %d B", c.pdfBytes), fileBody, cmp.Or(c.load.fileCalls, c.load.calls)}}
 	for _, clients := range c.load.clients {
 		for _, k := range kinds {
-			n := k.calls
-			if n == 0 {
-				n = 16 * clients
-			}
-			r, err := d.loadPhase(ctx, n, clients, k.body, t)
+			r, err := d.loadPhase(ctx, cmp.Or(k.calls, 16*clients), clients, k.body, t)
 			if err != nil {
 				return fmt.Errorf("load %s, %d clients: %w", k.name, clients, err)
 			}

@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -83,11 +84,7 @@ func New(t testing.TB, opts Options) *Tab {
 	if opts.Width == 0 || opts.Height == 0 {
 		opts.Width, opts.Height = 1280, 800
 	}
-	out := opts.OutputDir
-	if out == "" {
-		out = "testoutput"
-	}
-	out, err := filepath.Abs(out)
+	out, err := filepath.Abs(cmp.Or(opts.OutputDir, "testoutput"))
 	if err == nil {
 		err = os.MkdirAll(out, 0o755)
 	}
@@ -144,15 +141,13 @@ func New(t testing.TB, opts Options) *Tab {
 		}
 	}()
 	_, err = chromedp.Call(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: tb.download, EventsEnabled: ptr(true),
+		Behavior: browser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: tb.download, EventsEnabled: new(true),
 	})
 	if err != nil {
 		t.Fatalf("Got(start chromium %s) = %v; want downloads allowed", path, err)
 	}
 	return tb
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // OutputDir is the absolute directory where [Tab.Shot] writes.
 func (tb *Tab) OutputDir() string { return tb.out }

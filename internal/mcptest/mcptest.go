@@ -163,12 +163,7 @@ func EverythingHTTP(t testing.TB) *HTTPServer {
 	ln.Close()
 	s := &HTTPServer{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp", port), node: cmd.Path, args: []string{cmd.Args[0], "streamableHttp"}, port: port}
 	s.cmd = s.start(t)
-	t.Cleanup(func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
-	})
+	t.Cleanup(s.Kill)
 	return s
 }
 

@@ -125,25 +125,25 @@ type server struct {
 // newest Debian installation, else the one on PATH.
 func findBinaries() (string, error) {
 	if d, ok := os.LookupEnv(BinDirEnv); ok {
-		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "pg_ctl")) {
+		if hasBinaries(d) {
 			return d, nil
 		}
 		return "", fmt.Errorf("%w (in %s=%s)", ErrNoBinaries, BinDirEnv, d)
 	}
 	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
 	slices.SortFunc(dirs, func(a, b string) int { return version(b) - version(a) })
-	for _, d := range dirs {
-		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "pg_ctl")) {
-			return d, nil
-		}
+	if i := slices.IndexFunc(dirs, hasBinaries); i >= 0 {
+		return dirs[i], nil
 	}
-	if p, err := exec.LookPath("initdb"); err == nil {
-		d := filepath.Dir(p)
-		if isExec(filepath.Join(d, "pg_ctl")) {
-			return d, nil
-		}
+	if p, err := exec.LookPath("initdb"); err == nil && hasBinaries(filepath.Dir(p)) {
+		return filepath.Dir(p), nil
 	}
 	return "", ErrNoBinaries
+}
+
+// hasBinaries reports whether dir holds initdb and pg_ctl.
+func hasBinaries(dir string) bool {
+	return isExec(filepath.Join(dir, "initdb")) && isExec(filepath.Join(dir, "pg_ctl"))
 }
 
 // version returns the major version of a /usr/lib/postgresql/N/bin path.

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -212,11 +213,8 @@ func newClient(cfg Config) (*Client, error) {
 	if cfg.LookupEnv == nil {
 		cfg.LookupEnv = os.LookupEnv
 	}
-	c := &Client{cfg: cfg, logger: cfg.Logger, done: make(chan struct{}), changed: make(chan struct{}),
+	c := &Client{cfg: cfg, logger: cmp.Or(cfg.Logger, slog.Default()), done: make(chan struct{}), changed: make(chan struct{}),
 		state: Starting, tools: &toolList{}}
-	if c.logger == nil {
-		c.logger = slog.Default()
-	}
 	var err error
 	if cfg.Command != "" {
 		if len(cfg.Headers) > 0 {

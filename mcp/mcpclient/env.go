@@ -3,8 +3,9 @@ package mcpclient
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -81,12 +82,7 @@ func environment(env map[string]string, lookup func(string) (string, bool)) ([]s
 			out = append(out, name+"="+v)
 		}
 	}
-	names := make([]string, 0, len(env))
-	for name := range env {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(env)) {
 		if !refNameRE.MatchString(name) {
 			return nil, fmt.Errorf("env: %q is not a variable name: use letters, digits and '_', not starting with a digit", name)
 		}

@@ -2,9 +2,10 @@ package mcpclient
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
-	"sort"
+	"slices"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -37,13 +38,8 @@ func checkURL(raw string) error {
 
 // httpHeaders expands the configured headers.
 func httpHeaders(headers map[string]string, lookup func(string) (string, bool)) (http.Header, error) {
-	names := make([]string, 0, len(headers))
-	for name := range headers {
-		names = append(names, name)
-	}
-	sort.Strings(names)
 	h := make(http.Header, len(headers))
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(headers)) {
 		v, err := Expand(headers[name], lookup)
 		if err != nil {
 			return nil, fmt.Errorf("header %s: %w", name, err)

@@ -188,10 +188,7 @@ func (t *stdioTransport) Connect(ctx context.Context) (sdk.Connection, error) {
 // one error line.
 func lastLines(s string, n int) string {
 	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
+	return strings.Join(lines[max(0, len(lines)-n):], " | ")
 }
 
 // describeCommand is the command line of cfg, for messages.

@@ -35,6 +35,7 @@ func toResult(name string, res *sdk.CallToolResult) (any, error) {
 		files []keel.FilePart
 	)
 	addFile := func(data []byte, mediaType, filename string) {
+		mediaType = cmp.Or(mediaType, "application/octet-stream")
 		if filename == "" {
 			filename = fmt.Sprintf("%s-%d%s", name, len(files)+1, extension(mediaType))
 		}
@@ -45,15 +46,15 @@ func toResult(name string, res *sdk.CallToolResult) (any, error) {
 		case *sdk.TextContent:
 			texts = append(texts, c.Text)
 		case *sdk.ImageContent:
-			addFile(c.Data, orOctetStream(c.MIMEType), "")
+			addFile(c.Data, c.MIMEType, "")
 		case *sdk.AudioContent:
-			addFile(c.Data, orOctetStream(c.MIMEType), "")
+			addFile(c.Data, c.MIMEType, "")
 		case *sdk.EmbeddedResource:
 			r := c.Resource
 			switch {
 			case r == nil:
 			case r.Blob != nil:
-				addFile(r.Blob, orOctetStream(r.MIMEType), resourceName(r.URI))
+				addFile(r.Blob, r.MIMEType, resourceName(r.URI))
 			default:
 				texts = append(texts, r.Text)
 			}
@@ -120,13 +121,6 @@ func resourceName(uri string) string {
 		return ""
 	}
 	return base
-}
-
-func orOctetStream(mediaType string) string {
-	if mediaType == "" {
-		return "application/octet-stream"
-	}
-	return mediaType
 }
 
 // extension is the extension of a file a tool answered with, with its

@@ -30,7 +30,7 @@ func (s *Server) decodeFiles(in []inputFile) ([]keel.FilePart, error) {
 		}
 		// Base64 is 4 bytes for 3: a string that long cannot decode to
 		// less than the limit, and is refused before it is decoded.
-		if int64(len(f.Data)) > (s.opts.MaxFileBytes/3+1)*4+len64("data:;base64,")+int64(len(f.MediaType))+256 {
+		if int64(len(f.Data)) > (s.opts.MaxFileBytes/3+1)*4+int64(len("data:;base64,"))+int64(len(f.MediaType))+256 {
 			return nil, fmt.Errorf("%s is over the %d byte limit", label, s.opts.MaxFileBytes)
 		}
 		var (
@@ -61,8 +61,6 @@ func (s *Server) decodeFiles(in []inputFile) ([]keel.FilePart, error) {
 	}
 	return out, nil
 }
-
-func len64(s string) int64 { return int64(len(s)) }
 
 // baseName is the last element of a file's name, so that a name given as
 // a path ("../../etc/passwd", "C:\Users\me\a.xlsx") names a file, not

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 )
 
@@ -98,15 +99,7 @@ func (hc *hostCheck) allows(r *http.Request) bool {
 		host = h
 	}
 	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
-	if hc.exact[host] {
-		return true
-	}
-	for _, s := range hc.suffixes {
-		if strings.HasSuffix(host, s) {
-			return true
-		}
-	}
-	return false
+	return hc.exact[host] || slices.ContainsFunc(hc.suffixes, func(s string) bool { return strings.HasSuffix(host, s) })
 }
 
 // isLoopback reports whether addr, a host or host:port, is loopback's:

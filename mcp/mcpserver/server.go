@@ -94,9 +94,7 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxFileBytes <= 0 {
 		opts.MaxFileBytes = DefaultMaxFileBytes
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
+	opts.Logger = cmp.Or(opts.Logger, slog.Default())
 	s := &Server{opts: opts}
 	seen := make(map[string]string)
 	for _, a := range opts.Agents {
@@ -151,11 +149,9 @@ func (s *Server) toolOf(t askTool) *sdk.Tool {
 	return &sdk.Tool{
 		Name: t.name, Title: "Ask " + cfg.Name, Description: desc,
 		InputSchema: inputSchema, OutputSchema: outputSchema,
-		Annotations: &sdk.ToolAnnotations{OpenWorldHint: ptr(true)},
+		Annotations: &sdk.ToolAnnotations{OpenWorldHint: new(true)},
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 var inputSchema = json.RawMessage(`{"type":"object","properties":{` +
 	`"message":{"type":"string","description":"What to ask the agent."},` +

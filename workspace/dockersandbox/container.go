@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -300,9 +299,5 @@ func (s *Sandbox) kill(ctx context.Context) error {
 // gone reports whether err says that the container is missing or not
 // running, which a new or started container mends.
 func gone(err error) bool {
-	var ae *APIError
-	if !errors.As(err, &ae) {
-		return false
-	}
-	return ae.Status == 404 || ae.Status == 409
+	return isStatus(err, 404) || isStatus(err, 409)
 }

@@ -85,10 +85,7 @@ func isStatus(err error, code int) bool {
 // pins one. An engine that does not answer is an error wrapping
 // [ErrEngineUnreachable] that says where keel looked.
 func Connect(ctx context.Context, host string) (*Engine, error) {
-	if host == "" {
-		host = strings.TrimSpace(os.Getenv(EnvHost))
-	}
-	host = cmp.Or(host, DefaultHost)
+	host = cmp.Or(host, strings.TrimSpace(os.Getenv(EnvHost)), DefaultHost)
 	e, err := newEngine(host)
 	if err != nil {
 		return nil, fmt.Errorf("dockersandbox: connect to %s: %w", host, err)
@@ -249,8 +246,7 @@ func (e *Engine) send(ctx context.Context, method, path string, query url.Values
 		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := e.client.Do(req)
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		// The URL is keel's own placeholder for a socket: what failed is
 		// the connection.
 		err = ue.Err
@@ -281,13 +277,8 @@ func apiError(resp *http.Response) *APIError {
 	var body struct {
 		Message string `json:"message"`
 	}
-	msg := strings.TrimSpace(string(raw))
-	if json.Unmarshal(raw, &body) == nil && body.Message != "" {
-		msg = body.Message
-	}
-	if msg == "" {
-		msg = http.StatusText(resp.StatusCode)
-	}
+	_ = json.Unmarshal(raw, &body) // a body that is not JSON is the message itself
+	msg := cmp.Or(body.Message, strings.TrimSpace(string(raw)), http.StatusText(resp.StatusCode))
 	return &APIError{Status: resp.StatusCode, Message: msg}
 }
 

@@ -184,8 +184,7 @@ func (s *Sandbox) exec(ctx context.Context, req execRequest) (*execResult, error
 		res.exit = -1
 		return res, fmt.Errorf("timed out after %v: %w", req.timeout, context.DeadlineExceeded)
 	}
-	var sys *errSystem
-	if errors.As(streamErr, &sys) {
+	if _, ok := errors.AsType[*errSystem](streamErr); ok {
 		return res, streamErr
 	}
 	code, err := s.exitCode(ctx, created.ID, true)

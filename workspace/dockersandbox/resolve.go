@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/internal/sandboxpath"
 )
 
 // The engine resolves the paths of its archive API inside the container
@@ -121,7 +122,7 @@ const (
 // walk finds the sandbox path name in the container, component by
 // component, treating links as mode says.
 func (s *Sandbox) walk(ctx context.Context, name string, mode linkMode) (*resolved, error) {
-	clean, err := cleanPath(name)
+	clean, err := sandboxpath.Clean(name)
 	if err != nil {
 		return nil, err
 	}
@@ -189,23 +190,4 @@ func (s *Sandbox) resolveNoLinks(ctx context.Context, name string) (*resolved, e
 // inside reports whether the container path p is HomeDir or below it.
 func inside(p string) bool {
 	return p == HomeDir || strings.HasPrefix(p, HomeDir+"/")
-}
-
-// cleanPath checks a sandbox path: relative, forward slashes, no ".."
-// component, no NUL.
-func cleanPath(name string) (string, error) {
-	switch {
-	case name == "":
-		return ".", nil
-	case strings.ContainsRune(name, 0):
-		return "", fmt.Errorf("%w: path %q holds a NUL byte", workspace.ErrPathEscapes, name)
-	case strings.HasPrefix(name, "/"):
-		return "", fmt.Errorf("%w: path %q is not relative", workspace.ErrPathEscapes, name)
-	}
-	for _, part := range strings.Split(name, "/") {
-		if part == ".." {
-			return "", fmt.Errorf("%w: path %q holds \"..\"", workspace.ErrPathEscapes, name)
-		}
-	}
-	return path.Clean(name), nil
 }

@@ -102,32 +102,13 @@ func (o Options) withDefaults() Options {
 	}
 	o.UID = cmp.Or(o.UID, DefaultUID)
 	o.GID = cmp.Or(o.GID, DefaultGID)
-	o.Limits = defaultLimits(o.Limits)
+	o.Limits = o.Limits.WithDefaults()
 	return o
 }
 
-// defaultLimits fills zero limits with localsandbox's defaults.
-func defaultLimits(l localsandbox.Limits) localsandbox.Limits {
-	fill := func(v *int64, d int64) {
-		if *v == 0 {
-			*v = d
-		}
-	}
-	l.Processes = cmp.Or(l.Processes, localsandbox.DefaultProcesses)
-	fill(&l.Memory, localsandbox.DefaultMemory)
-	fill(&l.FileSize, localsandbox.DefaultFileSize)
-	fill(&l.Disk, localsandbox.DefaultDisk)
-	fill(&l.Files, localsandbox.DefaultFiles)
-	l.CPUTime = cmp.Or(l.CPUTime, localsandbox.DefaultCPUTime)
-	return l
-}
-
-func (o Options) imageRef() string {
-	if o.imageID != "" {
-		return o.imageID
-	}
-	return o.Image
-}
+// imageRef is the image new containers are made of: the pinned ID, else
+// the image as named.
+func (o Options) imageRef() string { return cmp.Or(o.imageID, o.Image) }
 
 func (o Options) validate() error {
 	switch {

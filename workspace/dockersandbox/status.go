@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"slices"
 	"strings"
@@ -74,13 +75,8 @@ func Check(ctx context.Context, e *Engine, opts Options) (Status, error) {
 	st.Version = info.ServerVersion
 	st.Runtime = cmp.Or(st.Runtime, info.DefaultRuntime)
 	if _, ok := info.Runtimes[st.Runtime]; !ok {
-		names := make([]string, 0, len(info.Runtimes))
-		for n := range info.Runtimes {
-			names = append(names, n)
-		}
-		slices.Sort(names)
 		return st, fmt.Errorf("dockersandbox: check: the engine at %s has no runtime %q (it has %s): install it and name it in dockerd's runtimes",
-			e.host, st.Runtime, strings.Join(names, ", "))
+			e.host, st.Runtime, strings.Join(slices.Sorted(maps.Keys(info.Runtimes)), ", "))
 	}
 	for _, o := range info.SecurityOptions {
 		if o == "name=userns" || o == "name=rootless" {
@@ -247,8 +243,5 @@ func describe(st Status) string {
 
 func shortID(id string) string {
 	id = strings.TrimPrefix(id, "sha256:")
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
+	return id[:min(len(id), 12)]
 }

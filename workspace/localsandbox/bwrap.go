@@ -112,7 +112,7 @@ func runProbe(bin string, u runAs) (bwrapInfo, error) {
 	// The probe sets up everything a real command gets, with a tmpfs in
 	// place of the sandbox's directory, so a failure here is the failure
 	// every command would have.
-	l := Limits{}.withDefaults()
+	l := Limits{}.WithDefaults()
 	lims := rlimits(l, enforcement(l, &cgroups{}, true, u.dedicated, info.noRlimits, ""))
 	filter := seccompProgram(false)
 	if filter == nil {

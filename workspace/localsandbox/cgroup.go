@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -170,13 +171,7 @@ func readCgroupMounts(path string) (map[string]cgroupMount, error) {
 	for sc.Scan() {
 		// ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] - TYPE SOURCE SUPER
 		fields := strings.Fields(sc.Text())
-		sep := -1
-		for i, f := range fields {
-			if f == "-" {
-				sep = i
-				break
-			}
-		}
+		sep := slices.Index(fields, "-")
 		if sep < 5 || sep+3 >= len(fields) {
 			continue
 		}
@@ -267,14 +262,8 @@ func enableControllers(own string) error {
 	return os.WriteFile(ctl, []byte("+memory +pids"), 0)
 }
 
-func hasWord(s, w string) bool {
-	for _, f := range strings.Fields(s) {
-		if f == w {
-			return true
-		}
-	}
-	return false
-}
+// hasWord reports whether w is one of the words of s.
+func hasWord(s, w string) bool { return slices.Contains(strings.Fields(s), w) }
 
 // setupParent makes base/keel-sandboxes, removes groups left by keel
 // processes that are gone, and checks that a group with limits can be

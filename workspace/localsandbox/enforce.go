@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -64,12 +65,7 @@ func enforcement(l Limits, cg *cgroups, isolated, dedicated bool, noRlimits, noF
 			*f.m = Unlimited
 		}
 	}
-	if len(whys) > 0 {
-		e.Why = whys[0]
-		for _, w := range whys[1:] {
-			e.Why += "; " + w
-		}
-	}
+	e.Why = strings.Join(whys, "; ")
 	return e
 }
 

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/internal/sandboxpath"
 )
 
 // The file operations go through an os.Root opened on the sandbox's
@@ -102,7 +103,7 @@ func (s *Sandbox) Stat(ctx context.Context, name string) (fs.FileInfo, error) {
 // Rename moves oldname to newname, replacing newname atomically, and
 // creates newname's parent directories.
 func (s *Sandbox) Rename(ctx context.Context, oldname, newname string) error {
-	cleanNew, err := cleanPath(newname)
+	cleanNew, err := sandboxpath.Clean(newname)
 	if err != nil {
 		return fmt.Errorf("localsandbox: rename: %w", err)
 	}
@@ -169,7 +170,7 @@ func (s *Sandbox) withRoot(ctx context.Context, op, name string, fn func(r *os.R
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("localsandbox: %s: %w", op, err)
 	}
-	clean, err := cleanPath(name)
+	clean, err := sandboxpath.Clean(name)
 	if err != nil {
 		return fmt.Errorf("localsandbox: %s: %w", op, err)
 	}
@@ -185,27 +186,6 @@ func (s *Sandbox) withRoot(ctx context.Context, op, name string, fn func(r *os.R
 		return fmt.Errorf("localsandbox: %s: %w", op, err)
 	}
 	return nil
-}
-
-// cleanPath checks a sandbox path before it reaches the file system:
-// relative, forward slashes, no ".." component. Symbolic links are left to
-// os.Root.
-func cleanPath(name string) (string, error) {
-	if name == "" {
-		return ".", nil
-	}
-	if strings.ContainsRune(name, 0) {
-		return "", fmt.Errorf("%w: path %q holds a NUL byte", workspace.ErrPathEscapes, name)
-	}
-	if strings.HasPrefix(name, "/") {
-		return "", fmt.Errorf("%w: path %q is not relative", workspace.ErrPathEscapes, name)
-	}
-	for _, part := range strings.Split(name, "/") {
-		if part == ".." {
-			return "", fmt.Errorf("%w: path %q holds \"..\"", workspace.ErrPathEscapes, name)
-		}
-	}
-	return path.Clean(name), nil
 }
 
 // isEscape recognises os.Root's refusal of a path that leads out of the

@@ -70,8 +70,9 @@ type Limits struct {
 	CPUTime time.Duration
 }
 
-// withDefaults fills zero fields with the defaults.
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with each zero field at its default, as a
+// sandbox applies it (dockersandbox's too).
+func (l Limits) WithDefaults() Limits {
 	l.Processes = cmp.Or(l.Processes, DefaultProcesses)
 	l.Memory = cmp.Or(l.Memory, DefaultMemory)
 	l.FileSize = cmp.Or(l.FileSize, DefaultFileSize)

@@ -134,7 +134,7 @@ func probeMount(info bwrapInfo, u runAs, dir string) error {
 		// Without resource limits: the bwrap probe tried those, and
 		// RLIMIT_NPROC would count the dedicated user's exited commands
 		// that an init slow to reap still holds as zombies.
-		l := Limits{}.withDefaults()
+		l := Limits{}.WithDefaults()
 		inv, err := newInvocation(info, u, l, dir, true, nil)
 		if err != nil {
 			p.err = err

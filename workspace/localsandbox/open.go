@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/keel-go/keel/workspace"
+	"github.com/keel-go/keel/workspace/internal/sandboxpath"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,7 +52,7 @@ func (s *Sandbox) openNoFollow(ctx context.Context, op, name string, dir bool) (
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("localsandbox: %s: %w", op, err)
 	}
-	clean, err := cleanPath(name)
+	clean, err := sandboxpath.Clean(name)
 	if err != nil {
 		return nil, fmt.Errorf("localsandbox: %s: %w", op, err)
 	}
@@ -99,7 +100,7 @@ func openBeneath(root int, clean string) (int, error) {
 // walkNoFollow is openBeneath for kernels without openat2: each
 // directory on the way is opened with O_NOFOLLOW|O_DIRECTORY from the one
 // before, so a link anywhere fails with ELOOP or ENOTDIR. clean holds no
-// ".." (cleanPath refuses it), so the walk cannot climb.
+// ".." (sandboxpath.Clean refuses it), so the walk cannot climb.
 func walkNoFollow(root int, clean string) (int, error) {
 	if clean == "." {
 		return unix.Openat(root, ".", openFlags, 0)

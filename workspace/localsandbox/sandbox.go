@@ -87,10 +87,8 @@ func (o Options) withDefaults() Options {
 	}
 	o.UID = cmp.Or(o.UID, DefaultUID)
 	o.GID = cmp.Or(o.GID, DefaultGID)
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	o.Limits = o.Limits.withDefaults()
+	o.Logger = cmp.Or(o.Logger, slog.Default())
+	o.Limits = o.Limits.WithDefaults()
 	return o
 }
 

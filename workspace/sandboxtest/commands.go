@@ -20,7 +20,7 @@ func testCommands(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox)
 	ctx := context.Background()
 
 	t.Run("ExitCodesAndStreams", func(t *testing.T) {
-		r := runner(t, newSandbox(t))
+		r := as[workspace.CommandRunner](t, newSandbox(t))
 		for _, tc := range []struct {
 			line           string
 			code           int
@@ -58,7 +58,7 @@ func testCommands(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox)
 	})
 
 	t.Run("Stdin", func(t *testing.T) {
-		r := runner(t, newSandbox(t))
+		r := as[workspace.CommandRunner](t, newSandbox(t))
 		in := pattern(200_000) // more than a pipe buffer
 		res, err := r.RunCommand(ctx, workspace.Command{Line: "cat", Stdin: in})
 		if err != nil {
@@ -69,11 +69,8 @@ func testCommands(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox)
 
 	t.Run("WorkDir", func(t *testing.T) {
 		sb := newSandbox(t)
-		r := runner(t, sb)
-		wd, ok := sb.(workspace.WorkDirer)
-		if !ok {
-			t.Skipf("sandbox %T has no WorkDirer capability", sb)
-		}
+		r := as[workspace.CommandRunner](t, sb)
+		wd := as[workspace.WorkDirer](t, sb)
 		res := mustRun(t, r, "pwd")
 		if got := strings.TrimSpace(string(res.Stdout)); got != wd.WorkDir() {
 			t.Errorf("Got(pwd) = %q; want WorkDir() %q", got, wd.WorkDir())
@@ -82,7 +79,7 @@ func testCommands(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox)
 
 	t.Run("TimeLimit", func(t *testing.T) {
 		sb := newSandbox(t)
-		r := runner(t, sb)
+		r := as[workspace.CommandRunner](t, sb)
 		start := time.Now()
 		// The limit leaves a loaded machine time to start the shell and
 		// its ticker; the first tick is written before the ticker starts.
@@ -98,7 +95,7 @@ func testCommands(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox)
 
 	t.Run("CancelKillsTree", func(t *testing.T) {
 		sb := newSandbox(t)
-		r := runner(t, sb)
+		r := as[workspace.CommandRunner](t, sb)
 		cctx, cancel := context.WithCancel(ctx)
 		errc := make(chan error, 1)
 		go func() {
@@ -125,7 +122,7 @@ func testCommands(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox)
 	})
 
 	t.Run("OutputCapped", func(t *testing.T) {
-		r := runner(t, newSandbox(t))
+		r := as[workspace.CommandRunner](t, newSandbox(t))
 		line := fmt.Sprintf("head -c %d /dev/zero; echo finished >&2", bigOutput)
 		res, err := r.RunCommand(ctx, workspace.Command{Line: line})
 		if err != nil {
@@ -140,7 +137,7 @@ func testCommands(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox)
 	})
 
 	t.Run("Concurrent", func(t *testing.T) {
-		r := runner(t, newSandbox(t))
+		r := as[workspace.CommandRunner](t, newSandbox(t))
 		var wg sync.WaitGroup
 		for i := range 8 {
 			wg.Go(func() {

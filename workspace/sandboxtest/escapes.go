@@ -20,7 +20,7 @@ func testEscapes(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) 
 	ctx := context.Background()
 
 	t.Run("Paths", func(t *testing.T) {
-		fsys := fileSystem(t, newSandbox(t))
+		fsys := as[workspace.FileSystem](t, newSandbox(t))
 		mustWrite(t, fsys, "inside.txt", []byte("inside"))
 		for _, p := range escapingPaths {
 			wantEscapeEverywhere(t, fsys, p)
@@ -35,8 +35,8 @@ func testEscapes(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) 
 
 	t.Run("PlantedSymlinks", func(t *testing.T) {
 		sb := newSandbox(t)
-		fsys := fileSystem(t, sb)
-		r := runner(t, sb)
+		fsys := as[workspace.FileSystem](t, sb)
+		r := as[workspace.CommandRunner](t, sb)
 		// Links a command may leave behind. Inside an isolated sandbox they
 		// point at the sandbox's own view; on the host side they must not
 		// be followed out of the directory.

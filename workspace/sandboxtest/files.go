@@ -14,7 +14,7 @@ func testFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) {
 	ctx := context.Background()
 
 	t.Run("WriteReadExact", func(t *testing.T) {
-		fsys := fileSystem(t, newSandbox(t))
+		fsys := as[workspace.FileSystem](t, newSandbox(t))
 		for _, tc := range []struct {
 			path string
 			data []byte
@@ -46,7 +46,7 @@ func testFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) {
 	})
 
 	t.Run("StatMissing", func(t *testing.T) {
-		fsys := fileSystem(t, newSandbox(t))
+		fsys := as[workspace.FileSystem](t, newSandbox(t))
 		_, err := fsys.Stat(ctx, "missing.txt")
 		if !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Got(Stat(missing.txt)) error %v; want fs.ErrNotExist", err)
@@ -57,7 +57,7 @@ func testFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) {
 	})
 
 	t.Run("RenameReplaces", func(t *testing.T) {
-		fsys := fileSystem(t, newSandbox(t))
+		fsys := as[workspace.FileSystem](t, newSandbox(t))
 		mustWrite(t, fsys, "a.txt", []byte("new content"))
 		mustWrite(t, fsys, "dir/b.txt", []byte("old"))
 		if err := fsys.Rename(ctx, "a.txt", "dir/b.txt"); err != nil {
@@ -74,7 +74,7 @@ func testFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) {
 	})
 
 	t.Run("Remove", func(t *testing.T) {
-		fsys := fileSystem(t, newSandbox(t))
+		fsys := as[workspace.FileSystem](t, newSandbox(t))
 		if err := fsys.Remove(ctx, "never-there"); err != nil {
 			t.Errorf("Got(Remove(never-there)) error %v; want none", err)
 		}
@@ -88,7 +88,7 @@ func testFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) {
 	})
 
 	t.Run("ReadDirSorted", func(t *testing.T) {
-		fsys := fileSystem(t, newSandbox(t))
+		fsys := as[workspace.FileSystem](t, newSandbox(t))
 		for _, name := range []string{"d/c", "d/a", "d/b/inner"} {
 			mustWrite(t, fsys, name, []byte(name))
 		}
@@ -110,8 +110,8 @@ func testFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) {
 
 	t.Run("CommandsSeeFiles", func(t *testing.T) {
 		sb := newSandbox(t)
-		fsys := fileSystem(t, sb)
-		r := runner(t, sb)
+		fsys := as[workspace.FileSystem](t, sb)
+		r := as[workspace.CommandRunner](t, sb)
 		data := pattern(10_000)
 		mustWrite(t, fsys, "sub/shared.bin", data)
 		res := mustRun(t, r, "cat sub/shared.bin")

@@ -70,7 +70,7 @@ func RunHardened(t *testing.T, h Hardened) {
 // run runs line with a time limit long enough for a loaded machine.
 func run(t *testing.T, sb workspace.Sandbox, line string) *workspace.CommandResult {
 	t.Helper()
-	res, err := runner(t, sb).RunCommand(context.Background(), workspace.Command{Line: line, Timeout: 60 * time.Second})
+	res, err := as[workspace.CommandRunner](t, sb).RunCommand(context.Background(), workspace.Command{Line: line, Timeout: 60 * time.Second})
 	if err != nil {
 		t.Fatalf("Got(RunCommand(%q)) error %v; want it to run", line, err)
 	}

@@ -13,7 +13,7 @@ func testRemoveAll(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox
 
 	t.Run("Tree", func(t *testing.T) {
 		sb := newSandbox(t)
-		rm := remover(t, sb)
+		rm := as[workspace.TreeRemover](t, sb)
 		for _, p := range []string{"uploads/t1/a.csv", "uploads/t1/sub/b.bin", "uploads/t2/c.csv", "single.txt"} {
 			putIn(t, sb, p, []byte(p))
 		}
@@ -36,7 +36,7 @@ func testRemoveAll(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox
 
 	t.Run("Escapes", func(t *testing.T) {
 		sb := newSandbox(t)
-		rm := remover(t, sb)
+		rm := as[workspace.TreeRemover](t, sb)
 		putIn(t, sb, "inside.txt", []byte("inside"))
 		for _, p := range append([]string{"", ".", "./"}, escapingPaths...) {
 			wantEscape(t, "RemoveAll", p, rm.RemoveAll(ctx, p))
@@ -46,8 +46,8 @@ func testRemoveAll(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox
 
 	t.Run("Symlinks", func(t *testing.T) {
 		sb := newSandbox(t)
-		rm := remover(t, sb)
-		r := runner(t, sb)
+		rm := as[workspace.TreeRemover](t, sb)
+		r := as[workspace.CommandRunner](t, sb)
 		mustRun(t, r, `mkdir -p keep/inner && printf kept > keep/inner/f && ln -s keep link && ln -s / root && ln -s ../../../../../.. up`)
 		// A link at the path goes, not what it points to.
 		if err := rm.RemoveAll(ctx, "link"); err != nil {
@@ -64,15 +64,6 @@ func testRemoveAll(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox
 	})
 }
 
-func remover(t *testing.T, sb workspace.Sandbox) workspace.TreeRemover {
-	t.Helper()
-	rm, ok := sb.(workspace.TreeRemover)
-	if !ok {
-		t.Skipf("sandbox %T has no TreeRemover capability", sb)
-	}
-	return rm
-}
-
 // putIn writes a file into sb through its FileSystem, else through a
 // command.
 func putIn(t *testing.T, sb workspace.Sandbox, p string, data []byte) {
@@ -81,7 +72,7 @@ func putIn(t *testing.T, sb workspace.Sandbox, p string, data []byte) {
 		mustWrite(t, fsys, p, data)
 		return
 	}
-	r := runner(t, sb)
+	r := as[workspace.CommandRunner](t, sb)
 	q := workspace.ShellQuote(p)
 	res, err := r.RunCommand(context.Background(), workspace.Command{
 		Line:  `mkdir -p "$(dirname -- ` + q + `)" && cat > ` + q,

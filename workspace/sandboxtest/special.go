@@ -21,8 +21,8 @@ func testSpecialFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sand
 
 	t.Run("FIFONeverBlocks", func(t *testing.T) {
 		sb := newSandbox(t)
-		fsys := fileSystem(t, sb)
-		mustRun(t, runner(t, sb), "mkfifo pipe && mkdir dir")
+		fsys := as[workspace.FileSystem](t, sb)
+		mustRun(t, as[workspace.CommandRunner](t, sb), "mkfifo pipe && mkdir dir")
 		within := func(what string, fn func() error) error {
 			t.Helper()
 			done := make(chan error, 1)
@@ -45,10 +45,7 @@ func testSpecialFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sand
 		if err := within("WriteFile(pipe)", func() error { return fsys.WriteFile(ctx, "pipe", []byte("x")) }); err == nil {
 			t.Errorf("Got(WriteFile(pipe)) no error; want the FIFO refused")
 		}
-		op, ok := sb.(workspace.FileOpener)
-		if !ok {
-			t.Skipf("sandbox %T has no FileOpener capability", sb)
-		}
+		op := as[workspace.FileOpener](t, sb)
 		for _, p := range []string{"pipe", "dir"} {
 			err := within("OpenFile("+p+")", func() error {
 				f, err := op.OpenFile(ctx, p)
@@ -65,11 +62,8 @@ func testSpecialFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sand
 
 	t.Run("OpenFileFollowsNoLink", func(t *testing.T) {
 		sb := newSandbox(t)
-		op, ok := sb.(workspace.FileOpener)
-		if !ok {
-			t.Skipf("sandbox %T has no FileOpener capability", sb)
-		}
-		mustRun(t, runner(t, sb), "printf inside > target.txt && ln -s target.txt link && ln -s /etc/passwd passwd && "+
+		op := as[workspace.FileOpener](t, sb)
+		mustRun(t, as[workspace.CommandRunner](t, sb), "printf inside > target.txt && ln -s target.txt link && ln -s /etc/passwd passwd && "+
 			"mkdir d && printf deep > d/f && ln -s d dlink")
 		for _, p := range []string{"link", "passwd", "dlink/f"} {
 			f, err := op.OpenFile(ctx, p)
@@ -96,12 +90,9 @@ func testSpecialFiles(t *testing.T, newSandbox func(t *testing.T) workspace.Sand
 
 	t.Run("SparseFileReadInPart", func(t *testing.T) {
 		sb := newSandbox(t)
-		op, ok := sb.(workspace.FileOpener)
-		if !ok {
-			t.Skipf("sandbox %T has no FileOpener capability", sb)
-		}
+		op := as[workspace.FileOpener](t, sb)
 		const size = 1 << 30
-		mustRun(t, runner(t, sb), "truncate -s 1G sparse")
+		mustRun(t, as[workspace.CommandRunner](t, sb), "truncate -s 1G sparse")
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)

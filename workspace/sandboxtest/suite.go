@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -30,22 +31,15 @@ func Run(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) {
 	t.Run("SpecialFiles", func(t *testing.T) { testSpecialFiles(t, newSandbox) })
 }
 
-func fileSystem(t *testing.T, sb workspace.Sandbox) workspace.FileSystem {
+// as returns sb as a C, one of the workspace's capability interfaces,
+// and skips the test, saying which, when sb lacks it.
+func as[C any](t *testing.T, sb workspace.Sandbox) C {
 	t.Helper()
-	fsys, ok := sb.(workspace.FileSystem)
+	c, ok := sb.(C)
 	if !ok {
-		t.Skipf("sandbox %T has no FileSystem capability", sb)
+		t.Skipf("sandbox %T has no %s capability", sb, reflect.TypeFor[C]().Name())
 	}
-	return fsys
-}
-
-func runner(t *testing.T, sb workspace.Sandbox) workspace.CommandRunner {
-	t.Helper()
-	r, ok := sb.(workspace.CommandRunner)
-	if !ok {
-		t.Skipf("sandbox %T has no CommandRunner capability", sb)
-	}
-	return r
+	return c
 }
 
 // mustRun runs line and fails the test unless it ran and exited 0.
@@ -72,7 +66,7 @@ func digestIn(t *testing.T, sb workspace.Sandbox, path string) string {
 		}
 		return sha256Hex(data)
 	}
-	res := mustRun(t, runner(t, sb), "sha256sum < "+workspace.ShellQuote(path))
+	res := mustRun(t, as[workspace.CommandRunner](t, sb), "sha256sum < "+workspace.ShellQuote(path))
 	return strings.Fields(string(res.Stdout))[0]
 }
 
@@ -90,7 +84,7 @@ func listIn(t *testing.T, sb workspace.Sandbox, path string) []string {
 		}
 		return names
 	}
-	res := mustRun(t, runner(t, sb), "LC_ALL=C ls -A "+workspace.ShellQuote(path))
+	res := mustRun(t, as[workspace.CommandRunner](t, sb), "LC_ALL=C ls -A "+workspace.ShellQuote(path))
 	return strings.Fields(string(res.Stdout))
 }
 
@@ -106,7 +100,7 @@ func readIn(t *testing.T, sb workspace.Sandbox, path string) []byte {
 		return data
 	}
 	q := workspace.ShellQuote(path)
-	res := mustRun(t, runner(t, sb), "if [ -f "+q+" ]; then cat "+q+"; fi")
+	res := mustRun(t, as[workspace.CommandRunner](t, sb), "if [ -f "+q+" ]; then cat "+q+"; fi")
 	return res.Stdout
 }
 

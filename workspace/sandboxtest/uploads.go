@@ -23,16 +23,14 @@ func testUploads(t *testing.T, newSandbox func(t *testing.T) workspace.Sandbox) 
 
 	t.Run("ConcurrentSameFileCommandOnly", func(t *testing.T) {
 		sb := newSandbox(t)
-		runner(t, sb)
+		as[workspace.CommandRunner](t, sb)
 		concurrentUploads(t, CommandOnly(sb), sb)
 	})
 
 	t.Run("PathAsCommandsSeeIt", func(t *testing.T) {
 		sb := newSandbox(t)
-		r := runner(t, sb)
-		if _, ok := sb.(workspace.WorkDirer); !ok {
-			t.Skipf("sandbox %T has no WorkDirer capability", sb)
-		}
+		r := as[workspace.CommandRunner](t, sb)
+		as[workspace.WorkDirer](t, sb)
 		data := pattern(12_345)
 		u, err := workspace.Upload(context.Background(), sb, "thread 1; rm -rf /", "", workspace.File{
 			Name: "leads.xlsx", MediaType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", Data: data,
