@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"iter"
 	"net/http"
@@ -52,26 +51,12 @@ func TestBodyOfExactlyTheLimit(t *testing.T) {
 }
 
 // With the rate rule off (a negative MinBodyRate), a body may pause for
-// as long as it likes, well past BodyGrace.
+// as long as it likes: here four times BodyGrace, too slow under any rule.
 func TestBodyRateRuleOff(t *testing.T) {
 	e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "read it"}), config: func(c *server.Config) {
 		c.BodyGrace, c.MinBodyRate = 50*time.Millisecond, -1
 	}})
-	body := []byte(`{"messages":"after a pause"}`)
-	c := dialRaw(t, e)
-	fmt.Fprintf(c, "POST /api/agents/support/generate HTTP/1.1\r\nHost: keel\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
-	if _, err := c.Write(body[:10]); err != nil {
-		t.Fatal(err)
-	}
-	// Four times the grace: under any rule, this body would be too slow.
-	time.Sleep(200 * time.Millisecond)
-	if _, err := c.Write(body[10:]); err != nil {
-		t.Fatal(err)
-	}
-	status, _, resp := readResponse(t, c)
-	if v := wantStatus(t, "body after a pause, no rule", status, resp, 200); v["text"] != "read it" {
-		t.Errorf("Got(text) = %v; want read it", v["text"])
-	}
+	generateAfterAPause(t, e, "body after a pause, no rule")
 }
 
 // slowModel answers as its keeltest.Model does, after d, unless its
