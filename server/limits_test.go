@@ -229,26 +229,34 @@ func TestSteadySlowBodyIsRead(t *testing.T) {
 }
 
 // A zero BodyGrace is DefaultBodyGrace, not none: a body that pauses
-// for 200 ms after its first bytes, far under the minimum rate then, is
-// still within the grace and read whole.
+// for 200 ms after its first bytes, far under the minimum rate then (with
+// no grace, 10 bytes at 1,000 a second allow 10 ms), is still within the
+// grace and read whole.
 func TestZeroBodyGraceIsTheDefault(t *testing.T) {
 	e := newEnv(t, envOptions{model: keeltest.NewModel(keeltest.Reply{Text: "read it"}), config: func(c *server.Config) {
 		c.BodyGrace, c.MinBodyRate = 0, 1000
 	}})
+	generateAfterAPause(t, e, "body after a pause")
+}
+
+// generateAfterAPause sends e a generate whose body pauses for 200 ms
+// after its first 10 bytes, and fails unless the model's "read it" is
+// the answer.
+func generateAfterAPause(t *testing.T, e *env, what string) {
+	t.Helper()
 	body := []byte(`{"messages":"after a pause"}`)
 	c := dialRaw(t, e)
 	fmt.Fprintf(c, "POST /api/agents/support/generate HTTP/1.1\r\nHost: keel\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", len(body))
 	if _, err := c.Write(body[:10]); err != nil {
 		t.Fatal(err)
 	}
-	// Without a grace, 10 bytes at 1,000 a second allow 10 ms.
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(200 * time.Millisecond) // the pause is what is tested
 	if _, err := c.Write(body[10:]); err != nil {
 		t.Fatal(err)
 	}
 	status, _, resp := readResponse(t, c)
-	if v := wantStatus(t, "body after a pause", status, resp, 200); v["text"] != "read it" {
-		t.Errorf("Got(text) = %v; want read it", v["text"])
+	if v := wantStatus(t, what, status, resp, 200); v["text"] != "read it" {
+		t.Errorf("Got(%s text) = %v; want read it", what, v["text"])
 	}
 }
 

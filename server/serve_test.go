@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -84,6 +86,85 @@ func testServeGracefulShutdown(t *testing.T, grace time.Duration) {
 	}
 	if got := storedMessages(t, mem, "r", "t"); len(got) != 2 {
 		t.Errorf("Got(stored) = %d; want question and answer", len(got))
+	}
+}
+
+// A stream still running when the grace ends is cut: its connection is
+// closed, so its run sees its context end, the client sees the stream end
+// without [DONE], and Serve says the shutdown did not finish in time.
+func TestServeCutsAStreamPastTheGrace(t *testing.T) {
+	model := newBlockingModel()
+	mem := memory.NewInMemory()
+	a := must(agent.New(agent.Config{ID: "support", Model: model, Memory: mem, Logger: quietLogger()}))
+	srv := must(server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Logger: quietLogger(),
+		ShutdownGrace: 100 * time.Millisecond}))
+	ln := must(net.Listen("tcp", "127.0.0.1:0"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/api/agents/support/stream", "application/json",
+		strings.NewReader(`{"messages":"go"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	blocks := readBlocks(resp.Body)
+	if b := <-blocks; !strings.Contains(b, `"type":"start"`) {
+		t.Fatalf("Got(first block) = %q; want start", b)
+	}
+	waitFor(t, "model call", model.started)
+	cancel()
+	select {
+	case err := <-served:
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "server: shutdown") {
+			t.Errorf("Got(Serve) = %v; want server: shutdown, the grace's deadline exceeded", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Got(Serve) still running 10 s after its context ended; want it to return after the grace")
+	}
+	waitFor(t, "model call to see its connection closed", model.ended)
+	ended := make(chan struct{})
+	var rest []string
+	go func() {
+		defer close(ended)
+		for b := range blocks {
+			rest = append(rest, b)
+		}
+	}()
+	waitFor(t, "stream to end", ended)
+	if len(rest) > 0 && rest[len(rest)-1] == "data: [DONE]" {
+		t.Errorf("Got(rest of stream) = %q; want it cut, without [DONE]", rest)
+	}
+}
+
+// Serve's first line says how the server is set up, the store among it.
+func TestServeLogsItsSetup(t *testing.T) {
+	for _, withMemory := range []bool{true, false} {
+		t.Run(fmt.Sprintf("memory=%v", withMemory), func(t *testing.T) {
+			var mem memory.Store
+			if withMemory {
+				mem = memory.NewInMemory()
+			}
+			a := must(agent.New(agent.Config{ID: "support", Model: keeltest.NewModel(), Logger: quietLogger()}))
+			logs := newLogSink()
+			srv := must(server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Logger: logs.logger(), MaxFiles: 3}))
+			ln := must(net.Listen("tcp", "127.0.0.1:0"))
+			ctx, cancel := context.WithCancel(context.Background())
+			served := make(chan error, 1)
+			go func() { served <- srv.Serve(ctx, ln) }()
+			line := logs.wait(t, "server: listening", nil)
+			cancel()
+			if err := <-served; err != nil {
+				t.Errorf("Got(Serve) = %v; want nil", err)
+			}
+			if got := line["memory"]; got.Kind() != slog.KindBool || got.Bool() != withMemory {
+				t.Errorf("Got(memory) = %v; want %v", got, withMemory)
+			}
+			if got := intAttr(line, "max_files"); got != 3 || line["addr"].String() != ln.Addr().String() {
+				t.Errorf("Got(listening line) = %v; want max_files 3 and the address %s", line, ln.Addr())
+			}
+		})
 	}
 }
 

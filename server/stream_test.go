@@ -134,6 +134,19 @@ func TestStreamToolCall(t *testing.T) {
 	if got := types(events); got != want {
 		t.Fatalf("Got(events) = %s; want %s", got, want)
 	}
+	// Each step's text is a block of its own, numbered as Mastra numbers
+	// them: txt-1, then txt-2.
+	var ids []string
+	for _, ev := range events {
+		if strings.HasPrefix(ev.Type, "text-") {
+			ids = append(ids, ev.Type+" "+payload[struct{ ID string }](t, ev).ID)
+		}
+	}
+	wantIDs := "text-start txt-1,text-delta txt-1,text-delta txt-1,text-delta txt-1,text-end txt-1," +
+		"text-start txt-2,text-delta txt-2,text-end txt-2"
+	if got := strings.Join(ids, ","); got != wantIDs {
+		t.Errorf("Got(text blocks' ids) = %s; want %s", got, wantIDs)
+	}
 	call := payload[struct {
 		ToolCallID, ToolName string
 		Args                 map[string]any
