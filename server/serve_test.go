@@ -37,28 +37,12 @@ func testServeGracefulShutdown(t *testing.T, grace time.Duration) {
 		return keeltest.Reply{Text: "finished anyway"}
 	}})
 	mem := memory.NewInMemory()
-	a := must(agent.New(agent.Config{ID: "support", Model: model, Memory: mem, Logger: quietLogger()}))
-	srv := must(server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Logger: quietLogger(), ShutdownGrace: grace}))
-	ln := must(net.Listen("tcp", "127.0.0.1:0"))
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-
-	resp, err := http.Post("http://"+ln.Addr().String()+"/api/agents/support/stream", "application/json",
-		strings.NewReader(`{"messages":"go","memory":{"thread":"t","resource":"r"}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	blocks := readBlocks(resp.Body)
-	if b := <-blocks; !strings.Contains(b, `"type":"start"`) {
-		t.Fatalf("Got(first block) = %q; want start", b)
-	}
+	addr, cancel, served, blocks := serveStream(t, model, mem, grace, `{"messages":"go","memory":{"thread":"t","resource":"r"}}`)
 	cancel()
 	// Shutdown closes the listener soon after the cancel: poll until a
 	// dial is refused, failing if it never is.
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		c, err := net.DialTimeout("tcp", ln.Addr().String(), time.Second)
+		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err != nil {
 			break
 		}
@@ -94,25 +78,7 @@ func testServeGracefulShutdown(t *testing.T, grace time.Duration) {
 // without [DONE], and Serve says the shutdown did not finish in time.
 func TestServeCutsAStreamPastTheGrace(t *testing.T) {
 	model := newBlockingModel()
-	mem := memory.NewInMemory()
-	a := must(agent.New(agent.Config{ID: "support", Model: model, Memory: mem, Logger: quietLogger()}))
-	srv := must(server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Logger: quietLogger(),
-		ShutdownGrace: 100 * time.Millisecond}))
-	ln := must(net.Listen("tcp", "127.0.0.1:0"))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	resp, err := http.Post("http://"+ln.Addr().String()+"/api/agents/support/stream", "application/json",
-		strings.NewReader(`{"messages":"go"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	blocks := readBlocks(resp.Body)
-	if b := <-blocks; !strings.Contains(b, `"type":"start"`) {
-		t.Fatalf("Got(first block) = %q; want start", b)
-	}
+	_, cancel, served, blocks := serveStream(t, model, memory.NewInMemory(), 100*time.Millisecond, `{"messages":"go"}`)
 	waitFor(t, "model call", model.started)
 	cancel()
 	select {
@@ -136,6 +102,32 @@ func TestServeCutsAStreamPastTheGrace(t *testing.T) {
 	if len(rest) > 0 && rest[len(rest)-1] == "data: [DONE]" {
 		t.Errorf("Got(rest of stream) = %q; want it cut, without [DONE]", rest)
 	}
+}
+
+// serveStream serves agent "support" of model and mem on a local port,
+// with the given shutdown grace, and opens a stream of body on it. It
+// returns the server's address, the cancel of Serve's context, Serve's
+// result, and the stream's blocks after its first, "start". The stream's
+// body is closed and Serve's context cancelled when the test ends.
+func serveStream(t *testing.T, model keel.Model, mem memory.Store, grace time.Duration, body string) (addr string, cancel context.CancelFunc, served <-chan error, blocks <-chan string) {
+	t.Helper()
+	a := must(agent.New(agent.Config{ID: "support", Model: model, Memory: mem, Logger: quietLogger()}))
+	srv := must(server.New(server.Config{Agents: []*agent.Agent{a}, Memory: mem, Logger: quietLogger(), ShutdownGrace: grace}))
+	ln := must(net.Listen("tcp", "127.0.0.1:0"))
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	result := make(chan error, 1)
+	go func() { result <- srv.Serve(ctx, ln) }()
+	resp, err := http.Post("http://"+ln.Addr().String()+"/api/agents/support/stream", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	blocks = readBlocks(resp.Body)
+	if b := <-blocks; !strings.Contains(b, `"type":"start"`) {
+		t.Fatalf("Got(first block) = %q; want start", b)
+	}
+	return ln.Addr().String(), cancel, result, blocks
 }
 
 // Serve's first line says how the server is set up, the store among it.
