@@ -9,6 +9,7 @@ type runOptions struct {
 	maxSteps     int
 	runID        string
 	lastMessages int
+	newThread    bool
 }
 
 // WithThread runs in the thread: its stored messages are the history, and
@@ -41,4 +42,14 @@ func WithRunID(id string) RunOption {
 // [AllMessages]; 0 keeps the agent's Config.LastMessages.
 func WithLastMessages(n int) RunOption {
 	return func(o *runOptions) { o.lastMessages = n }
+}
+
+// WithNewThread says that the run's thread was just found missing, as a
+// server finds out when it checks a thread's owner before taking its turn:
+// the run then stores its input, making the thread, without reading the
+// thread first. Should the thread exist after all, made meanwhile, the run
+// joins it as it would have without the option: its owner checked, its
+// history read. The option saves a new thread's turn one read of the store.
+func WithNewThread() RunOption {
+	return func(o *runOptions) { o.newThread = true }
 }

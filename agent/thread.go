@@ -9,32 +9,33 @@ import (
 	"github.com/keel-go/keel/memory"
 )
 
-// loadThread checks the run's thread for its resource and returns its
-// history window (see loadWindow); first reports a thread that holds no
-// message yet. A thread that is missing is reported, not made: the
-// first save of the run makes it (see saveInput), so that a new thread's
-// first turn can cost the store one commit. A missing thread may also be
-// another resource's, which only saveInput finds out; the model is called
-// only once the input is stored, so never for such a thread.
+// loadThread reads the run's thread, checking it is the resource's, and
+// returns its history window (see loadWindow); first reports a thread that
+// holds no message yet. A thread that is missing is reported, not made:
+// the first save of the run makes it (see saveInput), so that a new
+// thread's first turn can cost the store one commit. A missing thread may
+// also be another resource's, which only saveInput finds out; the model is
+// called only once the input is stored, so never for such a thread. With
+// [WithNewThread] the thread is taken for missing without a read.
 func (a *Agent) loadThread(ctx context.Context, o runOptions) (history []keel.Message, missing, first bool, err error) {
 	if o.threadID == "" {
 		return nil, false, false, nil
 	}
-	mem := a.cfg.Memory
-	if mem == nil {
+	if a.cfg.Memory == nil {
 		return nil, false, false, ErrNoMemory
 	}
 	if o.resourceID == "" {
 		return nil, false, false, ErrNoResource
 	}
-	_, err = mem.GetThread(ctx, o.resourceID, o.threadID)
+	if o.newThread {
+		return nil, true, true, nil
+	}
+	// The window's read checks the owner too: a store reports another
+	// resource's thread as missing.
+	history, total, err := a.loadWindow(ctx, o)
 	if errors.Is(err, memory.ErrNotFound) {
 		return nil, true, true, nil
 	}
-	if err != nil {
-		return nil, false, false, fmt.Errorf("agent: thread %s: %w", o.threadID, err)
-	}
-	history, total, err := a.loadWindow(ctx, o)
 	return history, false, total == 0, err
 }
 

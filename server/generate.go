@@ -201,7 +201,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	if req.threadID != "" {
 		// One turn of a thread at a time: the one running first ends.
 		var unlock func()
-		if unlock, err = s.lockTurn(ctx, a, req.resource, req.threadID); err == nil {
+		if unlock, req.newThread, err = s.lockTurn(ctx, a, req.resource, req.threadID); err == nil {
 			defer unlock()
 		} else if ctx.Err() == context.DeadlineExceeded && r.Context().Err() == nil {
 			err = &generateTimeout{bound: s.cfg.GenerateTimeout, stalled: "the thread's turn before this one was still running", err: err}

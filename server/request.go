@@ -26,6 +26,9 @@ type runRequest struct {
 	// lastMessages is memory.options.lastMessages: 0 for the agent's
 	// window, agent.AllMessages for the whole thread.
 	lastMessages int
+	// newThread says the turn's lock was taken for a thread found missing
+	// (see Server.lockTurn).
+	newThread bool
 }
 
 // options are the run options of the request.
@@ -45,6 +48,9 @@ func (req *runRequest) options() []agent.RunOption {
 	}
 	if req.lastMessages != 0 {
 		opts = append(opts, agent.WithLastMessages(req.lastMessages))
+	}
+	if req.newThread {
+		opts = append(opts, agent.WithNewThread())
 	}
 	return opts
 }

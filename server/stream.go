@@ -118,12 +118,13 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if req.threadID != "" {
 		// One turn of a thread at a time: the one running first ends.
-		unlock, err := s.lockTurn(ctx, a, req.resource, req.threadID)
+		unlock, missing, err := s.lockTurn(ctx, a, req.resource, req.threadID)
 		if err != nil {
 			s.writeRunError(w, r, err)
 			return
 		}
 		defer unlock()
+		req.newThread = missing
 	}
 	next, stop := iter.Pull2(a.Stream(ctx, req.messages, req.options()...))
 	defer stop()

@@ -262,16 +262,21 @@ func (q *turns) stop(ctx context.Context) {
 // lockTurn takes the lock of a turn of agent a in resource's thread,
 // waiting for the turn running there until ctx ends. Another resource's
 // thread is an error wrapping [memory.ErrNotFound] at once, so that no
-// caller learns from a wait that such a thread is busy.
-func (s *Server) lockTurn(ctx context.Context, a *agent.Agent, resource, threadID string) (func(), error) {
+// caller learns from a wait that such a thread is busy. missing says the
+// check found no thread, which the run is then told (see
+// [agent.WithNewThread]), so that it does not read the thread again.
+func (s *Server) lockTurn(ctx context.Context, a *agent.Agent, resource, threadID string) (unlock func(), missing bool, err error) {
 	if mem := a.Config().Memory; mem != nil {
 		owner, err := mem.ThreadOwner(ctx, threadID)
 		switch {
 		case err == nil && owner != resource:
-			return nil, fmt.Errorf("server: thread %q: %w", threadID, memory.ErrNotFound)
-		case err != nil && !errors.Is(err, memory.ErrNotFound):
-			return nil, err
+			return nil, false, fmt.Errorf("server: thread %q: %w", threadID, memory.ErrNotFound)
+		case errors.Is(err, memory.ErrNotFound):
+			missing = true
+		case err != nil:
+			return nil, false, err
 		}
 	}
-	return s.turns.lock(ctx, threadID)
+	unlock, err = s.turns.lock(ctx, threadID)
+	return unlock, missing, err
 }
