@@ -11,7 +11,10 @@
 //     whatever the thread's length, and reaching back to a tool call whose
 //     result would otherwise begin it. The window is all a run sees of the
 //     thread: the prompt, and the processors (the unsupported-file
-//     handler, remembered refusals) act on it.
+//     handler, remembered refusals) act on it. That one read also checks
+//     the thread is the run's resource's; a thread it does not find is
+//     made at step 3. A caller that has just found the thread missing
+//     says so with [WithNewThread], and the run skips the read.
 //  2. Input processors check the turn's new messages; one may stop the
 //     turn with a typed error, and then nothing is stored.
 //  3. The turn's messages are stored, so nothing the user sent is lost even
