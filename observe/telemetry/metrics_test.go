@@ -63,9 +63,10 @@ func TestMetricsAfterRun(t *testing.T) {
 		{"keel_sandbox_command_duration_seconds", map[string]string{"status": "ok"}, 1},
 		{"keel_sandbox_uploads_total", map[string]string{"status": "written"}, 1},
 		{"keel_sandbox_upload_bytes_total", nil, float64(len(fileBody))},
-		{"keel_store_duration_seconds", map[string]string{"op": "get_thread", "status": "not-found"}, 2}, // /ready's probe, the run's new thread
-		{"keel_store_duration_seconds", map[string]string{"op": "start_thread", "status": "ok"}, 1},      // the turn's input
-		{"keel_store_duration_seconds", map[string]string{"op": "save_messages", "status": "ok"}, 1},     // the reply
+		{"keel_store_duration_seconds", map[string]string{"op": "get_thread", "status": "not-found"}, 1},   // /ready's probe
+		{"keel_store_duration_seconds", map[string]string{"op": "thread_owner", "status": "not-found"}, 1}, // the turn finds its thread new and reads it no more
+		{"keel_store_duration_seconds", map[string]string{"op": "start_thread", "status": "ok"}, 1},        // the turn's input
+		{"keel_store_duration_seconds", map[string]string{"op": "save_messages", "status": "ok"}, 1},       // the reply
 	}
 	for _, tc := range tests {
 		if got, ok := value(families, tc.name, tc.labels); !ok || got != tc.want {
