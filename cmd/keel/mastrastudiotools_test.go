@@ -34,19 +34,28 @@ func TestMastraStudioTools(t *testing.T) {
 	if err := chromedp.Listen(tab.Ctx, calls.listen); err != nil {
 		t.Fatalf("Got(listen to the tab) = %v", err)
 	}
-	// click clicks the element css selects once a person could: Studio's
-	// pages slide in, and a click at where an element is about to be
-	// lands on the page behind it.
-	click := func(what, css string) {
+	// click does act, a click on the element find (a JavaScript
+	// expression) finds, once a person could: Studio's pages slide in,
+	// and a click at where an element is about to be lands on the page
+	// behind it.
+	click := func(what, find string, act chromedp.Action[chromedp.Void]) {
 		t.Helper()
 		tab.WaitFor(what+": still, on top", fmt.Sprintf(`(() => {
-			const el = document.querySelector(%q);
+			const el = %s;
 			if (!el || document.getAnimations().some((a) => a.playState === "running")) return false;
 			const r = el.getBoundingClientRect();
 			const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
 			return hit !== null && el.contains(hit);
-		})()`, css))
-		tab.Do(what, chromedp.Click(chromedp.CSS(css)))
+		})()`, find))
+		tab.Do(what, act)
+	}
+	clickCSS := func(what, css string) {
+		t.Helper()
+		click(what, fmt.Sprintf("document.querySelector(%q)", css), chromedp.Click(chromedp.CSS(css)))
+	}
+	clickXPath := func(what, xpath string) {
+		t.Helper()
+		click(what, fmt.Sprintf("document.evaluate(%q, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null).singleNodeValue", xpath), chromedp.Click(chromedp.Search(xpath)))
 	}
 	waitText := func(what string, texts ...string) {
 		t.Helper()
@@ -58,23 +67,23 @@ func TestMastraStudioTools(t *testing.T) {
 	tab.Shot("mastra-studio-tools")
 	// Pick the MCP tool, type its input, run it: the server's answer shows.
 	const message = "typed into Studio 4471"
-	tab.Do("pick everything_echo", chromedp.Click(chromedp.Search(`//*[normalize-space(text())="everything_echo"]`)))
+	clickXPath("pick everything_echo", `//*[normalize-space(text())="everything_echo"]`)
 	tab.WaitFor("the tool's form", `location.pathname.endsWith("/tools/everything_echo") && document.querySelector("form textarea#message") !== null`)
-	click("click into the message", `form textarea#message`)
+	clickCSS("click into the message", `form textarea#message`)
 	tab.Do("type the message", chromedp.SendKeys(chromedp.CSS(`form textarea#message`), message))
-	click("run the tool", `form button[type="submit"]`)
+	clickCSS("run the tool", `form button[type="submit"]`)
 	waitText("the tool's result", `"Echo: `+message+`"`)
 	tab.Shot("mastra-studio-tool-echo")
 
 	// The MCP server's page lists its tools an agent has; its image tool
 	// runs there, the image coming back as a file.
 	tab.Do("open the MCP servers page", chromedp.Navigate(studioOrigin+"/mcps"))
-	click("open everything's page", `a[href$="/mcps/everything"]`)
+	clickCSS("open everything's page", `a[href$="/mcps/everything"]`)
 	waitText("everything's tools", "Available Tools", "echo", "get-tiny-image", "Returns a tiny MCP logo image.")
 	tab.Shot("mastra-studio-mcp-server")
-	tab.Do("pick get-tiny-image", chromedp.Click(chromedp.Search(`//a[normalize-space(text())="get-tiny-image"]`)))
+	clickXPath("pick get-tiny-image", `//a[normalize-space(text())="get-tiny-image"]`)
 	tab.WaitFor("the tool's form", `location.pathname.endsWith("/mcps/everything/tools/get-tiny-image") && document.querySelector("form button[type=submit]") !== null`)
-	click("run the image tool", `form button[type="submit"]`)
+	clickCSS("run the image tool", `form button[type="submit"]`)
 	waitText("the image in the result", `"result"`, `"mimeType": "image/png"`, `"filename": "everything_get-tiny-image-1.png"`,
 		`"output": "Here's the image you requested:\nThe image above is the MCP logo."`)
 	tab.Shot("mastra-studio-mcp-tool-image")
