@@ -39,6 +39,7 @@ func waitGone(t *testing.T, r *dockersandbox.Resolver, key string, d time.Durati
 // container that has them. A running command keeps it up past the idle
 // time.
 func TestIdleStop(t *testing.T) {
+	t.Parallel() // mostly waits: beside the package's other waiting tests
 	ctx := context.Background()
 	r, _ := twoServers(t, dockersandbox.Options{IdleTimeout: 3 * time.Second})
 	scope := workspace.Scope{ResourceID: "dave"}
@@ -72,6 +73,7 @@ func TestServerKilledMidCommand(t *testing.T) {
 		runHelper(t)
 		return
 	}
+	t.Parallel() // waits half a minute for the wrapper and the idle time
 	ctx := context.Background()
 	e := dockertest.Engine(t)
 	prefix := dockertest.Prefix(t, e)

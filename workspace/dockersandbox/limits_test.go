@@ -67,6 +67,7 @@ func TestLimitsReadBack(t *testing.T) {
 // limit, and no connection leaves the container, not even to the host's
 // loopback, where keel's own API listens.
 func TestLimitsExceeded(t *testing.T) {
+	t.Parallel() // mostly waits on its commands' time limits
 	ctx := context.Background()
 	t.Run("ForkBomb", func(t *testing.T) {
 		sb := newSandbox(t, dockersandbox.Options{Limits: localsandbox.Limits{Processes: 100, Disk: -1}})

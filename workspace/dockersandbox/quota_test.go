@@ -29,6 +29,7 @@ func forgeLast(line string) string {
 // the quota is measured again, one that claims less holds the command to
 // the quota itself.
 func TestLastMeasurement(t *testing.T) {
+	t.Parallel() // mostly waits for the measurements
 	ctx := context.Background()
 	t.Run("KeptAfterACommand", func(t *testing.T) {
 		sb := newSandbox(t, dockersandbox.Options{})
