@@ -38,7 +38,7 @@ for p in "${platforms[@]}"; do
 	bin="$out/keel-$version-$goos-$goarch"
 	say "building $bin"
 	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -buildvcs=true -trimpath -ldflags "-s -w" -o "$bin" ./cmd/keel
-	if ! go version -m "$bin" | grep -q 'vcs.revision='; then
+	if ! go version -m "$bin" | grep 'vcs.revision=' >/dev/null; then
 		echo "release.sh: $bin holds no revision: build from a git clone, not a git worktree" >&2
 		exit 1
 	fi

@@ -43,7 +43,9 @@ for c in writer calc impress; do
 	dpkg -s "libreoffice-$c" >/dev/null 2>&1 || dpkg -s "libreoffice-$c-nogui" >/dev/null 2>&1 || need+=("libreoffice-$c$lo")
 done
 command -v pdflatex >/dev/null 2>&1 || need+=(texlive-latex-base)
-fc-list 2>/dev/null | grep -qi wqy || need+=(fonts-wqy-microhei)
+# grep reads to the end (no -q): with pipefail, a grep that stops at the
+# first match fails the pipeline when fc-list then dies writing to it.
+fc-list 2>/dev/null | grep -i wqy >/dev/null || need+=(fonts-wqy-microhei)
 command -v qpdf >/dev/null 2>&1 || need+=(qpdf)
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need+=(busybox-static)
