@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 
 	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/fetch"
@@ -110,21 +111,13 @@ type Config struct {
 	// keel does not know fails the turn.
 	Files processor.UnsupportedFileOptions
 	// Links downloads, before each call, the files given by http(s) link
-	// that the model's provider does not fetch itself
-	// ([keel.LinkFetcher]), so that the model gets their bytes and every
-	// rule for files (the unsupported-file handler, converters, uploads)
-	// applies to them. Each link is downloaded once per run. One that
-	// cannot be (a host not allowed, a private address, over the size
-	// cap, a dead or expired link) becomes a "[File not downloaded]" note
-	// with the reason, and the turn goes on; unless the rules alone
-	// refused it, the failure is kept on the stored message
-	// ([MetadataLinkFailures]) so that later turns do not try again. Nil
-	// downloads nothing: every such link becomes the note, saying that no
-	// host is allowed.
-	Links *fetch.Client
+	// that the model's provider does not fetch itself, so that the model
+	// gets their bytes; one that cannot be downloaded becomes a note with
+	// the reason. Nil downloads nothing: every such link becomes the note.
 	// KeepLinkCopies stores a downloaded file in its message in place of
-	// the link, so that later turns send the copy. Off, the stored
-	// message keeps the link and each turn downloads it again.
+	// the link. Both configure the agent's first processor,
+	// [processor.LinkDownload], which says the rest.
+	Links          *fetch.Client
 	KeepLinkCopies bool
 	// MaxSteps caps the model calls of a run (tool steps); 0 means
 	// [DefaultMaxSteps].
@@ -218,7 +211,10 @@ func New(cfg Config) (*Agent, error) {
 		}
 		errorProcs = processor.MergeErrorProcessors(defaults, cfg.ErrorProcessors)
 	}
-	a.processors = append(append([]processor.Processor(nil), cfg.InputProcessors...), errorProcs...)
+	// Links are downloaded first, so that every other processor sees the
+	// files they give as any file.
+	links := &processor.LinkDownload{Client: cfg.Links, KeepCopies: cfg.KeepLinkCopies}
+	a.processors = slices.Concat([]processor.Processor{links}, cfg.InputProcessors, errorProcs)
 	if err := a.buildModels(&cfg); err != nil {
 		return nil, err
 	}
@@ -233,7 +229,8 @@ func (a *Agent) ID() string { return a.cfg.ID }
 func (a *Agent) Config() Config { return a.cfg }
 
 // Processors returns the agent's processors in the order their hooks run:
-// input processors, then error processors.
+// [processor.LinkDownload], the input processors, then the error
+// processors.
 func (a *Agent) Processors() []processor.Processor {
 	return append([]processor.Processor(nil), a.processors...)
 }

@@ -22,9 +22,9 @@
 //     is the run's error and the model is not called. A new thread is made
 //     with its first messages, in one commit when the store can.
 //  4. Steps: the prompt (instructions, history, turn, earlier steps) is
-//     cloned, files given by link that the model's provider does not
-//     fetch are downloaded into the clone, LLM-request processors rewrite
-//     it, the model is called; on an error the API-error processors
+//     cloned, LLM-request processors rewrite it (the first downloads the
+//     files given by link that the model's provider does not fetch), the
+//     model is called; on an error the API-error processors
 //     decide whether the same step is tried again (after a delay that a
 //     cancelled context ends at once), else the next model of the list
 //     takes over, else the error surfaces unchanged; tool calls are run
@@ -72,13 +72,14 @@
 //
 // A file part whose data is an http(s) URL goes to the model as the link
 // only when its provider fetches such a link ([keel.LinkFetcher]).
-// Otherwise Config.Links downloads it before the call, by the rules of
-// package fetch, and the model gets the bytes, which every processor
-// then treats as any file. A link that cannot be downloaded (or any
+// Otherwise the agent's first processor, [processor.LinkDownload],
+// downloads it before the call with Config.Links, by the rules of
+// package fetch, and the model gets the bytes, which every later
+// processor treats as any file. A link that cannot be downloaded (or any
 // link, without Config.Links) becomes a "[File not downloaded]" note with
 // the reason; the turn goes on. A failure that was tried, such as an
 // expired link's 403, 404 or 410, is kept on the stored message
-// ([MetadataLinkFailures]) so that later turns do not try again. The
+// ([processor.MetadataLinkFailures]) so that later turns do not try again. The
 // stored message keeps the link unless Config.KeepLinkCopies.
 //
 // # Streams

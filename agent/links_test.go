@@ -141,7 +141,7 @@ func TestLinkNotAllowedIsNeverFetched(t *testing.T) {
 		if _, ok := sentFile(model.Prompts()[0]); ok || !strings.Contains(text, "[File not downloaded]\nname: leads.csv\nreason: The host \"127.0.0.1\" is not on the list") {
 			t.Errorf("Got(prompt) = %q; want the note saying the host is not allowed", text)
 		}
-		if len(res.Recoveries) != 1 || res.Recoveries[0].Action != agent.OutcomeNotDownloaded {
+		if len(res.Recoveries) != 1 || res.Recoveries[0].Action != processor.OutcomeNotDownloaded {
 			t.Errorf("Got(recoveries) = %+v; want the link left out", res.Recoveries)
 		}
 	}
@@ -182,7 +182,7 @@ func TestLinkDiesBetweenTurns(t *testing.T) {
 		t.Errorf("Got(second prompt) = %q; want the expired link's note, without the signature", text)
 	}
 	page, _ := store.ListMessages(context.Background(), "u", "t", memory.ListMessagesOptions{})
-	if _, ok := page.Messages[0].Metadata[agent.MetadataLinkFailures].(map[string]any)[link]; !ok {
+	if _, ok := page.Messages[0].Metadata[processor.MetadataLinkFailures].(map[string]any)[link]; !ok {
 		t.Errorf("Got(stored metadata) = %v; want the failure kept", page.Messages[0].Metadata)
 	}
 	hits := ls.hits.Load()

@@ -87,9 +87,8 @@ type runner struct {
 	input   []keel.Message // the turn's messages, as stored
 	steps   []keel.Message // assistant and tool messages of this run
 
-	tools toolbox              // the tools of this run, read at its start
-	cur   int                  // the model of r.a.models the calls go to
-	links map[string]keel.Part // what each link gave, once per run
+	tools toolbox // the tools of this run, read at its start
+	cur   int     // the model of r.a.models the calls go to
 
 	mu      sync.Mutex
 	pending []processor.Recovery
@@ -135,6 +134,9 @@ func (a *Agent) run(ctx context.Context, input []keel.Message, optFns []RunOptio
 	r.run = processor.NewRun(o.runID, r.onRecovery)
 	r.run.AgentID, r.run.ThreadID, r.run.ResourceID = a.cfg.ID, o.threadID, o.resourceID
 	r.run.Workspace, r.run.Logger = a.cfg.Workspace, a.logger
+	if a.cfg.Memory != nil && o.threadID != "" {
+		r.run.UpdateStored = r.updateStored
+	}
 	r.run.Messages = concat(history, input)
 	if a.cfg.Instructions != "" {
 		r.system = []keel.Message{keel.SystemText(a.cfg.Instructions)}
@@ -216,12 +218,9 @@ func (r *runner) step(ctx context.Context, step int) (st Step, resp *keel.Respon
 		prompt := r.prompt()
 		slot := r.slot()
 		lreq := &processor.LLMRequest{Run: r.run, Prompt: keel.CloneMessages(prompt), Step: step, Model: slot.model}
-		err := r.resolveLinks(ctx, lreq.Prompt, slot.model)
-		if err == nil {
-			hctx, hook := r.startHook(ctx, observe.HookLLMRequest, step)
-			err = slot.pipeline.RewriteLLMRequest(hctx, lreq)
-			hook.end(err)
-		}
+		hctx, hook := r.startHook(ctx, observe.HookLLMRequest, step)
+		err := slot.pipeline.RewriteLLMRequest(hctx, lreq)
+		hook.end(err)
 		r.flushRecoveries(step)
 		if err != nil {
 			return st, nil, err
@@ -239,7 +238,7 @@ func (r *runner) step(ctx context.Context, step int) (st Step, resp *keel.Respon
 		if errors.Is(err, errStopped) {
 			return st, nil, err
 		}
-		hctx, hook := r.startHook(ctx, observe.HookAPIError, step)
+		hctx, hook = r.startHook(ctx, observe.HookAPIError, step)
 		d := slot.pipeline.HandleAPIError(hctx, &processor.APIErrorEvent{
 			Run: r.run, Err: err, Prompt: lreq.Prompt, Step: step, OutputSent: sent, Model: slot.model,
 		})

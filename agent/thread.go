@@ -91,3 +91,28 @@ func (a *Agent) save(ctx context.Context, o runOptions, msgs []keel.Message) ([]
 	}
 	return stored, nil
 }
+
+// updateStored is the run's [processor.Run.UpdateStored] when its thread
+// is stored: it changes the stored message with ID id, of the thread's
+// history or of the turn, with change (given a clone) and stores it
+// again. A store that fails is logged: the turn goes on, and a later
+// turn does again what the change would have spared it.
+func (r *runner) updateStored(ctx context.Context, id string, change func(*keel.Message)) {
+	for _, list := range [][]keel.Message{r.history, r.input} {
+		for i := range list {
+			if list[i].ID != id {
+				continue
+			}
+			m := list[i].Clone()
+			change(&m)
+			stored, err := r.a.cfg.Memory.SaveMessages(ctx, r.opts.resourceID, r.opts.threadID, []keel.Message{m})
+			if err != nil || len(stored) != 1 {
+				r.a.logger.Warn("agent: a processor's change to a stored message not stored; a later turn does it again", "agent", r.a.cfg.ID,
+					"run", r.opts.runID, "message", id, "err", err)
+				return
+			}
+			list[i] = stored[0]
+			return
+		}
+	}
+}

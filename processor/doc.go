@@ -19,8 +19,8 @@
 //
 // # Rules
 //
-// A [Pipeline] runs the hooks in list order (the agent's input processors,
-// then its error processors). For an API error, the first handler that
+// A [Pipeline] runs the hooks in list order (the agent's [LinkDownload],
+// its input processors, then its error processors). For an API error, the first handler that
 // answers Retry wins and the others are not asked; a handler that fails or
 // panics is logged and skipped; once the run reached its retry cap
 // ([DefaultMaxRetries] unless configured), or when the context is done,
@@ -32,6 +32,12 @@
 // missing sandbox or an upload failure.
 //
 // # Built-ins
+//
+// Every agent's first processor is [LinkDownload] ("link-download"), an
+// LLM-request rewriter that gives the model the bytes of each file sent
+// as an http(s) link its provider does not fetch, or a note saying why it
+// could not be downloaded; the processors after it see the downloaded
+// file as any file.
 //
 // Every agent has these error processors unless it turns the defaults off
 // ([DefaultErrorProcessors], in this order):

@@ -1,8 +1,10 @@
 package processor_test
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/keel-go/keel"
 	"github.com/keel-go/keel/processor"
 )
 
@@ -32,4 +34,27 @@ func ExampleRecovery_Describe() {
 	// By: Unsupported File Handler
 	// Why: google answered 400 INVALID_ARGUMENT: Unsupported MIME type
 	// Got: converted to text (CSV, sheet "Leads", 1,204 rows × 9 columns, 61,234 characters, at least 20,000 (310 rows) left out) and uploaded to the sandbox at /home/user/uploads/t1/ab12.xlsx
+}
+
+// A link the model's provider does not fetch is downloaded before the
+// call; without a Client no host is allowed, and the model gets a note
+// saying so in place of the file.
+func ExampleLinkDownload() {
+	run := processor.NewRun("run-1", nil)
+	req := &processor.LLMRequest{Run: run, Prompt: []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{
+		keel.TextPart{Text: "Summarise this."},
+		keel.FilePart{URL: "https://example.com/q3/report.pdf", MediaType: "application/pdf"},
+	}}}}
+	links := &processor.LinkDownload{}
+	if err := links.RewriteLLMRequest(context.Background(), req); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(req.Prompt[0].Parts[1].(keel.TextPart).Text)
+	fmt.Println(run.Recoveries()[0].Action)
+	// Output:
+	// [File not downloaded]
+	// name: report.pdf
+	// reason: The host "example.com" is not on the list of hosts files may be downloaded from (no host is allowed).
+	// not-downloaded
 }

@@ -96,12 +96,12 @@ func (p *Pipeline) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		var pe *panicError
-		switch {
-		case err == nil:
-		case errors.As(err, &pe):
+		// protect's panic is its own error, never wrapped: a type
+		// assertion finds it without the allocation errors.As's target
+		// would cost every call.
+		if pe, ok := err.(*panicError); ok {
 			logger(req.Run).Error("processor panicked; skipped", "processor", h.ID(), "hook", "llm-request", "panic", pe.value)
-		default:
+		} else if err != nil {
 			return fmt.Errorf("processor %s: rewrite llm request: %w", h.ID(), err)
 		}
 	}
@@ -150,7 +150,7 @@ func (p *Pipeline) HandleAPIError(ctx context.Context, e *APIErrorEvent) Decisio
 func (p *Pipeline) ObserveResponse(ctx context.Context, r *LLMResponse) {
 	for _, h := range p.observers {
 		err := protect(func() error { h.ObserveResponse(ctx, r); return nil })
-		if pe := (*panicError)(nil); errors.As(err, &pe) {
+		if pe, ok := err.(*panicError); ok {
 			logger(r.Run).Error("processor panicked; skipped", "processor", h.ID(), "hook", "llm-response", "panic", pe.value)
 		}
 	}

@@ -25,6 +25,11 @@ type Run struct {
 	Workspace *workspace.Workspace
 	// Logger receives processors' logs; never nil once the run starts.
 	Logger *slog.Logger
+	// UpdateStored, set by the agent when the run's thread is stored,
+	// changes the stored message with ID id (of the history or the turn):
+	// change is given a clone, which is stored again. A store that fails
+	// is the agent's to log; the run goes on.
+	UpdateStored func(ctx context.Context, id string, change func(*keel.Message))
 
 	mu         sync.Mutex
 	retryCount int
@@ -45,6 +50,13 @@ type Run struct {
 // onRecovery, if not nil, is called for every [Run.Report].
 func NewRun(id string, onRecovery func(Recovery)) *Run {
 	return &Run{ID: id, Logger: slog.Default(), onRecovery: onRecovery}
+}
+
+// updateStored calls UpdateStored, if set, for a message with an ID.
+func (r *Run) updateStored(ctx context.Context, id string, change func(*keel.Message)) {
+	if r.UpdateStored != nil && id != "" {
+		r.UpdateStored(ctx, id, change)
+	}
 }
 
 // RetryCount is the number of processor-triggered retries so far in the

@@ -359,7 +359,7 @@ func TestAgentKeelDetails(t *testing.T) {
 	for _, p := range k.Processors {
 		ids = append(ids, p.ID+"("+strings.Join(p.Hooks, ",")+")")
 	}
-	want := "prefill-error-handler(api-error) unsupported-file-handler(llm-request,api-error) stream-error-retry-processor(api-error)"
+	want := "link-download(llm-request) prefill-error-handler(api-error) unsupported-file-handler(llm-request,api-error) stream-error-retry-processor(api-error)"
 	if len(k.Models) != 1 || k.Models[0].Provider != "google" || k.Models[0].ModelID != "gemini-2.5-flash" ||
 		k.Sandbox != "per-thread" || !k.Memory || k.Tools == nil || strings.Join(ids, " ") != want {
 		t.Errorf("Got(keel details) = %+v; want google/gemini-2.5-flash, per-thread, memory, processors %s", k, want)

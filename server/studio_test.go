@@ -41,7 +41,7 @@ func TestStudioRoutes(t *testing.T) {
 		{"/api/memory/threads/t1/working-memory?agentId=support&resourceId=other",
 			`{"source":"resource","threadExists":false,"workingMemory":null,"workingMemoryTemplate":null}`},
 		{"/api/tools", `{}`},
-		{"/api/processors", `{"prefill-error-handler":{"id":"prefill-error-handler","name":"prefill-error-handler","phases":[],"agentIds":["support"],"configurations":[],"isWorkflow":false},` +
+		{"/api/processors", `{"link-download":{"id":"link-download","name":"link-download","phases":["inputStep"],"agentIds":["support"],"configurations":[],"isWorkflow":false},"prefill-error-handler":{"id":"prefill-error-handler","name":"prefill-error-handler","phases":[],"agentIds":["support"],"configurations":[],"isWorkflow":false},` +
 			`"stream-error-retry-processor":{"id":"stream-error-retry-processor","name":"stream-error-retry-processor","phases":[],"agentIds":["support"],"configurations":[],"isWorkflow":false},` +
 			`"unsupported-file-handler":{"id":"unsupported-file-handler","name":"unsupported-file-handler","phases":["inputStep","outputStep"],"agentIds":["support"],"configurations":[],"isWorkflow":false}}`},
 		{"/api/system/packages", `{"cmsEnabled":false,"isDev":false,"liveKitConnectionRouteEnabled":false,"observabilityEnabled":false,` +
