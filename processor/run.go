@@ -28,7 +28,9 @@ type Run struct {
 	// UpdateStored, set by the agent when the run's thread is stored,
 	// changes the stored message with ID id (of the history or the turn):
 	// change is given a clone, which is stored again. A store that fails
-	// is the agent's to log; the run goes on.
+	// is the agent's to log; the run goes on. Call it from the run's hooks
+	// only, not from goroutines of their own: it changes the run's copy of
+	// the thread too.
 	UpdateStored func(ctx context.Context, id string, change func(*keel.Message))
 
 	mu         sync.Mutex
