@@ -72,21 +72,13 @@ type linkParts map[string]keel.Part
 // provider does not fetch with the file's bytes or with a note. Only the
 // run's end is an error.
 func (l *LinkDownload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) error {
-	for i := range req.Prompt {
-		m := &req.Prompt[i]
-		for j, p := range m.Parts {
-			f, ok := p.(keel.FilePart)
-			if !ok || f.Source() != keel.SourceHTTP || keel.FetchesLink(req.Model, f) {
-				continue
-			}
-			part, err := l.part(ctx, req.Run, *m, f)
-			if err != nil {
-				return err
-			}
-			m.Parts[j] = part
+	return replaceFiles(req.Prompt, anyRole, func(m keel.Message, f keel.FilePart) ([]keel.Part, bool, error) {
+		if f.Source() != keel.SourceHTTP || keel.FetchesLink(req.Model, f) {
+			return nil, false, nil
 		}
-	}
-	return nil
+		p, err := l.part(ctx, req.Run, m, f)
+		return []keel.Part{p}, err == nil, err
+	})
 }
 
 // part is what the model gets for f, a link of m.

@@ -185,7 +185,7 @@ func fileKey(f keel.FilePart, sum, filename string) string {
 func rewriteFiles(req *LLMRequest, processor string, roles func(keel.Role) bool,
 	replace func(keel.FilePart) (rep replacement, ok, first bool, err error)) error {
 	var fresh []replacement
-	err := replaceFiles(req.Prompt, roles, func(f keel.FilePart) ([]keel.Part, bool, error) {
+	err := replaceFiles(req.Prompt, roles, func(_ keel.Message, f keel.FilePart) ([]keel.Part, bool, error) {
 		rep, ok, first, err := replace(f)
 		if err != nil || !ok {
 			return nil, false, err

@@ -38,13 +38,14 @@ func filesOf(msgs []keel.Message, roles func(keel.Role) bool) iter.Seq[keel.File
 }
 
 // replaceFiles puts other parts in the place of the file parts of the
-// prompt's messages whose role roles accepts: replace returns the parts
-// that take a file's place, and false to leave it. A message whose file
+// prompt's messages whose role roles accepts: replace, given the message
+// as it was and the file, returns the parts that take the file's place,
+// and false to leave it. A message whose file
 // is replaced gets a new slice of parts (the prompt's parts may be shared
 // with the caller's messages, and a file may become several parts); the
 // others keep theirs. An error of replace stops the walk: the messages
 // before keep their new parts, the one it was in keeps its old ones.
-func replaceFiles(prompt []keel.Message, roles func(keel.Role) bool, replace func(keel.FilePart) ([]keel.Part, bool, error)) error {
+func replaceFiles(prompt []keel.Message, roles func(keel.Role) bool, replace func(keel.Message, keel.FilePart) ([]keel.Part, bool, error)) error {
 	for i := range prompt {
 		m := &prompt[i]
 		if !roles(m.Role) {
@@ -56,7 +57,7 @@ func replaceFiles(prompt []keel.Message, roles func(keel.Role) bool, replace fun
 			var with []keel.Part
 			if ok {
 				var err error
-				if with, ok, err = replace(f); err != nil {
+				if with, ok, err = replace(*m, f); err != nil {
 					return err
 				}
 			}

@@ -19,7 +19,7 @@ func TestReplaceFiles(t *testing.T) {
 		{Role: keel.RoleSystem, Parts: []keel.Part{a}},
 		{Role: keel.RoleUser, Parts: userParts},
 	}
-	err := replaceFiles(prompt, carriesUserFiles, func(f keel.FilePart) ([]keel.Part, bool, error) {
+	err := replaceFiles(prompt, carriesUserFiles, func(_ keel.Message, f keel.FilePart) ([]keel.Part, bool, error) {
 		if f.Filename != "a.xlsx" {
 			return nil, false, nil
 		}
@@ -41,7 +41,7 @@ func TestReplaceFiles(t *testing.T) {
 
 	boom := errors.New("boom")
 	prompt = []keel.Message{{Role: keel.RoleUser, Parts: []keel.Part{a, b}}}
-	err = replaceFiles(prompt, isUser, func(f keel.FilePart) ([]keel.Part, bool, error) {
+	err = replaceFiles(prompt, isUser, func(_ keel.Message, f keel.FilePart) ([]keel.Part, bool, error) {
 		if f.Filename == "b.png" {
 			return nil, false, boom
 		}
