@@ -20,6 +20,15 @@ func ExampleMessage_Clone() {
 	// Output: true false
 }
 
+// A clone shares its metadata with the message it came from; WithMetadata
+// sets a key in a copy, so the stored message keeps its own.
+func ExampleMessage_WithMetadata() {
+	stored := keel.Message{Role: keel.RoleUser, Metadata: map[string]any{"source": "upload"}}
+	marked := stored.Clone().WithMetadata("reviewed", true)
+	fmt.Println(len(stored.Metadata), len(marked.Metadata), marked.Metadata["source"], marked.Metadata["reviewed"])
+	// Output: 1 2 upload true
+}
+
 func ExampleIsReadable() {
 	for _, t := range []string{"image/png", "Text/CSV; charset=utf-8", "application/pdf", "application/zip", ""} {
 		fmt.Printf("%q %v\n", t, keel.IsReadable(t))

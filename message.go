@@ -2,6 +2,7 @@ package keel
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +59,16 @@ func (m Message) IsSystemReminder() bool {
 	}
 	b, isBool := v.(bool)
 	return !isBool || b
+}
+
+// WithMetadata returns m with key set to v in a copy of its metadata,
+// which m may share with other messages (a clone shares it).
+func (m Message) WithMetadata(key string, v any) Message {
+	md := make(map[string]any, len(m.Metadata)+1)
+	maps.Copy(md, m.Metadata)
+	md[key] = v
+	m.Metadata = md
+	return m
 }
 
 // Clone returns a copy of m whose Parts slice can be changed without

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"time"
 
 	"github.com/keel-go/keel"
@@ -51,23 +50,13 @@ func StoredRecoveries(m keel.Message) ([]processor.Recovery, error) {
 	return recs, nil
 }
 
-// withMetadata returns m with key set to v in a copy of its metadata,
-// which m may share with the caller's message.
-func withMetadata(m keel.Message, key string, v any) keel.Message {
-	md := make(map[string]any, len(m.Metadata)+1)
-	maps.Copy(md, m.Metadata)
-	md[key] = v
-	m.Metadata = md
-	return m
-}
-
 // reply returns the run's reply messages to store, the recoveries on the
 // first of them.
 func (r *runner) reply() []keel.Message {
 	steps := r.steps
 	if recs := r.run.Recoveries(); len(recs) > 0 && len(steps) > 0 {
 		steps = concat(nil, steps)
-		steps[0] = withMetadata(steps[0], MetadataRecoveries, recs)
+		steps[0] = steps[0].WithMetadata(MetadataRecoveries, recs)
 	}
 	return steps
 }
@@ -82,7 +71,7 @@ func (r *runner) keepRecoveries(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), keepRecoveriesTimeout)
 	defer cancel()
-	last := withMetadata(r.input[len(r.input)-1], MetadataRecoveries, recs)
+	last := r.input[len(r.input)-1].WithMetadata(MetadataRecoveries, recs)
 	if _, err := r.a.save(ctx, r.opts, []keel.Message{last}); err != nil {
 		r.a.logger.Warn("agent: keep the recoveries of a failed run", "run", r.opts.runID, "thread", r.opts.threadID, "err", err)
 	}

@@ -65,9 +65,6 @@ type LinkDownload struct {
 // ID returns [LinkDownloadID].
 func (*LinkDownload) ID() string { return LinkDownloadID }
 
-// linkParts is what each link of a run gave, by link and media type.
-type linkParts map[string]keel.Part
-
 // RewriteLLMRequest replaces each link of the prompt that the model's
 // provider does not fetch with the file's bytes or with a note. Only the
 // run's end is an error.
@@ -83,14 +80,12 @@ func (l *LinkDownload) RewriteLLMRequest(ctx context.Context, req *LLMRequest) e
 
 // part is what the model gets for f, a link of m.
 func (l *LinkDownload) part(ctx context.Context, run *Run, m keel.Message, f keel.FilePart) (keel.Part, error) {
-	parts := StateOf[linkParts](run, l)
+	parts := StateOf[map[string]keel.Part](run, l) // what each link gave, by link and media type
 	key := f.URL + "\x00" + keel.NormalizeMediaType(f.MediaType)
 	if p, ok := (*parts)[key]; ok {
 		return p, nil
 	}
-	if *parts == nil {
-		*parts = make(linkParts)
-	}
+	keep := func(p keel.Part) keel.Part { setIn(parts, key, p); return p }
 	name := f.Filename
 	if name == "" {
 		if u, err := url.Parse(f.URL); err == nil && path.Base(u.Path) != "/" && path.Base(u.Path) != "." {
@@ -99,9 +94,7 @@ func (l *LinkDownload) part(ctx context.Context, run *Run, m keel.Message, f kee
 	}
 	failures, _ := m.Metadata[MetadataLinkFailures].(map[string]any)
 	if reason, ok := failures[f.URL].(string); ok {
-		p := keel.TextPart{Text: NotDownloadedNote(name, f.MediaType, reason)}
-		(*parts)[key] = p
-		return p, nil
+		return keep(keel.TextPart{Text: NotDownloadedNote(name, f.MediaType, reason)}), nil
 	}
 	file, err := cmp.Or(l.Client, noLinks).Get(ctx, f.URL, f.MediaType)
 	if err != nil {
@@ -113,8 +106,7 @@ func (l *LinkDownload) part(ctx context.Context, run *Run, m keel.Message, f kee
 		if errors.As(err, &fe) {
 			reason = fe.Reason()
 		}
-		p := keel.TextPart{Text: NotDownloadedNote(name, f.MediaType, reason)}
-		(*parts)[key] = p
+		p := keep(keel.TextPart{Text: NotDownloadedNote(name, f.MediaType, reason)})
 		run.Report(Recovery{Processor: LinkDownloadID, Action: OutcomeNotDownloaded,
 			Files: []RecoveredFile{{Name: name, MediaType: keel.NormalizeMediaType(f.MediaType), Outcome: OutcomeNotDownloaded, Reason: reason}}})
 		// A link refused by the rules alone cost nothing and may pass once
@@ -125,16 +117,12 @@ func (l *LinkDownload) part(ctx context.Context, run *Run, m keel.Message, f kee
 				failures := make(map[string]any, len(old)+1)
 				maps.Copy(failures, old)
 				failures[f.URL] = reason
-				md := make(map[string]any, len(sm.Metadata)+1)
-				maps.Copy(md, sm.Metadata)
-				md[MetadataLinkFailures] = failures
-				sm.Metadata = md
+				*sm = sm.WithMetadata(MetadataLinkFailures, failures)
 			})
 		}
 		return p, nil
 	}
-	p := keel.FilePart{Data: file.Data, MediaType: cmp.Or(f.MediaType, file.MediaType), Filename: name}
-	(*parts)[key] = p
+	p := keep(keel.FilePart{Data: file.Data, MediaType: cmp.Or(f.MediaType, file.MediaType), Filename: name})
 	if l.KeepCopies {
 		run.updateStored(ctx, m.ID, func(sm *keel.Message) {
 			for k, q := range sm.Parts {

@@ -26,14 +26,20 @@ func linkRequest(run *processor.Run, url string) *processor.LLMRequest {
 // storedChanges records what the processor asked the agent to store,
 // each change made to a clone of the message as stored: link's file,
 // with metadata of its own.
+// The clone shares meta, as an agent's clone shares the stored message's
+// metadata: a change must not write into it.
 type storedChanges struct {
 	link string
+	meta map[string]any
 	ids  []string
 	msgs []keel.Message
 }
 
 func (s *storedChanges) update(_ context.Context, id string, change func(*keel.Message)) {
-	m := keel.Message{ID: id, Role: keel.RoleUser, Metadata: map[string]any{"kept": true},
+	if s.meta == nil {
+		s.meta = map[string]any{"kept": true}
+	}
+	m := keel.Message{ID: id, Role: keel.RoleUser, Metadata: s.meta,
 		Parts: []keel.Part{keel.TextPart{Text: "read this"}, keel.FilePart{URL: s.link, MediaType: "text/csv"}}}
 	change(&m)
 	s.ids, s.msgs = append(s.ids, id), append(s.msgs, m)
@@ -127,8 +133,8 @@ func TestLinkDownloadFailureRemembered(t *testing.T) {
 	}
 	// Only the message whose link was tried is marked, keeping its other
 	// metadata; the second was answered from the run's cache.
-	if len(stored.ids) != 1 || stored.ids[0] != "m1" || stored.msgs[0].Metadata["kept"] != true {
-		t.Fatalf("Got(stores) = %v %v; want m1 with its metadata kept", stored.ids, stored.msgs)
+	if len(stored.ids) != 1 || stored.ids[0] != "m1" || stored.msgs[0].Metadata["kept"] != true || len(stored.meta) != 1 {
+		t.Fatalf("Got(stores) = %v %v, shared metadata %v; want m1 with its metadata kept, in a copy", stored.ids, stored.msgs, stored.meta)
 	}
 	failures, _ := stored.msgs[0].Metadata[processor.MetadataLinkFailures].(map[string]any)
 	if reason, _ := failures[url].(string); reason == "" || !strings.Contains(note.Text, reason) {
